@@ -1,0 +1,60 @@
+import { randomUUID } from 'node:crypto';
+import { type CoreContext, createLoggerOptions } from '@cfaq/core';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { authPlugin } from './plugins/auth.js';
+import { contextPlugin } from './plugins/context.js';
+import { metricsPlugin } from './plugins/metrics.js';
+import { openapiPlugin } from './plugins/openapi.js';
+import { problemPlugin } from './plugins/problem.js';
+import { rateLimitPlugin } from './plugins/rate-limit.js';
+import { apiRoutes } from './routes/index.js';
+
+export interface BuildAppOptions {
+  ctx: CoreContext;
+  /** Overrides of Fastify's logger (tests pass false). */
+  logger?: FastifyServerOptions['logger'];
+}
+
+function trustProxy(value: string): FastifyServerOptions['trustProxy'] {
+  if (value === 'false') return false;
+  if (value === 'true') return true;
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    return (_address: string, hop: number) => hop < hops;
+  }
+  return value.split(',').map((s) => s.trim());
+}
+
+/**
+ * Builds the HTTP app: plugins load external -> app -> routes, every route under /api. The start file
+ * only listens; tests call this and use `app.inject`.
+ */
+export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> {
+  const { config } = opts.ctx;
+  const app = Fastify({
+    logger: opts.logger ?? createLoggerOptions({ level: config.LOG_LEVEL, name: 'community-faq-api' }),
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();
+    },
+    requestIdHeader: false,
+    trustProxy: trustProxy(config.TRUST_PROXY),
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: true, useDefaults: true } },
+    return503OnClosing: true,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  await app.register(contextPlugin, { ctx: opts.ctx });
+  await app.register(problemPlugin);
+  await app.register(openapiPlugin);
+  await app.register(metricsPlugin);
+  await app.register(authPlugin);
+  await app.register(rateLimitPlugin);
+  await app.register(apiRoutes, { prefix: '/api' });
+  return app;
+}

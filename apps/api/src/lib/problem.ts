@@ -1,0 +1,50 @@
+import { type Static, Type as T } from '@sinclair/typebox';
+
+/** RFC 9457 problem details, the body of every error response. */
+export const Problem = T.Object(
+  {
+    type: T.String(),
+    title: T.String(),
+    status: T.Integer(),
+    detail: T.String(),
+    code: T.String({ description: 'stable UPPER_SNAKE identifier' }),
+    instance: T.Optional(T.String()),
+    errors: T.Optional(T.Array(T.Object({ path: T.String(), message: T.String() }))),
+  },
+  { $id: 'Problem', description: 'RFC 9457 problem details' },
+);
+export type ProblemBody = Static<typeof Problem>;
+
+export const PROBLEM_TYPE_BASE = 'https://community-faq.dev/problems/';
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+};
+
+export function problem(status: number, code: string, detail: string, errors?: ProblemBody['errors']): ProblemBody {
+  return {
+    type: `${PROBLEM_TYPE_BASE}${code.toLowerCase().replace(/_/g, '-')}`,
+    title: TITLES[status] ?? 'Error',
+    status,
+    detail,
+    code,
+    ...(errors && errors.length > 0 ? { errors } : {}),
+  };
+}
+
+/** Response schema entries for the error statuses a route can answer, by reference. */
+export const problemResponses = (...statuses: number[]) =>
+  Object.fromEntries(statuses.map((s) => [s, T.Ref(Problem)])) as Record<number, ReturnType<typeof T.Ref>>;

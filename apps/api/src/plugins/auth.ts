@@ -1,0 +1,95 @@
+import { forbidden, loadPrincipal, unauthorized } from '@cfaq/core';
+import jwt from '@fastify/jwt';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { ACCESS_LEVELS, type Access, ROLES_FOR } from '../lib/access.js';
+
+export interface AccessTokenClaims {
+  sub: string;
+  /** Token purpose: only `access` tokens authenticate requests (refresh and 2FA challenge tokens never do). */
+  typ: 'access';
+}
+
+declare module '@fastify/jwt' {
+  interface FastifyJWT {
+    payload: { sub: string; typ: string; [k: string]: unknown };
+  }
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Signs a short-lived access token (JWT_ACCESS_TTL_SECONDS) for a user id. */
+    issueAccessToken(userId: string): string;
+  }
+}
+
+/**
+ * Authentication and the access rule of every route. Tokens are HS256 JWTs (algorithm pinned on both
+ * sign and verify, so `alg: none` and algorithm swaps fail). The user row is read on every
+ * authenticated request so role changes and suspensions apply immediately.
+ */
+export const authPlugin = fp(
+  async (app: FastifyInstance) => {
+    const { config } = app.ctx;
+    if (!config.JWT_SECRET) throw new Error('JWT_SECRET is required');
+    await app.register(jwt, {
+      secret: config.JWT_SECRET,
+      sign: { algorithm: 'HS256', expiresIn: config.JWT_ACCESS_TTL_SECONDS },
+      verify: { algorithms: ['HS256'] },
+    });
+
+    app.decorate('issueAccessToken', (userId: string) => app.jwt.sign({ sub: userId, typ: 'access' }));
+    app.decorateRequest('auth', null);
+
+    // A route without an access level is a bug: fail at startup, not in production traffic.
+    app.addHook('onRoute', (route) => {
+      const url = route.url ?? route.path ?? '';
+      if (!route.config?.access && url.startsWith('/api/docs')) {
+        route.config = { ...(route.config ?? {}), access: 'public' };
+      }
+      const access = route.config?.access;
+      if (!access || !ACCESS_LEVELS.includes(access)) {
+        throw new Error(`route ${route.method} ${url} declares no access level (config.access)`);
+      }
+      if (access !== 'public' && access !== 'provider' && route.schema) {
+        route.schema = { ...route.schema, security: [{ bearerAuth: [] }] };
+      }
+    });
+
+    app.addHook('onRequest', async (request) => {
+      const access: Access | undefined = request.routeOptions.config?.access;
+      if (!access || access === 'provider') return;
+      const header = request.headers.authorization;
+      if (!header) {
+        if (access === 'public') return;
+        throw unauthorized();
+      }
+      const principal = await authenticate(app, request, header);
+      if (!principal) {
+        if (access === 'public') return;
+        throw unauthorized('The access token is missing, invalid or expired', 'INVALID_TOKEN');
+      }
+      if (principal.suspended && access !== 'public') throw forbidden('This account is suspended', 'ACCOUNT_SUSPENDED');
+      if (!principal.suspended) request.auth = { id: principal.id, role: principal.role, email: principal.email };
+      if (access !== 'public' && !ROLES_FOR[access].includes(principal.role)) {
+        throw forbidden('Your role does not allow this', 'FORBIDDEN');
+      }
+    });
+  },
+  { name: 'auth', dependencies: ['context'] },
+);
+
+async function authenticate(app: FastifyInstance, request: FastifyRequest, header: string) {
+  const match = /^Bearer\s+(\S+)$/i.exec(header);
+  if (!match) return null;
+  let claims: { sub?: unknown; typ?: unknown };
+  try {
+    claims = app.jwt.verify(match[1] as string);
+  } catch {
+    return null;
+  }
+  if (claims.typ !== 'access' || typeof claims.sub !== 'string') return null;
+  if (!/^[0-9a-f-]{36}$/i.test(claims.sub)) return null;
+  request.log.debug({ userId: claims.sub }, 'authenticated');
+  return loadPrincipal(app.ctx, claims.sub);
+}

@@ -1,0 +1,97 @@
+import { AppError } from '@cfaq/core';
+import type { FastifyError, FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { Problem, problem } from '../lib/problem.js';
+
+interface AjvError {
+  instancePath?: string;
+  message?: string;
+  keyword?: string;
+  params?: Record<string, unknown>;
+}
+
+const CONTEXT_NAMES: Record<string, string> = { querystring: 'query', body: 'body', params: 'params', headers: 'headers' };
+
+/** "body.email", "query.limit", "params.id": where in the request the field is. */
+export function fieldPath(context: string | undefined, e: AjvError): string {
+  const base = CONTEXT_NAMES[context ?? 'body'] ?? context ?? 'body';
+  const segments = (e.instancePath ?? '').split('/').filter(Boolean);
+  if (e.keyword === 'required' && typeof e.params?.missingProperty === 'string') segments.push(e.params.missingProperty);
+  if (e.keyword === 'additionalProperties' && typeof e.params?.additionalProperty === 'string') {
+    segments.push(e.params.additionalProperty);
+  }
+  return [base, ...segments].join('.');
+}
+
+function fieldMessage(e: AjvError): string {
+  if (e.keyword === 'required') return 'is required';
+  if (e.keyword === 'enum' && Array.isArray(e.params?.allowedValues)) {
+    return `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`;
+  }
+  return e.message ?? 'is invalid';
+}
+
+/** Fastify's own client-error codes mapped to stable problem codes. */
+const FASTIFY_CODES: Record<string, [number, string]> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'UNSUPPORTED_MEDIA_TYPE'],
+  FST_ERR_CTP_BODY_TOO_LARGE: [413, 'PAYLOAD_TOO_LARGE'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'INVALID_BODY'],
+  FST_ERR_CTP_INVALID_JSON_BODY: [400, 'INVALID_JSON'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'INVALID_CONTENT_LENGTH'],
+  FST_ERR_INVALID_URL: [400, 'INVALID_URL'],
+  FST_ERR_NOT_FOUND: [404, 'NOT_FOUND'],
+  FST_JWT_NO_AUTHORIZATION_IN_HEADER: [401, 'UNAUTHORIZED'],
+  FST_REQ_FILE_TOO_LARGE: [413, 'PAYLOAD_TOO_LARGE'],
+  FST_FILES_LIMIT: [413, 'PAYLOAD_TOO_LARGE'],
+  FST_PARTS_LIMIT: [413, 'PAYLOAD_TOO_LARGE'],
+  FST_INVALID_MULTIPART_CONTENT_TYPE: [415, 'UNSUPPORTED_MEDIA_TYPE'],
+};
+
+/**
+ * Every error leaves as application/problem+json. Client mistakes keep their 4xx status; anything
+ * unexpected is logged with its stack and answered with a 500 that reveals nothing.
+ */
+export const problemPlugin = fp(
+  async (app: FastifyInstance) => {
+    app.addSchema(Problem);
+
+    app.setErrorHandler((err: FastifyError & { validationContext?: string }, request, reply) => {
+      let body: ReturnType<typeof problem>;
+      if (err instanceof AppError) {
+        body = problem(err.status, err.code, err.message, err.errors);
+      } else if (err.validation) {
+        const errors = (err.validation as AjvError[]).map((e) => ({
+          path: fieldPath(err.validationContext, e),
+          message: fieldMessage(e),
+        }));
+        const detail = errors.map((e) => `${e.path} ${e.message}`).join('; ');
+        body = problem(400, 'VALIDATION_FAILED', detail, errors);
+      } else if (err.statusCode === 429) {
+        body = problem(429, 'RATE_LIMITED', err.message || 'Too many requests, retry later');
+      } else if (err.code && FASTIFY_CODES[err.code]) {
+        const [status, code] = FASTIFY_CODES[err.code] as [number, string];
+        body = problem(status, code, err.message);
+      } else if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
+        body = problem(err.statusCode, err.code?.startsWith('FST_') ? 'BAD_REQUEST' : (err.code ?? 'BAD_REQUEST'), err.message);
+      } else {
+        request.log.error({ err }, 'unhandled error');
+        body = problem(500, 'INTERNAL_ERROR', 'An unexpected error occurred');
+      }
+      if (body.status >= 500 && !(err instanceof AppError)) {
+        /* already logged */
+      } else if (body.status >= 500) {
+        request.log.error({ err }, 'server error');
+      }
+      return reply
+        .status(body.status)
+        .type('application/problem+json')
+        .send({ ...body, instance: request.url.split('?')[0] });
+    });
+
+    app.setNotFoundHandler((request, reply) => {
+      const body = problem(404, 'ROUTE_NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`);
+      return reply.status(404).type('application/problem+json').send(body);
+    });
+  },
+  { name: 'problem' },
+);

@@ -1,0 +1,76 @@
+import type { Config } from '@cfaq/core';
+import rateLimit, { type RateLimitOptions } from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+
+/** The spec's named limiters. Each route that uses one gets its own counters. */
+export interface Limits {
+  login: RateLimitOptions;
+  register: RateLimitOptions;
+  password: RateLimitOptions;
+  twoFactor: RateLimitOptions;
+  identity: RateLimitOptions;
+  adminWrite: RateLimitOptions;
+  searchSuggest: RateLimitOptions;
+  logIngest: RateLimitOptions;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    limits: Limits;
+  }
+}
+
+/** Signed-in callers are counted per user; anonymous ones per client address (trusted proxies honoured). */
+export const rateLimitKey = (request: FastifyRequest) => (request.auth ? `user:${request.auth.id}` : `ip:${request.ip}`);
+const byAddress = (request: FastifyRequest) => `ip:${request.ip}`;
+
+export function buildLimits(c: Config): Limits {
+  const window = c.RATE_LIMIT_WINDOW_SECONDS * 1000;
+  return {
+    login: { max: c.RATE_LIMIT_LOGIN_MAX, timeWindow: window, keyGenerator: byAddress },
+    register: { max: c.RATE_LIMIT_REGISTER_MAX, timeWindow: window, keyGenerator: byAddress },
+    password: { max: c.RATE_LIMIT_PASSWORD_MAX, timeWindow: window },
+    twoFactor: { max: c.RATE_LIMIT_TWO_FACTOR_MAX, timeWindow: window },
+    identity: { max: c.RATE_LIMIT_IDENTITY_MAX, timeWindow: window },
+    adminWrite: { max: c.RATE_LIMIT_ADMIN_WRITE_MAX, timeWindow: 60_000 },
+    searchSuggest: { max: c.SEARCH_SUGGEST_RATE_LIMIT, timeWindow: 60_000 },
+    logIngest: { max: c.LOG_INGEST_RATE_LIMIT, timeWindow: 60_000, keyGenerator: byAddress },
+  };
+}
+
+/**
+ * The user-burst limiter covers every route; named limiters replace it on the routes that declare
+ * one; admin writes without their own limiter get the admin-write limiter. 429 answers carry
+ * `retry-after` and go through the problem handler.
+ */
+export const rateLimitPlugin = fp(
+  async (app: FastifyInstance) => {
+    const limits = buildLimits(app.ctx.config);
+    app.decorate('limits', limits);
+    // Runs before the rate-limit plugin's own onRoute hook, which reads config.rateLimit.
+    app.addHook('onRoute', (route) => {
+      const method = Array.isArray(route.method) ? route.method : [route.method];
+      const isWrite = method.some((m) => !['GET', 'HEAD', 'OPTIONS'].includes(m));
+      if (route.config?.access === 'admin' && isWrite && route.config.rateLimit === undefined) {
+        route.config = { ...route.config, rateLimit: limits.adminWrite };
+      }
+    });
+    await app.register(rateLimit, {
+      global: true,
+      max: app.ctx.config.RATE_LIMIT_USER_BURST_MAX,
+      timeWindow: 60_000,
+      keyGenerator: rateLimitKey,
+      errorResponseBuilder: (_request, context) => {
+        const err = new Error(
+          `Rate limit exceeded: ${context.max} requests per ${context.after}; retry in ${Math.ceil(context.ttl / 1000)} s`,
+        ) as Error & {
+          statusCode: number;
+        };
+        err.statusCode = 429;
+        return err;
+      },
+    });
+  },
+  { name: 'rate-limit', dependencies: ['context', 'auth'] },
+);

@@ -1,0 +1,79 @@
+import { sql } from 'drizzle-orm';
+import { problemResponses } from '../../lib/problem.js';
+import type { RoutePlugin } from '../../lib/types.js';
+import { HealthResponse, LogBody, LogResponse, WarmResponse } from './schemas.js';
+
+const VERSION = process.env.npm_package_version ?? '0.1.0';
+
+/** Operational routes: liveness with a database check, Prometheus metrics, embedder warm-up, frontend logs. */
+export const opsRoutes: RoutePlugin = async (app) => {
+  app.get(
+    '/health',
+    {
+      config: { access: 'public' },
+      schema: { tags: ['ops'], summary: 'Liveness and database check', response: { 200: HealthResponse, 503: HealthResponse } },
+    },
+    async (_request, reply) => {
+      let database: 'ok' | 'down' = 'ok';
+      try {
+        await app.ctx.db.execute(sql`select 1`);
+      } catch {
+        database = 'down';
+      }
+      const body = {
+        status: database === 'ok' ? ('ok' as const) : ('degraded' as const),
+        database,
+        uptimeSeconds: process.uptime(),
+        version: VERSION,
+      };
+      return reply.status(database === 'ok' ? 200 : 503).send(body);
+    },
+  );
+
+  app.get(
+    '/metrics',
+    {
+      config: { access: 'public' },
+      schema: { tags: ['ops'], summary: 'Prometheus metrics (text exposition format)', response: { 200: { type: 'string' } } },
+    },
+    async (_request, reply) => {
+      const { registry } = app.metrics;
+      return reply.type(registry.contentType).send(await registry.metrics());
+    },
+  );
+
+  app.get(
+    '/warm',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['ops'],
+        summary: 'Load the embedding model so the first search is not the slow one',
+        response: { 200: WarmResponse, ...problemResponses(503) },
+      },
+    },
+    async () => app.ctx.embedder.warm(),
+  );
+
+  app.post(
+    '/log',
+    {
+      config: { access: 'public', rateLimit: app.limits.logIngest },
+      bodyLimit: app.ctx.config.LOG_INGEST_MAX_BYTES,
+      schema: {
+        tags: ['ops'],
+        summary: 'Frontend log ingestion (one entry or { entries: [...] }, written as structured log lines)',
+        body: LogBody,
+        response: { 202: LogResponse, ...problemResponses(400, 413, 415, 429) },
+      },
+    },
+    async (request, reply) => {
+      const entries = 'entries' in request.body ? request.body.entries : [request.body];
+      const log = request.log.child({ source: 'frontend', userId: request.auth?.id });
+      for (const e of entries) {
+        log[e.level]({ frontend: { context: e.context, url: e.url, userAgent: e.userAgent, clientTime: e.timestamp } }, e.message);
+      }
+      return reply.status(202).send({ accepted: entries.length });
+    },
+  );
+};

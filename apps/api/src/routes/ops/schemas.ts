@@ -1,0 +1,29 @@
+import { Type as T } from '@sinclair/typebox';
+
+export const HealthResponse = T.Object({
+  status: T.Union([T.Literal('ok'), T.Literal('degraded')]),
+  database: T.Union([T.Literal('ok'), T.Literal('down')]),
+  uptimeSeconds: T.Number(),
+  version: T.String(),
+});
+
+export const WarmResponse = T.Object({ model: T.String(), ms: T.Number() });
+
+const LogEntry = T.Object(
+  {
+    level: T.Union([T.Literal('debug'), T.Literal('info'), T.Literal('warn'), T.Literal('error')]),
+    message: T.String({ minLength: 1, maxLength: 2000 }),
+    context: T.Optional(T.Record(T.String(), T.Unknown())),
+    url: T.Optional(T.String({ maxLength: 2048 })),
+    userAgent: T.Optional(T.String({ maxLength: 512 })),
+    timestamp: T.Optional(T.String({ format: 'date-time' })),
+  },
+  { additionalProperties: false },
+);
+
+/** One entry, or a batch of up to 50. */
+export const LogBody = T.Union([
+  LogEntry,
+  T.Object({ entries: T.Array(LogEntry, { minItems: 1, maxItems: 50 }) }, { additionalProperties: false }),
+]);
+export const LogResponse = T.Object({ accepted: T.Integer() });

@@ -1,0 +1,5 @@
+import type { AnyJobHandler } from '../handler.js';
+import { retentionHandler } from './retention.js';
+
+/** The worker's registration list: one handler per queue in core's JOBS. */
+export const HANDLERS: readonly AnyJobHandler[] = [retentionHandler];

@@ -1,0 +1,3 @@
+export * from './dev-secrets.js';
+export * from './load.js';
+export * from './schema.js';

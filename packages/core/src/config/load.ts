@@ -1,0 +1,76 @@
+import { Value } from '@sinclair/typebox/value';
+import { type Config, ConfigSchema } from './schema.js';
+
+export class ConfigError extends Error {
+  constructor(
+    readonly setting: string,
+    message: string,
+  ) {
+    super(`Invalid setting ${setting}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Decodes ENCRYPTION_KEY (64 hex chars or base64 of 32 bytes); anything else is refused. */
+export function decodeEncryptionKey(raw: string): Buffer {
+  const key = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
+  if (key.length !== 32) throw new ConfigError('ENCRYPTION_KEY', `must be 32 bytes (64 hex characters or base64), got ${key.length} bytes`);
+  return key;
+}
+
+/**
+ * Reads settings from an environment map. Empty strings count as unset. Throws ConfigError naming
+ * the first bad setting, so the process can stop with a message an operator can act on.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const raw: Record<string, unknown> = {};
+  for (const key of Object.keys(ConfigSchema.properties)) {
+    const v = env[key];
+    if (v !== undefined && v.trim() !== '') raw[key] = v.trim();
+  }
+  const converted = Value.Default(ConfigSchema, Value.Convert(ConfigSchema, raw));
+  const first = Value.Errors(ConfigSchema, converted).First();
+  if (first) {
+    const setting = first.path.replace(/^\//, '') || 'config';
+    const shown = raw[setting] === undefined ? 'missing' : JSON.stringify(raw[setting]);
+    throw new ConfigError(setting, `${first.message} (value: ${setting.match(/SECRET|KEY|PASSWORD|TOKEN/) ? '[redacted]' : shown})`);
+  }
+  const config = converted as Config;
+  checkCrossField(config);
+  return config;
+}
+
+function checkCrossField(c: Config): void {
+  if (c.JWT_SECRET !== undefined && c.JWT_SECRET.length < 32) {
+    throw new ConfigError('JWT_SECRET', 'must be at least 32 characters');
+  }
+  if (c.ENCRYPTION_KEY !== undefined) decodeEncryptionKey(c.ENCRYPTION_KEY);
+  if (c.NODE_ENV === 'production') {
+    for (const key of ['JWT_SECRET', 'ENCRYPTION_KEY'] as const) {
+      if (!c[key]) throw new ConfigError(key, 'is required in production');
+    }
+  }
+  if (c.AUTO_ANSWER_SUGGEST_THRESHOLD > c.AUTO_ANSWER_APPROVE_THRESHOLD) {
+    throw new ConfigError('AUTO_ANSWER_SUGGEST_THRESHOLD', 'must not exceed AUTO_ANSWER_APPROVE_THRESHOLD');
+  }
+  for (const pattern of splitList(c.CONF_TOPIC_BLACKLIST)) {
+    try {
+      new RegExp(pattern, 'i');
+    } catch {
+      throw new ConfigError('CONF_TOPIC_BLACKLIST', `pattern ${JSON.stringify(pattern)} is not a valid regular expression`);
+    }
+  }
+  if (c.DATABASE_URL && !/^postgres(ql)?:\/\//.test(c.DATABASE_URL)) {
+    throw new ConfigError('DATABASE_URL', 'must be a postgres:// or postgresql:// URL');
+  }
+  if (!/^\S+\s+\S+\s+\S+\s+\S+\s+\S+$/.test(c.FAQ_FRESHNESS_CRON_SCHEDULE)) {
+    throw new ConfigError('FAQ_FRESHNESS_CRON_SCHEDULE', 'must be a five-field cron expression');
+  }
+}
+
+export function splitList(value: string): string[] {
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}

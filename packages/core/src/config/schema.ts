@@ -1,0 +1,151 @@
+import { type Static, Type as T } from '@sinclair/typebox';
+
+const Int = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER, description?: string) =>
+  T.Integer({ default: def, minimum: min, maximum: max, ...(description ? { description } : {}) });
+const Ratio = (def: number, description?: string) =>
+  T.Number({ default: def, minimum: 0, maximum: 1, ...(description ? { description } : {}) });
+const Bool = (def: boolean, description?: string) => T.Boolean({ default: def, ...(description ? { description } : {}) });
+const Str = (description: string) => T.Optional(T.String({ minLength: 1, description }));
+const Provider = T.Union([T.Literal('openai'), T.Literal('anthropic'), T.Literal('gemini'), T.Literal('ollama')]);
+
+/**
+ * Every setting the service reads, with the spec's defaults. `.env.example` and the README table
+ * are written from the same list (scripts/check-env-example.ts keeps them in step).
+ */
+export const ConfigSchema = T.Object({
+  // Runtime
+  NODE_ENV: T.Union([T.Literal('development'), T.Literal('production'), T.Literal('test')], {
+    default: 'development',
+    description: 'development, production or test; production makes JWT_SECRET, ENCRYPTION_KEY and CONF_WEBHOOK_SECRET_TOKEN mandatory',
+  }),
+  HOST: T.String({ default: '0.0.0.0', description: 'address the API listens on' }),
+  PORT: Int(3000, 0, 65535, 'port the API listens on'),
+  LOG_LEVEL: T.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => T.Literal(l)),
+    { default: 'info', description: 'pino log level' },
+  ),
+  DATABASE_URL: Str('PostgreSQL URL; unset = embedded PGlite database under DATA_DIR'),
+  DATABASE_POOL_MAX: Int(10, 1, 200, 'connections per process'),
+  DATA_DIR: T.String({ default: './data', description: 'embedded database and generated development secrets' }),
+  MIGRATE_ON_START: Bool(true, 'apply pending migrations when the API or worker starts'),
+  TRUST_PROXY: T.String({
+    default: 'false',
+    description: 'false, true, a hop count, or comma-separated proxy addresses/CIDRs whose X-Forwarded-For is honoured',
+  }),
+  BODY_LIMIT_BYTES: Int(1_048_576, 1024, 104_857_600, 'largest JSON request body'),
+  UPLOAD_LIMIT_BYTES: Int(10_485_760, 1024, 104_857_600, 'largest multipart upload (transcripts)'),
+
+  // Identity
+  JWT_SECRET: Str('HMAC secret for access tokens, at least 32 characters; generated into DATA_DIR outside production'),
+  JWT_ACCESS_TTL_SECONDS: Int(900, 60, 86_400, 'access token lifetime'),
+  JWT_REFRESH_TTL_DAYS: Int(30, 1, 365, 'refresh token lifetime'),
+  ENCRYPTION_KEY: Str('32-byte key (64 hex chars or base64) for AES-256-GCM secrets at rest; generated into DATA_DIR outside production'),
+  ADMIN_EMAIL: Str('initial admin account, created at start if missing'),
+  ADMIN_PASSWORD: Str('initial admin password; if unset a password is generated and printed once'),
+
+  // Rate limits (requests per window)
+  RATE_LIMIT_WINDOW_SECONDS: Int(900, 1, 86_400, 'window of the login, register, password, two-factor and identity limiters'),
+  RATE_LIMIT_LOGIN_MAX: Int(10, 1, 100_000, 'login attempts per window per client'),
+  RATE_LIMIT_REGISTER_MAX: Int(5, 1, 100_000, 'registrations per window per client'),
+  RATE_LIMIT_PASSWORD_MAX: Int(5, 1, 100_000, 'password changes per window per user'),
+  RATE_LIMIT_TWO_FACTOR_MAX: Int(5, 1, 100_000, 'two-factor code attempts per window'),
+  RATE_LIMIT_IDENTITY_MAX: Int(20, 1, 100_000, 'identity creations (accounts, provider connections) per window per client'),
+  RATE_LIMIT_ADMIN_WRITE_MAX: Int(120, 1, 100_000, 'admin writes per minute per admin'),
+  RATE_LIMIT_USER_BURST_MAX: Int(300, 1, 100_000, 'requests per minute per user or client, every route'),
+  SEARCH_SUGGEST_RATE_LIMIT: Int(30, 1, 100_000, 'search suggestions per minute (spec: 30)'),
+  LOG_INGEST_RATE_LIMIT: Int(60, 1, 100_000, 'frontend log posts per minute per client'),
+  LOG_INGEST_MAX_BYTES: Int(16_384, 256, 1_048_576, 'largest frontend log body'),
+
+  // Search
+  SEARCH_CACHE_MAX: Int(500, 0, 1_000_000, 'result cache entries (spec: 500)'),
+  SEARCH_CACHE_TTL_SECONDS: Int(3600, 1, 86_400, 'result cache lifetime (spec: 1 hour)'),
+  SEARCH_LOG_FLUSH_MS: Int(2000, 50, 600_000, 'search log buffer flush interval'),
+  SEARCH_LOG_RETENTION_DAYS: Int(90, 1, 3650, 'search log retention (spec: 90 days)'),
+  EMBEDDER: T.Union([T.Literal('auto'), T.Literal('local'), T.Literal('ollama')], {
+    default: 'auto',
+    description: 'auto = ollama when OLLAMA_HOST is set, else the local lexical embedder',
+  }),
+  OLLAMA_EMBED_MODEL: T.String({ default: 'nomic-embed-text', description: '768-dimension Ollama embedding model' }),
+
+  // AI providers (auto-detected in this order)
+  OPENAI_API_KEY: Str('OpenAI key'),
+  OPENAI_BASE_URL: T.String({ default: 'https://api.openai.com/v1', description: 'OpenAI API base URL' }),
+  ANTHROPIC_API_KEY: Str('Anthropic key'),
+  ANTHROPIC_BASE_URL: T.String({ default: 'https://api.anthropic.com', description: 'Anthropic API base URL' }),
+  GEMINI_API_KEY: Str('Gemini key'),
+  GEMINI_BASE_URL: T.String({ default: 'https://generativelanguage.googleapis.com', description: 'Gemini API base URL' }),
+  OLLAMA_HOST: Str('Ollama URL, e.g. http://127.0.0.1:11434 (embeddings and generation)'),
+  AI_TIMEOUT_MS: Int(30_000, 1000, 600_000, 'timeout of one AI provider call'),
+
+  // Auto-answer pipeline
+  AUTO_ANSWER_APPROVE_THRESHOLD: Ratio(0.85, 'minimum confidence to auto-post'),
+  AUTO_ANSWER_SUGGEST_THRESHOLD: Ratio(0.6, 'minimum confidence to queue for review'),
+  AUTO_ANSWER_BATCH_SIZE: Int(20, 1, 1000, 'posts per run'),
+  AUTO_ANSWER_MIN_POST_AGE_HOURS: T.Number({ default: 2, minimum: 0, description: 'minimum post age' }),
+  AUTO_ANSWER_INTERVAL_HOURS: T.Number({ default: 24, exclusiveMinimum: 0, description: 'scheduler interval' }),
+  AUTO_ANSWER_COOLDOWN_HOURS: T.Number({
+    default: 24,
+    minimum: 0,
+    description: 'no new attempt on a post within this many hours of the last',
+  }),
+  AUTO_ANSWER_PROVIDER: T.Optional(Provider),
+  AUTO_ANSWER_MODEL: Str('model name; provider default when unset'),
+  AUTO_ANSWER_SENSITIVE_TOPICS: T.String({
+    default:
+      'self-harm,suicide,harassment,abuse,medical emergency,legal advice,lawsuit,discrimination,password,credit card,social security',
+    description: 'comma-separated words/phrases that force escalation',
+  }),
+
+  // FAQ audit pipeline
+  FAQ_AUDIT_BATCH_SIZE: Int(20, 1, 1000, 'FAQs per run'),
+  FAQ_AUDIT_FLAG_THRESHOLD: Ratio(0.65, 'score below this flags'),
+  FAQ_AUDIT_INTERVAL_HOURS: T.Number({ default: 6, exclusiveMinimum: 0, description: 'scheduler interval' }),
+  FAQ_AUDIT_PROVIDER: T.Optional(Provider),
+  FAQ_AUDIT_MODEL: Str('model name; provider default when unset'),
+  FAQ_AUDIT_MIN_CONFIDENCE: Ratio(0.35, 'AI confidence below this gives verdict skipped (no flag)'),
+  FAQ_AUDIT_STALE_DAYS: Int(180, 1, 3650, 'an FAQ older than this, never verified and without knowledge context is stale'),
+
+  // Freshness review
+  FAQ_VERIFY_THRESHOLD: Int(3, 1, 1000, 'votes to verify or escalate'),
+  FAQ_ESCALATION_DAYS: T.Number({ default: 3, minimum: 0, description: 'days in pending_review before auto-escalation' }),
+  FAQ_SEASONAL_DAYS: Int(15, 1, 3650, 'seasonal review interval'),
+  FAQ_VOLATILE_DAYS: Int(4, 1, 3650, 'volatile review interval'),
+  FAQ_FRESHNESS_CRON_SCHEDULE: T.String({ default: '0 6 * * *', description: 'cron (UTC) of the freshness check, default 06:00 daily' }),
+
+  // Retention and other schedules
+  PIPELINE_RESULT_TTL_DAYS: Int(30, 1, 3650, 'PipelineResult retention'),
+  RETENTION_INTERVAL_HOURS: T.Number({ default: 24, exclusiveMinimum: 0, description: 'retention job interval' }),
+  PROMOTION_INTERVAL_MINUTES: T.Number({ default: 15, exclusiveMinimum: 0, description: 'community FAQ promotion cycle' }),
+  PROMOTION_OBJECTION_WINDOW_HOURS: T.Number({
+    default: 48,
+    minimum: 0,
+    description: 'community-pending FAQs are promoted after this long without objection',
+  }),
+  UNANSWERED_ESCALATION_CHECK_MINUTES: T.Number({ default: 60, exclusiveMinimum: 0, description: 'escalation interval' }),
+  UNANSWERED_ESCALATION_DAYS: T.Number({
+    default: 16,
+    exclusiveMinimum: 0,
+    description: 'unanswered window of the time-trial; the spec describes it as 16 hours, so the value is read as hours',
+  }),
+  UNANSWERED_ESCALATION_COMMENTS: Int(3, 1, 1000, 'unanswered comments that escalate a post'),
+
+  // Meeting provider (conf)
+  CONF_CLIENT_ID: Str('OAuth client id (required for the conf integration)'),
+  CONF_CLIENT_SECRET: Str('OAuth client secret (required for the conf integration)'),
+  CONF_REDIRECT_URI: Str('OAuth callback override'),
+  CONF_WEBHOOK_SECRET_TOKEN: Str('webhook signing secret (required in production: fail-closed)'),
+  CONF_TOPIC_BLACKLIST: T.String({ default: '', description: 'comma-separated regex patterns; matching topics are skipped' }),
+  CONF_OAUTH_BASE_URL: T.String({ default: 'https://zoom.us', description: 'provider OAuth base URL' }),
+  CONF_API_BASE_URL: T.String({ default: 'https://api.zoom.us/v2', description: 'provider REST API base URL' }),
+  CONF_DOWNLOAD_HOSTS: T.String({
+    default: 'zoom.us,*.zoom.us',
+    description: 'hosts transcript downloads may use (the bearer token is sent to no other)',
+  }),
+  CONF_DOWNLOAD_MAX_BYTES: Int(10_485_760, 1024, 104_857_600, 'largest transcript download'),
+  CONF_DOWNLOAD_TIMEOUT_MS: Int(30_000, 1000, 600_000, 'transcript download timeout'),
+});
+
+export type Config = Static<typeof ConfigSchema>;
+export type ConfigKey = keyof Config;
+export type AiProviderName = Static<typeof Provider>;
+export const AI_PROVIDERS: readonly AiProviderName[] = ['openai', 'anthropic', 'gemini', 'ollama'];

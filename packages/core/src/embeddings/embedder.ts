@@ -1,0 +1,16 @@
+export const EMBEDDING_DIMENSIONS = 768;
+
+/** Turns texts into 768-dimension vectors. Implementations: local (lexical) and Ollama. */
+export interface Embedder {
+  /** Stable identifier of the model, stored with nothing but shown by /warm and logs. */
+  readonly model: string;
+  embed(texts: string[]): Promise<number[][]>;
+  /** Loads the model (Ollama) or primes caches, so the first real request is not the slow one. */
+  warm(): Promise<{ model: string; ms: number }>;
+}
+
+export async function embedOne(embedder: Embedder, text: string): Promise<number[]> {
+  const [v] = await embedder.embed([text]);
+  if (!v) throw new Error('embedder returned no vector');
+  return v;
+}

@@ -1,0 +1,33 @@
+import { users } from '@cfaq/db/schema/index';
+import { eq } from 'drizzle-orm';
+import type { CoreContext } from '../context.js';
+
+export type Role = 'user' | 'moderator' | 'admin';
+
+export interface Principal {
+  id: string;
+  email: string;
+  role: Role;
+  suspended: boolean;
+}
+
+/**
+ * The caller as the database says now: role changes and suspensions take effect on the very next
+ * request, not when the token expires. A suspension whose `until` has passed no longer counts.
+ */
+export async function loadPrincipal(ctx: Pick<CoreContext, 'db' | 'clock'>, userId: string): Promise<Principal | null> {
+  const [row] = await ctx.db
+    .select({
+      id: users.id,
+      email: users.email,
+      role: users.role,
+      status: users.status,
+      suspendedUntil: users.suspendedUntil,
+    })
+    .from(users)
+    .where(eq(users.id, userId))
+    .limit(1);
+  if (!row) return null;
+  const suspended = row.status === 'suspended' && (row.suspendedUntil === null || row.suspendedUntil > ctx.clock.now());
+  return { id: row.id, email: row.email, role: row.role, suspended };
+}

@@ -1,0 +1,52 @@
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { Config } from '../config/schema.js';
+
+/** Retry, expiry and dead-letter policy of a queue, applied by createQueue at worker start. */
+export interface JobPolicy {
+  retryLimit: number;
+  retryDelaySeconds: number;
+  retryBackoff: boolean;
+  expireInSeconds: number;
+  /** Failed jobs land in `<name>.dead` for inspection. */
+  deadLetter: boolean;
+}
+
+/** An interval schedule (RRULE) or a cron line, derived from settings. */
+export type JobSchedule = { everyMinutes: number } | { cron: string };
+
+/**
+ * A queue's contract, shared by the API (which enqueues) and the worker (which creates the queue and
+ * consumes it), so both agree on the name, the payload shape and the policy by construction.
+ */
+export interface JobDefinition<P extends TSchema = TSchema> {
+  name: string;
+  payload: P;
+  policy: JobPolicy;
+  schedule?: (config: Config) => JobSchedule | null;
+  /** Duplicate suppression for sends (for example one webhook job per meeting). */
+  singletonKey?: (payload: Static<P>) => string | undefined;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: a registry holds jobs of every payload type
+export type AnyJobDefinition = JobDefinition<any>;
+
+export const DEFAULT_POLICY: JobPolicy = {
+  retryLimit: 3,
+  retryDelaySeconds: 30,
+  retryBackoff: true,
+  expireInSeconds: 15 * 60,
+  deadLetter: true,
+};
+
+export function defineJob<P extends TSchema>(def: JobDefinition<P>): JobDefinition<P> {
+  return def;
+}
+
+export const deadLetterName = (name: string) => `${name}.dead`;
+
+/** RRULE for an interval, which pg-boss schedules as a recurrence rule rather than cron. */
+export function toScheduleExpression(s: JobSchedule): string {
+  if ('cron' in s) return s.cron;
+  const minutes = Math.max(1, Math.round(s.everyMinutes));
+  return `RRULE:FREQ=MINUTELY;INTERVAL=${minutes}`;
+}

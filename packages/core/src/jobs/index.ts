@@ -1,0 +1,4 @@
+export * from './boss.js';
+export * from './contract.js';
+export * from './queue.js';
+export * from './registry.js';

@@ -1,0 +1,49 @@
+import type { Static, TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { sql } from 'drizzle-orm';
+import { fromDrizzle, type PgBoss } from 'pg-boss';
+import type { JobDefinition } from './contract.js';
+
+/** Anything drizzle can `execute` on: the db itself or a transaction. */
+export interface Executor {
+  execute(query: unknown): Promise<unknown>;
+}
+
+/** Sends jobs. Given a transaction, the job commits or rolls back with it. */
+export interface JobQueue {
+  send<P extends TSchema>(
+    job: JobDefinition<P>,
+    payload: Static<P>,
+    opts?: { tx?: Executor; startAfterSeconds?: number },
+  ): Promise<string | null>;
+}
+
+export class BossJobQueue implements JobQueue {
+  constructor(private readonly boss: PgBoss) {}
+
+  async send<P extends TSchema>(
+    job: JobDefinition<P>,
+    payload: Static<P>,
+    opts: { tx?: Executor; startAfterSeconds?: number } = {},
+  ): Promise<string | null> {
+    if (!Value.Check(job.payload, payload)) {
+      const first = Value.Errors(job.payload, payload).First();
+      throw new Error(`invalid payload for job ${job.name}: ${first?.path} ${first?.message}`);
+    }
+    const singletonKey = job.singletonKey?.(payload);
+    return this.boss.send(job.name, payload as object, {
+      ...(singletonKey ? { singletonKey } : {}),
+      ...(opts.startAfterSeconds ? { startAfter: opts.startAfterSeconds } : {}),
+      ...(opts.tx ? { db: fromDrizzle(opts.tx as never, sql as never) } : {}),
+    });
+  }
+}
+
+/** Records sends in memory: for processes and tests that run without a job system. */
+export class MemoryJobQueue implements JobQueue {
+  readonly sent: { name: string; payload: unknown }[] = [];
+  async send<P extends TSchema>(job: JobDefinition<P>, payload: Static<P>): Promise<string | null> {
+    this.sent.push({ name: job.name, payload });
+    return `${this.sent.length}`;
+  }
+}

@@ -1,0 +1,8 @@
+import { retentionJob } from '../retention/job.js';
+import type { AnyJobDefinition } from './contract.js';
+
+/**
+ * Every queue the system has. The worker creates each with its policy and registers its schedule;
+ * later features append their job definitions here.
+ */
+export const JOBS: readonly AnyJobDefinition[] = [retentionJob];

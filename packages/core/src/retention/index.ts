@@ -1,0 +1,2 @@
+export * from './job.js';
+export * from './run.js';

@@ -1,0 +1,93 @@
+import { join } from 'node:path';
+import { createPool, runMigrations } from '@cfaq/db';
+import { type EmbeddedDatabase, openEmbeddedDatabase } from '@cfaq/db/embedded';
+import { PgBoss } from 'pg-boss';
+import { withDevSecrets } from '../config/dev-secrets.js';
+import { loadConfig } from '../config/load.js';
+import type { Config } from '../config/schema.js';
+import { type CoreContext, createCoreContext } from '../context.js';
+import { ensureInitialAdmin } from '../identity/initial-admin.js';
+import { ensureQueues } from '../jobs/boss.js';
+import { BossJobQueue } from '../jobs/queue.js';
+import { JOBS } from '../jobs/registry.js';
+import { createLogger, type Logger } from './logger.js';
+
+export type ProcessRole = 'api' | 'worker' | 'all';
+
+export interface Runtime {
+  config: Config;
+  ctx: CoreContext;
+  boss: PgBoss;
+  log: Logger;
+  embedded: EmbeddedDatabase | null;
+  close(): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  role: ProcessRole;
+  env?: Record<string, string | undefined>;
+  /** Where a generated admin password is shown, once. */
+  announce?: (message: string) => void;
+}
+
+/**
+ * What every process does before serving: read and check settings, open the database (the embedded
+ * one when DATABASE_URL is unset), apply migrations, start pg-boss and make sure every queue exists,
+ * create the initial admin. API processes run pg-boss as a producer only (no schedules, no
+ * maintenance); workers run it fully.
+ */
+export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
+  let config = withDevSecrets(loadConfig(opts.env ?? process.env));
+  const log = createLogger({ level: config.LOG_LEVEL, name: `community-faq-${opts.role}` });
+  let embedded: EmbeddedDatabase | null = null;
+  if (!config.DATABASE_URL) {
+    embedded = await openEmbeddedDatabase(join(config.DATA_DIR, 'db'));
+    config = { ...config, DATABASE_URL: embedded.url };
+    log.info({ owner: embedded.owner }, 'using the embedded database (PGlite)');
+  }
+  const pool = createPool({
+    connectionString: config.DATABASE_URL as string,
+    max: config.DATABASE_POOL_MAX,
+    applicationName: `community-faq-${opts.role}`,
+  });
+  try {
+    if (config.MIGRATE_ON_START) await runMigrations(pool);
+    const boss = new PgBoss({
+      connectionString: config.DATABASE_URL as string,
+      schema: 'pgboss',
+      max: 4,
+      application_name: `community-faq-${opts.role}-boss`,
+      schedule: opts.role !== 'api',
+      supervise: opts.role !== 'api',
+    });
+    boss.on('error', (err) => log.error({ err }, 'pg-boss error'));
+    await boss.start();
+    await ensureQueues(boss, JOBS);
+    const ctx = createCoreContext({ config, log, pool, jobs: new BossJobQueue(boss) });
+    const admin = await ensureInitialAdmin(ctx);
+    if (admin.generatedPassword) {
+      (opts.announce ?? ((m) => process.stderr.write(`${m}\n`)))(
+        `Initial admin created: ${admin.email} / ${admin.generatedPassword} (shown once; set ADMIN_PASSWORD to choose it)`,
+      );
+    }
+    let closed = false;
+    return {
+      config,
+      ctx,
+      boss,
+      log,
+      embedded,
+      async close() {
+        if (closed) return;
+        closed = true;
+        await boss.stop({ graceful: true, timeout: 8000, close: true }).catch((err) => log.error({ err }, 'pg-boss stop failed'));
+        await pool.end().catch(() => {});
+        await embedded?.close();
+      },
+    };
+  } catch (err) {
+    await pool.end().catch(() => {});
+    await embedded?.close();
+    throw err;
+  }
+}

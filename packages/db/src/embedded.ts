@@ -1,0 +1,98 @@
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+
+export interface EmbeddedDatabase {
+  /** postgres:// URL of the socket server, usable by `pg` and pg-boss like any server. */
+  url: string;
+  /** True when this process opened the data folder; false when it joined another process's server. */
+  owner: boolean;
+  close(): Promise<void>;
+}
+
+interface LockInfo {
+  pid: number;
+  port: number;
+}
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/**
+ * The embedded default: PostgreSQL (PGlite, with pgvector) in this process, data under
+ * `<dataDir>/pglite`, served on a loopback port so `pg`, drizzle and pg-boss use it unchanged.
+ * Two processes opening one PGlite folder corrupt it, so the first process takes a lock file that
+ * records its port; a second process (say `npm run start:worker` beside `npm run start:api`) joins
+ * through that port instead of opening the folder. A lock left by a dead process is taken over.
+ */
+export async function openEmbeddedDatabase(dataDir: string): Promise<EmbeddedDatabase> {
+  const dir = resolve(dataDir);
+  mkdirSync(dir, { recursive: true });
+  const lockPath = join(dir, 'pglite.lock');
+
+  for (let attempt = 0; attempt < 50; attempt++) {
+    let fd: number;
+    try {
+      fd = openSync(lockPath, 'wx');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      let info: LockInfo | null = null;
+      try {
+        info = JSON.parse(readFileSync(lockPath, 'utf8')) as LockInfo;
+      } catch {
+        /* the owner is still writing it */
+      }
+      if (info && info.pid !== process.pid && isAlive(info.pid)) {
+        if (info.port > 0) return { url: urlFor(info.port), owner: false, close: async () => {} };
+      } else if (info) {
+        rmSync(lockPath, { force: true });
+        continue;
+      }
+      await new Promise((r) => setTimeout(r, 200));
+      continue;
+    }
+    try {
+      return await startOwner(dir, lockPath, fd);
+    } catch (err) {
+      closeSync(fd);
+      rmSync(lockPath, { force: true });
+      throw err;
+    }
+  }
+  throw new Error(`could not open the embedded database in ${dir}: ${lockPath} is held by another process`);
+}
+
+async function startOwner(dir: string, lockPath: string, fd: number): Promise<EmbeddedDatabase> {
+  writeSync(fd, JSON.stringify({ pid: process.pid, port: 0 }));
+  const db = await PGlite.create({ dataDir: join(dir, 'pglite'), extensions: { vector } });
+  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 64 });
+  await server.start();
+  const port = Number(server.getServerConn().split(':').pop());
+  closeSync(fd);
+  const info: LockInfo = { pid: process.pid, port };
+  const tmp = openSync(lockPath, 'w');
+  writeSync(tmp, JSON.stringify(info));
+  closeSync(tmp);
+  let closed = false;
+  return {
+    url: urlFor(port),
+    owner: true,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await server.stop();
+      await db.close();
+      rmSync(lockPath, { force: true });
+    },
+  };
+}
+
+const urlFor = (port: number) => `postgres://postgres:postgres@127.0.0.1:${port}/postgres?sslmode=disable`;

@@ -1,0 +1,30 @@
+import { sql } from 'drizzle-orm';
+import { customType, timestamp, uuid } from 'drizzle-orm/pg-core';
+
+/** Embedding width fixed by the spec (768) and shared by every vector column. */
+export const EMBEDDING_DIMENSIONS = 768;
+
+/** A generated full-text column; drizzle has no native tsvector type. */
+export const tsvector = customType<{ data: string }>({
+  dataType() {
+    return 'tsvector';
+  },
+});
+
+export const id = () => uuid('id').primaryKey().defaultRandom();
+export const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
+export const updatedAt = () =>
+  timestamp('updated_at', { withTimezone: true })
+    .notNull()
+    .defaultNow()
+    .$onUpdate(() => new Date());
+export const tstz = (name: string) => timestamp(name, { withTimezone: true });
+
+/** The text-search configuration used by every generated column and every query against it. */
+export const TEXT_SEARCH_CONFIG = 'english';
+
+/** Weighted document vector: title-like text weighs A, body text B. */
+export const weightedTsvector = (title: string, body: string) =>
+  sql.raw(
+    `setweight(to_tsvector('${TEXT_SEARCH_CONFIG}', coalesce(${title}, '')), 'A') || setweight(to_tsvector('${TEXT_SEARCH_CONFIG}', coalesce(${body}, '')), 'B')`,
+  );

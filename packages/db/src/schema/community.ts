@@ -1,0 +1,122 @@
+import { sql } from 'drizzle-orm';
+import { boolean, check, index, integer, pgTable, primaryKey, real, smallint, text, uuid, vector } from 'drizzle-orm/pg-core';
+import { createdAt, EMBEDDING_DIMENSIONS, id, tstz, tsvector, updatedAt, weightedTsvector } from './columns.js';
+import { aiAnswerSource, aiAnswerStatus, escalationStatus, postStatus } from './enums.js';
+import { faqs } from './faqs.js';
+import { users } from './identity.js';
+import { batches } from './programs.js';
+
+export const communityPosts = pgTable(
+  'community_posts',
+  {
+    id: id(),
+    /** Spec: indexed, default null; writes set the default program, the migration backfills. */
+    batchId: uuid().references(() => batches.id),
+    authorId: uuid().references(() => users.id, { onDelete: 'set null' }),
+    title: text().notNull(),
+    body: text().notNull(),
+    status: postStatus().notNull().default('open'),
+    upvotes: integer().notNull().default(0),
+    downvotes: integer().notNull().default(0),
+    commentCount: integer().notNull().default(0),
+    acceptedCommentId: uuid(),
+    convertedFaqId: uuid().references(() => faqs.id, { onDelete: 'set null' }),
+    aiAnswer: text(),
+    aiAnswerConfidence: real(),
+    aiAnswerStatus: aiAnswerStatus(),
+    aiAnswerSource: aiAnswerSource(),
+    aiAnswerSuggestedAt: tstz('ai_answer_suggested_at'),
+    aiAnswerReviewedAt: tstz('ai_answer_reviewed_at'),
+    aiAnswerReviewedBy: uuid().references(() => users.id, { onDelete: 'set null' }),
+    aiAnswerEscalatedAt: tstz('ai_answer_escalated_at'),
+    aiAnswerEscalatedReason: text(),
+    aiAnswerAttempts: integer().notNull().default(0),
+    lastCheckedAt: tstz('last_checked_at'),
+    escalationStatus: escalationStatus().notNull().default('none'),
+    escalatedAt: tstz('escalated_at'),
+    escalationResolvedAt: tstz('escalation_resolved_at'),
+    escalationResolvedBy: uuid().references(() => users.id, { onDelete: 'set null' }),
+    escalationNote: text(),
+    answeredAt: tstz('answered_at'),
+    embedding: vector({ dimensions: EMBEDDING_DIMENSIONS }),
+    embeddedAt: tstz('embedded_at'),
+    searchVector: tsvector().generatedAlwaysAs(weightedTsvector('title', 'body')),
+    deletedAt: tstz('deleted_at'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index('community_posts_batch_idx').on(t.batchId),
+    index('community_posts_status_idx').on(t.status, t.createdAt),
+    index('community_posts_author_idx').on(t.authorId),
+    index('community_posts_ai_status_idx').on(t.aiAnswerStatus),
+    index('community_posts_escalation_idx').on(t.escalationStatus),
+    index('community_posts_embedding_hnsw_idx').using('hnsw', t.embedding.op('vector_cosine_ops')),
+    index('community_posts_search_vector_idx').using('gin', t.searchVector),
+  ],
+);
+
+export const comments = pgTable(
+  'comments',
+  {
+    id: id(),
+    postId: uuid()
+      .notNull()
+      .references(() => communityPosts.id, { onDelete: 'cascade' }),
+    authorId: uuid().references(() => users.id, { onDelete: 'set null' }),
+    body: text().notNull(),
+    upvotes: integer().notNull().default(0),
+    downvotes: integer().notNull().default(0),
+    isAccepted: boolean().notNull().default(false),
+    isVerified: boolean().notNull().default(false),
+    verifiedBy: uuid().references(() => users.id, { onDelete: 'set null' }),
+    verifiedAt: tstz('verified_at'),
+    /** "Does not answer": the comment was marked as not answering the question (see README). */
+    dna: boolean().notNull().default(false),
+    dnaBy: uuid().references(() => users.id, { onDelete: 'set null' }),
+    dnaAt: tstz('dna_at'),
+    deletedAt: tstz('deleted_at'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index('comments_post_idx').on(t.postId, t.createdAt), index('comments_author_idx').on(t.authorId)],
+);
+
+/** One vote per user per post; value +1 or -1. */
+export const postVotes = pgTable(
+  'post_votes',
+  {
+    postId: uuid()
+      .notNull()
+      .references(() => communityPosts.id, { onDelete: 'cascade' }),
+    userId: uuid()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    value: smallint().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.postId, t.userId] }),
+    index('post_votes_user_idx').on(t.userId),
+    check('post_votes_value_check', sql`${t.value} in (-1, 1)`),
+  ],
+);
+
+export const commentVotes = pgTable(
+  'comment_votes',
+  {
+    commentId: uuid()
+      .notNull()
+      .references(() => comments.id, { onDelete: 'cascade' }),
+    userId: uuid()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    value: smallint().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.commentId, t.userId] }),
+    index('comment_votes_user_idx').on(t.userId),
+    check('comment_votes_value_check', sql`${t.value} in (-1, 1)`),
+  ],
+);

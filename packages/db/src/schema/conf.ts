@@ -1,0 +1,117 @@
+import { index, integer, jsonb, pgTable, text, uniqueIndex, uuid, vector } from 'drizzle-orm/pg-core';
+import { createdAt, EMBEDDING_DIMENSIONS, id, tstz, tsvector, updatedAt, weightedTsvector } from './columns.js';
+import { confInsightStatus, confMeetingStatus, confSourcing, knowledgeStatus } from './enums.js';
+import { faqs } from './faqs.js';
+import { users } from './identity.js';
+import { batches } from './programs.js';
+
+export const confMeetings = pgTable(
+  'conf_meetings',
+  {
+    id: id(),
+    /** The provider's meeting uuid: unique, the deduplication key (numeric ids repeat for recurring meetings). */
+    confMeetingId: text().notNull(),
+    /** The provider's numeric meeting id, kept for display and API calls. */
+    confMeetingNumber: text(),
+    batchId: uuid().references(() => batches.id),
+    userId: uuid().references(() => users.id, { onDelete: 'set null' }),
+    hostEmail: text(),
+    confUserId: text(),
+    topic: text().notNull(),
+    status: confMeetingStatus().notNull().default('pending'),
+    sourcing: confSourcing().notNull(),
+    insightCount: integer().notNull().default(0),
+    startTime: tstz('start_time'),
+    durationMinutes: integer(),
+    transcriptText: text(),
+    error: text(),
+    payload: jsonb().$type<Record<string, unknown>>(),
+    processedAt: tstz('processed_at'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('conf_meetings_conf_meeting_id_key').on(t.confMeetingId),
+    index('conf_meetings_batch_idx').on(t.batchId),
+    index('conf_meetings_status_idx').on(t.status, t.createdAt),
+  ],
+);
+
+export const confInsights = pgTable(
+  'conf_insights',
+  {
+    id: id(),
+    meetingId: uuid()
+      .notNull()
+      .references(() => confMeetings.id, { onDelete: 'cascade' }),
+    batchId: uuid().references(() => batches.id),
+    question: text().notNull(),
+    answer: text().notNull(),
+    context: text(),
+    speaker: text(),
+    status: confInsightStatus().notNull().default('pending_review'),
+    convertedFaqId: uuid().references(() => faqs.id, { onDelete: 'set null' }),
+    reviewedBy: uuid().references(() => users.id, { onDelete: 'set null' }),
+    reviewedAt: tstz('reviewed_at'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index('conf_insights_meeting_idx').on(t.meetingId), index('conf_insights_status_idx').on(t.status)],
+);
+
+/** Path B of ingestion: approved on creation, embedded inline, searchable at once. */
+export const transcriptKnowledge = pgTable(
+  'transcript_knowledge',
+  {
+    id: id(),
+    meetingId: uuid().references(() => confMeetings.id, { onDelete: 'set null' }),
+    batchId: uuid().references(() => batches.id),
+    title: text().notNull(),
+    content: text().notNull(),
+    status: knowledgeStatus().notNull().default('approved'),
+    promotedFaqId: uuid().references(() => faqs.id, { onDelete: 'set null' }),
+    reviewedBy: uuid().references(() => users.id, { onDelete: 'set null' }),
+    reviewedAt: tstz('reviewed_at'),
+    embedding: vector({ dimensions: EMBEDDING_DIMENSIONS }),
+    embeddedAt: tstz('embedded_at'),
+    searchVector: tsvector().generatedAlwaysAs(weightedTsvector('title', 'content')),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index('transcript_knowledge_batch_idx').on(t.batchId),
+    index('transcript_knowledge_status_idx').on(t.status),
+    index('transcript_knowledge_embedding_hnsw_idx').using('hnsw', t.embedding.op('vector_cosine_ops')),
+    index('transcript_knowledge_search_vector_idx').using('gin', t.searchVector),
+  ],
+);
+
+/** Knowledge drawn from documents and highly-voted community answers (the other half of the knowledge base). */
+export const documentInsights = pgTable(
+  'document_insights',
+  {
+    id: id(),
+    batchId: uuid().references(() => batches.id),
+    title: text().notNull(),
+    content: text().notNull(),
+    /** Where it came from: an uploaded document name, a URL, or community_post. */
+    sourceType: text().notNull().default('document'),
+    sourceRef: text(),
+    status: knowledgeStatus().notNull().default('pending_review'),
+    promotedFaqId: uuid().references(() => faqs.id, { onDelete: 'set null' }),
+    createdBy: uuid().references(() => users.id, { onDelete: 'set null' }),
+    reviewedBy: uuid().references(() => users.id, { onDelete: 'set null' }),
+    reviewedAt: tstz('reviewed_at'),
+    embedding: vector({ dimensions: EMBEDDING_DIMENSIONS }),
+    embeddedAt: tstz('embedded_at'),
+    searchVector: tsvector().generatedAlwaysAs(weightedTsvector('title', 'content')),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index('document_insights_batch_idx').on(t.batchId),
+    index('document_insights_status_idx').on(t.status),
+    index('document_insights_embedding_hnsw_idx').using('hnsw', t.embedding.op('vector_cosine_ops')),
+    index('document_insights_search_vector_idx').using('gin', t.searchVector),
+  ],
+);

@@ -1,0 +1,136 @@
+import { sql } from 'drizzle-orm';
+import { boolean, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { createdAt, id, tstz, updatedAt } from './columns.js';
+import { supportRequestStatus } from './enums.js';
+import { users } from './identity.js';
+import { batches } from './programs.js';
+
+/** In-app notifications to one user. `kind` is open-ended (post_answered, post_deleted, first_responder_awarded, ...). */
+export const notifications = pgTable(
+  'notifications',
+  {
+    id: id(),
+    userId: uuid()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    batchId: uuid().references(() => batches.id),
+    kind: text().notNull(),
+    title: text().notNull(),
+    body: text(),
+    link: text(),
+    data: jsonb().$type<Record<string, unknown>>().notNull().default({}),
+    readAt: tstz('read_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('notifications_user_idx').on(t.userId, t.createdAt),
+    index('notifications_unread_idx').on(t.userId).where(sql`${t.readAt} is null`),
+    index('notifications_batch_idx').on(t.batchId),
+  ],
+);
+
+export const notificationSettings = pgTable('notification_settings', {
+  userId: uuid()
+    .primaryKey()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  inApp: boolean().notNull().default(true),
+  email: boolean().notNull().default(false),
+  teaDrops: boolean().notNull().default(true),
+  /** Per-kind switches; a kind missing here is on. */
+  kinds: jsonb().$type<Record<string, boolean>>().notNull().default({}),
+  updatedAt: updatedAt(),
+});
+
+/**
+ * Tea drops: short community-pulse items. A drop with a userId is personal; without one it is for
+ * everyone in its program. Read state of both kinds lives in tea_notification_reads.
+ */
+export const teaNotifications = pgTable(
+  'tea_notifications',
+  {
+    id: id(),
+    userId: uuid().references(() => users.id, { onDelete: 'cascade' }),
+    batchId: uuid().references(() => batches.id),
+    kind: text().notNull(),
+    title: text().notNull(),
+    body: text(),
+    link: text(),
+    refType: text(),
+    refId: uuid(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('tea_notifications_user_idx').on(t.userId, t.createdAt), index('tea_notifications_batch_idx').on(t.batchId, t.createdAt)],
+);
+
+export const teaNotificationReads = pgTable(
+  'tea_notification_reads',
+  {
+    teaNotificationId: uuid()
+      .notNull()
+      .references(() => teaNotifications.id, { onDelete: 'cascade' }),
+    userId: uuid()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    readAt: tstz('read_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.teaNotificationId, t.userId] })],
+);
+
+export const reputationLogs = pgTable(
+  'reputation_logs',
+  {
+    id: id(),
+    userId: uuid()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    batchId: uuid().references(() => batches.id),
+    points: integer().notNull(),
+    reason: text().notNull(),
+    sourceType: text(),
+    sourceId: uuid(),
+    awardedBy: uuid().references(() => users.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+  },
+  (t) => [index('reputation_logs_user_idx').on(t.userId, t.createdAt), index('reputation_logs_batch_idx').on(t.batchId)],
+);
+
+/** A badge held by a user in a program; revoked badges keep their row. */
+export const badges = pgTable(
+  'badges',
+  {
+    id: id(),
+    userId: uuid()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    batchId: uuid().references(() => batches.id),
+    name: text().notNull(),
+    reason: text(),
+    awardedBy: uuid().references(() => users.id, { onDelete: 'set null' }),
+    awardedAt: tstz('awarded_at').notNull().defaultNow(),
+    revokedAt: tstz('revoked_at'),
+    revokedBy: uuid().references(() => users.id, { onDelete: 'set null' }),
+    revokeReason: text(),
+  },
+  (t) => [
+    // Atomic awards (first_responder): at most one live badge of a name per user and program.
+    uniqueIndex('badges_live_key')
+      .on(t.userId, t.name, sql`coalesce(${t.batchId}, '00000000-0000-0000-0000-000000000000'::uuid)`)
+      .where(sql`${t.revokedAt} is null`),
+    index('badges_batch_idx').on(t.batchId),
+  ],
+);
+
+export const supportRequests = pgTable(
+  'support_requests',
+  {
+    id: id(),
+    userId: uuid().references(() => users.id, { onDelete: 'set null' }),
+    batchId: uuid().references(() => batches.id),
+    subject: text().notNull(),
+    body: text().notNull(),
+    status: supportRequestStatus().notNull().default('open'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index('support_requests_batch_idx').on(t.batchId), index('support_requests_user_idx').on(t.userId)],
+);

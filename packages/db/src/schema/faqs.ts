@@ -1,0 +1,152 @@
+import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex, uuid, vector } from 'drizzle-orm/pg-core';
+import { createdAt, EMBEDDING_DIMENSIONS, id, tstz, tsvector, updatedAt, weightedTsvector } from './columns.js';
+import {
+  faqFlagType,
+  faqPromotionStatus,
+  faqReportStatus,
+  faqReviewStatus,
+  faqSource,
+  freshnessTier,
+  freshReviewVerdict,
+} from './enums.js';
+import { users } from './identity.js';
+import { batches } from './programs.js';
+
+export const faqs = pgTable(
+  'faqs',
+  {
+    id: id(),
+    batchId: uuid()
+      .notNull()
+      .references(() => batches.id),
+    question: text().notNull(),
+    answer: text().notNull(),
+    /** Category slug within the program (see categories). */
+    category: text(),
+    reviewStatus: faqReviewStatus().notNull().default('approved'),
+    flagType: faqFlagType(),
+    flagReason: text(),
+    lastCheckedAt: tstz('last_checked_at'),
+    reviewCycle: integer().notNull().default(0),
+    freshnessTier: freshnessTier().notNull().default('evergreen'),
+    lastVerifiedDate: tstz('last_verified_date').notNull().defaultNow(),
+    /** Follows the tier (FAQ_SEASONAL_DAYS, FAQ_VOLATILE_DAYS); null for evergreen (never due). */
+    reviewIntervalDays: integer(),
+    flaggedAt: tstz('flagged_at'),
+    /** When the FAQ reached update_requested (by votes or by time). */
+    escalatedAt: tstz('escalated_at'),
+    source: faqSource().notNull().default('manual'),
+    /** The post, insight or knowledge row this FAQ came from. */
+    sourceId: uuid(),
+    promotionStatus: faqPromotionStatus(),
+    promotionEligibleAt: tstz('promotion_eligible_at'),
+    objectionCount: integer().notNull().default(0),
+    helpfulCount: integer().notNull().default(0),
+    notHelpfulCount: integer().notNull().default(0),
+    viewCount: integer().notNull().default(0),
+    embedding: vector({ dimensions: EMBEDDING_DIMENSIONS }),
+    embeddedAt: tstz('embedded_at'),
+    searchVector: tsvector().generatedAlwaysAs(weightedTsvector('question', 'answer')),
+    createdBy: uuid().references(() => users.id, { onDelete: 'set null' }),
+    updatedBy: uuid().references(() => users.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index('faqs_batch_status_idx').on(t.batchId, t.reviewStatus),
+    index('faqs_last_checked_idx').on(t.reviewStatus, t.lastCheckedAt),
+    index('faqs_promotion_idx').on(t.promotionStatus, t.promotionEligibleAt),
+    index('faqs_embedding_hnsw_idx').using('hnsw', t.embedding.op('vector_cosine_ops')),
+    index('faqs_search_vector_idx').using('gin', t.searchVector),
+  ],
+);
+
+export const faqRevisions = pgTable(
+  'faq_revisions',
+  {
+    id: id(),
+    faqId: uuid()
+      .notNull()
+      .references(() => faqs.id, { onDelete: 'cascade' }),
+    editorId: uuid().references(() => users.id, { onDelete: 'set null' }),
+    /** { field: { from, to } } for every field the update changed. */
+    changes: jsonb().$type<Record<string, { from: unknown; to: unknown }>>().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('faq_revisions_faq_idx').on(t.faqId, t.createdAt)],
+);
+
+export const faqFeedback = pgTable(
+  'faq_feedback',
+  {
+    id: id(),
+    faqId: uuid()
+      .notNull()
+      .references(() => faqs.id, { onDelete: 'cascade' }),
+    userId: uuid()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    helpful: boolean().notNull(),
+    comment: text(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex('faq_feedback_faq_user_key').on(t.faqId, t.userId)],
+);
+
+export const faqReports = pgTable(
+  'faq_reports',
+  {
+    id: id(),
+    faqId: uuid()
+      .notNull()
+      .references(() => faqs.id, { onDelete: 'cascade' }),
+    reporterId: uuid().references(() => users.id, { onDelete: 'set null' }),
+    reason: text().notNull(),
+    status: faqReportStatus().notNull().default('open'),
+    resolvedBy: uuid().references(() => users.id, { onDelete: 'set null' }),
+    resolvedAt: tstz('resolved_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('faq_reports_faq_idx').on(t.faqId), index('faq_reports_status_idx').on(t.status)],
+);
+
+export const freshReviewVotes = pgTable(
+  'fresh_review_votes',
+  {
+    id: id(),
+    faqId: uuid()
+      .notNull()
+      .references(() => faqs.id, { onDelete: 'cascade' }),
+    /** The FAQ's reviewCycle when the vote was cast. */
+    cycle: integer().notNull(),
+    voterId: uuid()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    verdict: freshReviewVerdict().notNull(),
+    suggestion: text(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex('fresh_review_votes_faq_cycle_voter_key').on(t.faqId, t.cycle, t.voterId)],
+);
+
+export const freshReviewLogs = pgTable(
+  'fresh_review_logs',
+  {
+    id: id(),
+    faqId: uuid()
+      .notNull()
+      .references(() => faqs.id, { onDelete: 'cascade' }),
+    cycle: integer().notNull(),
+    /** flagged, verified, update_requested, escalated, dismissed, ... */
+    action: text().notNull(),
+    fromStatus: faqReviewStatus(),
+    toStatus: faqReviewStatus(),
+    actorId: uuid().references(() => users.id, { onDelete: 'set null' }),
+    reason: text(),
+    details: jsonb().$type<Record<string, unknown>>(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('fresh_review_logs_faq_idx').on(t.faqId, t.createdAt)],
+);

@@ -1,0 +1,52 @@
+import { sql } from 'drizzle-orm';
+import { boolean, index, integer, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { createdAt, id, tstz } from './columns.js';
+import { unresolvedSearchStatus } from './enums.js';
+import { faqs } from './faqs.js';
+import { users } from './identity.js';
+import { batches } from './programs.js';
+
+/** One row per search request (cache hits included); deleted after 90 days by the retention job. */
+export const searchLogs = pgTable(
+  'search_logs',
+  {
+    id: id(),
+    query: text().notNull(),
+    normalizedQuery: text().notNull(),
+    userId: uuid().references(() => users.id, { onDelete: 'set null' }),
+    batchId: uuid().references(() => batches.id),
+    resultCount: integer().notNull(),
+    topResultId: uuid(),
+    topSource: text(),
+    cacheHit: boolean().notNull().default(false),
+    degraded: boolean().notNull().default(false),
+    latencyMs: integer(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('search_logs_created_at_idx').on(t.createdAt), index('search_logs_batch_query_idx').on(t.batchId, t.normalizedQuery)],
+);
+
+export const unresolvedSearches = pgTable(
+  'unresolved_searches',
+  {
+    id: id(),
+    query: text().notNull(),
+    normalizedQuery: text().notNull(),
+    userId: uuid().references(() => users.id, { onDelete: 'set null' }),
+    batchId: uuid().references(() => batches.id),
+    /** How many times this open query was logged. */
+    count: integer().notNull().default(1),
+    status: unresolvedSearchStatus().notNull().default('open'),
+    resolvedFaqId: uuid().references(() => faqs.id, { onDelete: 'set null' }),
+    resolvedBy: uuid().references(() => users.id, { onDelete: 'set null' }),
+    resolvedAt: tstz('resolved_at'),
+    lastSeenAt: tstz('last_seen_at').notNull().defaultNow(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('unresolved_searches_open_key')
+      .on(sql`coalesce(${t.batchId}, '00000000-0000-0000-0000-000000000000'::uuid)`, t.normalizedQuery)
+      .where(sql`${t.status} = 'open'`),
+    index('unresolved_searches_status_idx').on(t.status, t.lastSeenAt),
+  ],
+);
