@@ -1,0 +1,38 @@
+import { createTestContext, createUser, type CreatedUser, type TestContext, type TestContextOptions } from '@cfaq/testkit';
+import type { Role } from '@cfaq/core';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../src/app.js';
+
+export interface TestApp extends TestContext {
+  app: FastifyInstance;
+  /** Creates a user of the role and returns it with a Bearer header for `inject`. */
+  signIn(role?: Role, opts?: Parameters<typeof createUser>[1]): Promise<CreatedUser & { headers: { authorization: string } }>;
+}
+
+/** The real app over a database of this file's own. */
+export async function createTestApp(opts: TestContextOptions = {}): Promise<TestApp> {
+  const t = await createTestContext(opts);
+  const app = await buildApp({ ctx: t.ctx, logger: false });
+  await app.ready();
+  return {
+    ...t,
+    app,
+    async signIn(role: Role = 'user', userOpts = {}) {
+      const user = await createUser(t.ctx, { ...userOpts, role });
+      return { ...user, headers: { authorization: `Bearer ${app.issueAccessToken(user.id)}` } };
+    },
+    async close() {
+      await app.close();
+      await t.close();
+    },
+  };
+}
+
+/** Asserts an RFC 9457 problem response and returns its body. */
+export function expectProblem(res: { statusCode: number; headers: Record<string, unknown>; json(): unknown }, status: number, code?: string) {
+  const body = res.json() as { status: number; code: string; detail: string; errors?: { path: string; message: string }[] };
+  if (res.statusCode !== status || !String(res.headers['content-type']).startsWith('application/problem+json') || (code && body.code !== code)) {
+    throw new Error(`expected problem ${status}${code ? ` ${code}` : ''}, got ${res.statusCode} ${JSON.stringify(body)}`);
+  }
+  return body;
+}

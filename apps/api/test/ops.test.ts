@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, expectProblem, type TestApp } from './helpers.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => {
+  await t.close();
+});
+
+describe('operational routes', () => {
+  it('GET /api/health answers ok with a database check', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/api/health' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ status: 'ok', database: 'ok' });
+    expect(res.headers['x-request-id']).toBeTruthy();
+  });
+
+  it('echoes a well-formed x-request-id', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/api/health', headers: { 'x-request-id': 'abc-123' } });
+    expect(res.headers['x-request-id']).toBe('abc-123');
+  });
+
+  it('GET /api/metrics serves Prometheus text with the HTTP histogram by route template', async () => {
+    await t.app.inject({ method: 'GET', url: '/api/health' });
+    const res = await t.app.inject({ method: 'GET', url: '/api/metrics' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toContain('text/plain');
+    expect(res.body).toContain('process_cpu_user_seconds_total');
+    expect(res.body).toMatch(/http_request_duration_seconds_bucket\{[^}]*route="\/api\/health"[^}]*status_code="200"/);
+  });
+
+  it('GET /api/warm warms the embedder', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/api/warm' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ model: expect.any(String), ms: expect.any(Number) });
+  });
+
+  it('POST /api/log accepts one entry or a batch', async () => {
+    const one = await t.app.inject({ method: 'POST', url: '/api/log', payload: { level: 'error', message: 'boom', url: '/x' } });
+    expect(one.statusCode).toBe(202);
+    expect(one.json()).toEqual({ accepted: 1 });
+    const many = await t.app.inject({
+      method: 'POST',
+      url: '/api/log',
+      payload: { entries: [{ level: 'info', message: 'a' }, { level: 'warn', message: 'b' }] },
+    });
+    expect(many.json()).toEqual({ accepted: 2 });
+  });
+
+  it('POST /api/log rejects a bad level naming the field', async () => {
+    const res = await t.app.inject({ method: 'POST', url: '/api/log', payload: { level: 'loud', message: 'x' } });
+    const body = expectProblem(res, 400, 'VALIDATION_FAILED');
+    expect(body.errors?.some((e) => e.path.startsWith('body'))).toBe(true);
+  });
+
+  it('POST /api/log refuses an oversized body with 413', async () => {
+    const res = await t.app.inject({ method: 'POST', url: '/api/log', payload: { level: 'info', message: 'x'.repeat(20_000) } });
+    expectProblem(res, 413, 'PAYLOAD_TOO_LARGE');
+  });
+
+  it('POST /api/log refuses a non-JSON body with 415', async () => {
+    const res = await t.app.inject({ method: 'POST', url: '/api/log', headers: { 'content-type': 'text/csv' }, payload: 'a,b' });
+    expectProblem(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('malformed JSON is a 400 problem, not a 500', async () => {
+    const res = await t.app.inject({ method: 'POST', url: '/api/log', headers: { 'content-type': 'application/json' }, payload: '{"level":' });
+    expectProblem(res, 400);
+  });
+
+  it('unknown routes answer a 404 problem', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/api/does-not-exist' });
+    const body = expectProblem(res, 404, 'ROUTE_NOT_FOUND');
+    expect(body).toMatchObject({ type: expect.stringContaining('route-not-found'), title: 'Not Found', status: 404 });
+  });
+
+  it('serves the OpenAPI document and UI under /api/docs', async () => {
+    const json = await t.app.inject({ method: 'GET', url: '/api/docs/json' });
+    expect(json.statusCode).toBe(200);
+    const doc = json.json() as { openapi: string; paths: Record<string, unknown> };
+    expect(doc.openapi).toMatch(/^3\./);
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/health', '/api/metrics', '/api/warm', '/api/log']));
+    const ui = await t.app.inject({ method: 'GET', url: '/api/docs' });
+    expect([200, 302]).toContain(ui.statusCode);
+  });
+});

@@ -1,0 +1,3 @@
+import { project } from '../../vitest.shared.js';
+
+export default project('api');
