@@ -1,5 +1,5 @@
-import { createTestContext, createUser, type CreatedUser, type TestContext, type TestContextOptions } from '@cfaq/testkit';
 import type { Role } from '@cfaq/core';
+import { type CreatedUser, createTestContext, createUser, type TestContext, type TestContextOptions } from '@cfaq/testkit';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 
@@ -29,9 +29,17 @@ export async function createTestApp(opts: TestContextOptions = {}): Promise<Test
 }
 
 /** Asserts an RFC 9457 problem response and returns its body. */
-export function expectProblem(res: { statusCode: number; headers: Record<string, unknown>; json(): unknown }, status: number, code?: string) {
+export function expectProblem(
+  res: { statusCode: number; headers: Record<string, unknown>; json(): unknown },
+  status: number,
+  code?: string,
+) {
   const body = res.json() as { status: number; code: string; detail: string; errors?: { path: string; message: string }[] };
-  if (res.statusCode !== status || !String(res.headers['content-type']).startsWith('application/problem+json') || (code && body.code !== code)) {
+  if (
+    res.statusCode !== status ||
+    !String(res.headers['content-type']).startsWith('application/problem+json') ||
+    (code && body.code !== code)
+  ) {
     throw new Error(`expected problem ${status}${code ? ` ${code}` : ''}, got ${res.statusCode} ${JSON.stringify(body)}`);
   }
   return body;

@@ -44,7 +44,12 @@ describe('operational routes', () => {
     const many = await t.app.inject({
       method: 'POST',
       url: '/api/log',
-      payload: { entries: [{ level: 'info', message: 'a' }, { level: 'warn', message: 'b' }] },
+      payload: {
+        entries: [
+          { level: 'info', message: 'a' },
+          { level: 'warn', message: 'b' },
+        ],
+      },
     });
     expect(many.json()).toEqual({ accepted: 2 });
   });
@@ -66,7 +71,12 @@ describe('operational routes', () => {
   });
 
   it('malformed JSON is a 400 problem, not a 500', async () => {
-    const res = await t.app.inject({ method: 'POST', url: '/api/log', headers: { 'content-type': 'application/json' }, payload: '{"level":' });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/log',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"level":',
+    });
     expectProblem(res, 400);
   });
 

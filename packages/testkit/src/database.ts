@@ -43,7 +43,9 @@ export function withDatabase(url: string, database: string): string {
 /** The template's name carries a hash of the migrations, so a changed migration builds a new one. */
 export function templateName(folder = MIGRATIONS_FOLDER): string {
   const hash = createHash('sha256');
-  for (const file of readdirSync(folder).filter((f) => f.endsWith('.sql')).sort()) {
+  for (const file of readdirSync(folder)
+    .filter((f) => f.endsWith('.sql'))
+    .sort()) {
     hash.update(file).update(readFileSync(join(folder, file)));
   }
   return `cfaq_tpl_${hash.digest('hex').slice(0, 12)}`;
@@ -77,7 +79,11 @@ export async function ensureTemplate(serverUrl: string): Promise<string> {
 }
 
 /** A fresh database cloned from the template: each test file gets its own, so files run in parallel. */
-export async function cloneDatabase(serverUrl: string, template: string, prefix: string): Promise<{ url: string; drop: () => Promise<void> }> {
+export async function cloneDatabase(
+  serverUrl: string,
+  template: string,
+  prefix: string,
+): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `${prefix}_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();

@@ -1,6 +1,6 @@
-import { hashPassword, type CoreContext, type Role } from '@cfaq/core';
-import { users } from '@cfaq/db/schema/index';
 import { randomBytes } from 'node:crypto';
+import { type CoreContext, hashPassword, type Role } from '@cfaq/core';
+import { users } from '@cfaq/db/schema/index';
 
 export interface CreatedUser {
   id: string;

@@ -1,2 +1,3 @@
 export * from './embedder.js';
+export * from './job.js';
 export * from './local-embedder.js';
