@@ -2,3 +2,4 @@ export * from './config.js';
 export * from './context.js';
 export * from './database.js';
 export * from './factories.js';
+export * from './process.js';

@@ -88,7 +88,9 @@ export const ConfigSchema = T.Object({
     minimum: 0,
     description: 'no new attempt on a post within this many hours of the last',
   }),
-  AUTO_ANSWER_PROVIDER: T.Optional(Provider),
+  AUTO_ANSWER_PROVIDER: T.Optional(
+    T.Union(Provider.anyOf, { description: 'openai, anthropic, gemini or ollama; auto-detected from configured keys when unset' }),
+  ),
   AUTO_ANSWER_MODEL: Str('model name; provider default when unset'),
   AUTO_ANSWER_SENSITIVE_TOPICS: T.String({
     default:
@@ -100,7 +102,9 @@ export const ConfigSchema = T.Object({
   FAQ_AUDIT_BATCH_SIZE: Int(20, 1, 1000, 'FAQs per run'),
   FAQ_AUDIT_FLAG_THRESHOLD: Ratio(0.65, 'score below this flags'),
   FAQ_AUDIT_INTERVAL_HOURS: T.Number({ default: 6, exclusiveMinimum: 0, description: 'scheduler interval' }),
-  FAQ_AUDIT_PROVIDER: T.Optional(Provider),
+  FAQ_AUDIT_PROVIDER: T.Optional(
+    T.Union(Provider.anyOf, { description: 'openai, anthropic, gemini or ollama; auto-detected from configured keys when unset' }),
+  ),
   FAQ_AUDIT_MODEL: Str('model name; provider default when unset'),
   FAQ_AUDIT_MIN_CONFIDENCE: Ratio(0.35, 'AI confidence below this gives verdict skipped (no flag)'),
   FAQ_AUDIT_STALE_DAYS: Int(180, 1, 3650, 'an FAQ older than this, never verified and without knowledge context is stale'),

@@ -1,0 +1,71 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cloneDatabase, spawnEntry, TEST_ENV } from '@cfaq/testkit';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+
+let db: { url: string; drop: () => Promise<void> };
+beforeAll(async () => {
+  db = await cloneDatabase(inject('dbServerUrl'), inject('dbTemplate'), inject('dbPrefix'));
+});
+afterAll(async () => {
+  await db.drop();
+});
+
+const listening = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/;
+
+describe('API process', () => {
+  it('serves /api/health against PostgreSQL and stops cleanly on SIGTERM within 10 s', async () => {
+    const p = spawnEntry('apps/api/src/main.ts', { ...TEST_ENV, LOG_LEVEL: 'info', DATABASE_URL: db.url, PORT: '0', HOST: '127.0.0.1' });
+    try {
+      const [, port] = await p.waitFor(listening);
+      const res = await fetch(`http://127.0.0.1:${port}/api/health`);
+      expect(res.status).toBe(200);
+      const { code, ms } = await p.stop('SIGTERM');
+      expect(code).toBe(0);
+      expect(ms).toBeLessThan(10_000);
+    } finally {
+      if (p.child.exitCode === null) p.child.kill('SIGKILL');
+    }
+  });
+
+  it('exits non-zero naming a bad setting', async () => {
+    const p = spawnEntry('apps/api/src/main.ts', { ...TEST_ENV, DATABASE_URL: db.url, PORT: 'eighty' });
+    const code = await new Promise<number | null>((resolve) => p.child.on('exit', (c) => resolve(c)));
+    expect(code).not.toBe(0);
+    expect(p.output()).toContain('PORT');
+  });
+});
+
+describe('embedded mode (the README main command)', () => {
+  it('boots API and worker on PGlite with no DATABASE_URL, creates the admin, answers health, stops on SIGTERM', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'cfaq-embedded-'));
+    const env: Record<string, string> = { NODE_ENV: 'development', LOG_LEVEL: 'info', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' };
+    const p = spawnEntry('scripts/start.ts', env);
+    try {
+      const [, port] = await p.waitFor(listening, 60_000);
+      expect(p.output()).toMatch(/worker started/);
+      // No ADMIN_PASSWORD: one is generated and shown once.
+      expect(p.output()).toMatch(/Initial admin created: admin@localhost \/ \S{16,}/);
+      const res = await fetch(`http://127.0.0.1:${port}/api/health`);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({ database: 'ok' });
+      const { code, ms } = await p.stop('SIGTERM');
+      expect(code).toBe(0);
+      expect(ms).toBeLessThan(10_000);
+
+      // A second start reuses the data: no new admin password, same database.
+      const again = spawnEntry('scripts/start.ts', env);
+      try {
+        await again.waitFor(listening, 60_000);
+        expect(again.output()).not.toMatch(/Initial admin created/);
+        expect((await again.stop('SIGTERM')).code).toBe(0);
+      } finally {
+        if (again.child.exitCode === null) again.child.kill('SIGKILL');
+      }
+    } finally {
+      if (p.child.exitCode === null) p.child.kill('SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 150_000);
+});

@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, ConfigSchema, loadConfig } from '../src/config/index.js';
+
+const key = 'ab'.repeat(32);
+
+describe('loadConfig', () => {
+  it("applies the spec's defaults", () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      AUTO_ANSWER_APPROVE_THRESHOLD: 0.85,
+      AUTO_ANSWER_SUGGEST_THRESHOLD: 0.6,
+      AUTO_ANSWER_BATCH_SIZE: 20,
+      AUTO_ANSWER_MIN_POST_AGE_HOURS: 2,
+      AUTO_ANSWER_INTERVAL_HOURS: 24,
+      FAQ_AUDIT_BATCH_SIZE: 20,
+      FAQ_AUDIT_FLAG_THRESHOLD: 0.65,
+      FAQ_AUDIT_INTERVAL_HOURS: 6,
+      FAQ_VERIFY_THRESHOLD: 3,
+      FAQ_ESCALATION_DAYS: 3,
+      FAQ_SEASONAL_DAYS: 15,
+      FAQ_VOLATILE_DAYS: 4,
+      FAQ_FRESHNESS_CRON_SCHEDULE: '0 6 * * *',
+      PIPELINE_RESULT_TTL_DAYS: 30,
+      UNANSWERED_ESCALATION_CHECK_MINUTES: 60,
+      UNANSWERED_ESCALATION_DAYS: 16,
+      SEARCH_CACHE_MAX: 500,
+      SEARCH_CACHE_TTL_SECONDS: 3600,
+      SEARCH_SUGGEST_RATE_LIMIT: 30,
+      SEARCH_LOG_RETENTION_DAYS: 90,
+      PORT: 3000,
+      NODE_ENV: 'development',
+    });
+    expect(c.DATABASE_URL).toBeUndefined();
+  });
+
+  it('converts numbers and booleans from strings', () => {
+    const c = loadConfig({ PORT: '8080', MIGRATE_ON_START: 'false', AUTO_ANSWER_APPROVE_THRESHOLD: '0.9' });
+    expect(c.PORT).toBe(8080);
+    expect(c.MIGRATE_ON_START).toBe(false);
+    expect(c.AUTO_ANSWER_APPROVE_THRESHOLD).toBe(0.9);
+  });
+
+  it('treats empty strings as unset', () => {
+    expect(loadConfig({ PORT: '', DATABASE_URL: '  ' }).PORT).toBe(3000);
+  });
+
+  it.each([
+    ['PORT', 'eighty'],
+    ['PORT', '70000'],
+    ['AUTO_ANSWER_APPROVE_THRESHOLD', '1.5'],
+    ['FAQ_VERIFY_THRESHOLD', '0'],
+    ['LOG_LEVEL', 'loud'],
+    ['NODE_ENV', 'staging'],
+    ['AUTO_ANSWER_PROVIDER', 'mistral'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['JWT_SECRET', 'short'],
+    ['ENCRYPTION_KEY', 'abcd'],
+    ['CONF_TOPIC_BLACKLIST', 'ok,(unclosed'],
+    ['FAQ_FRESHNESS_CRON_SCHEDULE', 'every day'],
+  ])('a bad %s stops with an error naming it', (setting, value) => {
+    let caught: unknown;
+    try {
+      loadConfig({ [setting]: value });
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    expect((caught as ConfigError).setting).toBe(setting);
+    expect((caught as Error).message).toContain(setting);
+  });
+
+  it('never echoes a secret value in the error', () => {
+    expect(() => loadConfig({ JWT_SECRET: 'short' })).toThrow(/JWT_SECRET/);
+    try {
+      loadConfig({ ENCRYPTION_KEY: 'not-a-valid-key-value' });
+    } catch (err) {
+      expect((err as Error).message).not.toContain('not-a-valid-key-value');
+    }
+  });
+
+  it('requires JWT_SECRET and ENCRYPTION_KEY in production', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production', ENCRYPTION_KEY: key })).toThrow(/JWT_SECRET/);
+    expect(() => loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(40) })).toThrow(/ENCRYPTION_KEY/);
+    expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(40), ENCRYPTION_KEY: key }).NODE_ENV).toBe('production');
+  });
+
+  it('accepts a base64 encryption key of 32 bytes', () => {
+    expect(() => loadConfig({ ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') })).not.toThrow();
+  });
+
+  it('refuses a suggest threshold above the approve threshold', () => {
+    expect(() => loadConfig({ AUTO_ANSWER_SUGGEST_THRESHOLD: '0.9' })).toThrow(/AUTO_ANSWER_SUGGEST_THRESHOLD/);
+  });
+
+  it('documents every setting in the schema', () => {
+    for (const [name, schema] of Object.entries(ConfigSchema.properties)) {
+      expect((schema as { description?: string }).description, name).toBeTruthy();
+    }
+  });
+});

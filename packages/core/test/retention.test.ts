@@ -1,0 +1,70 @@
+import { batches, confOauthStates, pipelineResults, refreshTokens, searchLogs } from '@cfaq/db/schema/index';
+import { createTestContext, createUser, type TestContext } from '@cfaq/testkit';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runRetention } from '../src/retention/run.js';
+import { fixedClock } from '../src/runtime/clock.js';
+
+const NOW = new Date('2026-06-01T12:00:00Z');
+const daysAgo = (d: number) => new Date(NOW.getTime() - d * 86_400_000);
+let t: TestContext;
+
+beforeAll(async () => {
+  t = await createTestContext({ clock: fixedClock(NOW) });
+});
+afterAll(async () => {
+  await t.close();
+});
+
+describe('retention job', () => {
+  it('deletes what has outlived its retention and keeps the rest', async () => {
+    const { db } = t.ctx;
+    const [batch] = await db.select().from(batches).where(eq(batches.isDefault, true));
+    const result = (title: string, checkedAt: Date) => ({
+      pipeline: 'faq_audit' as const,
+      targetModel: 'FAQ' as const,
+      targetId: '00000000-0000-4000-8000-000000000001',
+      targetTitle: title,
+      verdict: 'correct' as const,
+      flagged: false,
+      checkedAt,
+    });
+    await db.insert(pipelineResults).values([result('old', daysAgo(31)), result('fresh', daysAgo(29))]);
+    const log = (query: string, createdAt: Date) => ({ query, normalizedQuery: query, resultCount: 0, batchId: batch?.id, createdAt });
+    await db.insert(searchLogs).values([log('old', daysAgo(91)), log('fresh', daysAgo(89))]);
+    const user = await createUser(t.ctx);
+    const token = (hash: string, expiresAt: Date) => ({ userId: user.id, familyId: user.id, tokenHash: hash, expiresAt });
+    await db.insert(refreshTokens).values([token('expired', daysAgo(1)), token('live', daysAgo(-5))]);
+    await db.insert(confOauthStates).values([
+      { userId: user.id, nonce: 'expired', expiresAt: daysAgo(0.01) },
+      { userId: user.id, nonce: 'live', expiresAt: daysAgo(-0.005) },
+    ]);
+
+    const counts = await runRetention(t.ctx);
+    expect(counts).toEqual({ pipelineResults: 1, searchLogs: 1, refreshTokens: 1, oauthStates: 1 });
+    expect((await db.select().from(pipelineResults)).map((r) => r.targetTitle)).toEqual(['fresh']);
+    expect((await db.select().from(searchLogs)).map((r) => r.query)).toEqual(['fresh']);
+    expect((await db.select().from(refreshTokens)).map((r) => r.tokenHash)).toEqual(['live']);
+    expect((await db.select().from(confOauthStates)).map((r) => r.nonce)).toEqual(['live']);
+
+    expect(await runRetention(t.ctx)).toEqual({ pipelineResults: 0, searchLogs: 0, refreshTokens: 0, oauthStates: 0 });
+  });
+
+  it('honours PIPELINE_RESULT_TTL_DAYS', async () => {
+    const short = await createTestContext({ clock: fixedClock(NOW), env: { PIPELINE_RESULT_TTL_DAYS: '7' } });
+    try {
+      await short.ctx.db.insert(pipelineResults).values({
+        pipeline: 'auto_answer',
+        targetModel: 'CommunityPost',
+        targetId: '00000000-0000-4000-8000-000000000002',
+        targetTitle: 'eight days',
+        verdict: 'suggested',
+        flagged: true,
+        checkedAt: daysAgo(8),
+      });
+      expect((await runRetention(short.ctx)).pipelineResults).toBe(1);
+    } finally {
+      await short.close();
+    }
+  });
+});

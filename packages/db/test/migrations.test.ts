@@ -1,0 +1,230 @@
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cloneDatabase } from '@cfaq/testkit';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createPool } from '../src/client.js';
+import { MIGRATIONS_FOLDER, runMigrations } from '../src/migrate.js';
+
+const TABLES = [
+  'users',
+  'refresh_tokens',
+  'recovery_codes',
+  'conf_oauth_states',
+  'batches',
+  'program_settings',
+  'categories',
+  'faqs',
+  'faq_revisions',
+  'faq_feedback',
+  'faq_reports',
+  'fresh_review_votes',
+  'fresh_review_logs',
+  'community_posts',
+  'comments',
+  'post_votes',
+  'comment_votes',
+  'pipeline_results',
+  'conf_meetings',
+  'conf_insights',
+  'transcript_knowledge',
+  'document_insights',
+  'notifications',
+  'notification_settings',
+  'tea_notifications',
+  'tea_notification_reads',
+  'reputation_logs',
+  'badges',
+  'support_requests',
+  'search_logs',
+  'unresolved_searches',
+  'ai_configs',
+  'admin_logs',
+  'moderation_logs',
+  'ai_questions',
+];
+
+/** The spec's program-scoped models: batchId present, indexed, backfilled to the default program. */
+const SCOPED = [
+  'community_posts',
+  'conf_meetings',
+  'document_insights',
+  'transcript_knowledge',
+  'badges',
+  'reputation_logs',
+  'search_logs',
+  'unresolved_searches',
+  'notifications',
+  'tea_notifications',
+  'support_requests',
+  'ai_questions',
+];
+
+// An empty database per file, migrated by the code under test (not cloned from the template).
+async function emptyDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const server = inject('dbServerUrl');
+  const admin = new pg.Client({ connectionString: server });
+  await admin.connect();
+  const name = `${inject('dbPrefix')}_empty_${Math.random().toString(16).slice(2, 8)}`;
+  await admin.query(`create database "${name}"`);
+  await admin.end();
+  const u = new URL(server);
+  u.pathname = `/${name}`;
+  return {
+    url: u.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: server });
+      await c.connect();
+      await c.query(`drop database if exists "${name}" with (force)`);
+      await c.end();
+    },
+  };
+}
+
+let db: { url: string; drop: () => Promise<void> };
+let pool: pg.Pool;
+
+beforeAll(async () => {
+  db = await emptyDatabase();
+  pool = createPool({ connectionString: db.url, max: 3 });
+  await runMigrations(pool);
+});
+afterAll(async () => {
+  await pool.end();
+  await db.drop();
+});
+
+const q = async <T extends pg.QueryResultRow>(sql: string, params: unknown[] = []) => (await pool.query<T>(sql, params)).rows;
+
+describe('migrations', () => {
+  it('create every table the spec names', async () => {
+    const rows = await q<{ tablename: string }>("select tablename from pg_tables where schemaname = 'public'");
+    expect(rows.map((r) => r.tablename).sort()).toEqual([...TABLES].sort());
+  });
+
+  it('install pgvector and give four tables vector(768) with an HNSW cosine index', async () => {
+    expect(await q("select 1 from pg_extension where extname = 'vector'")).toHaveLength(1);
+    const cols = await q<{ table_name: string; type: string }>(
+      `select c.relname as table_name, format_type(a.atttypid, a.atttypmod) as type
+         from pg_attribute a join pg_class c on c.oid = a.attrelid
+        where a.attname = 'embedding' and c.relkind = 'r' order by 1`,
+    );
+    expect(cols).toEqual(
+      ['community_posts', 'document_insights', 'faqs', 'transcript_knowledge'].map((t) => ({ table_name: t, type: 'vector(768)' })),
+    );
+    const hnsw = await q<{ tablename: string; indexdef: string }>(
+      "select tablename, indexdef from pg_indexes where indexdef like '%USING hnsw%'",
+    );
+    expect(hnsw).toHaveLength(4);
+    for (const idx of hnsw) expect(idx.indexdef).toContain('vector_cosine_ops');
+  });
+
+  it('give the same four tables a generated tsvector with a GIN index', async () => {
+    const generated = await q<{ table_name: string }>(
+      "select table_name from information_schema.columns where column_name = 'search_vector' and is_generated = 'ALWAYS' order by 1",
+    );
+    expect(generated.map((r) => r.table_name)).toEqual(['community_posts', 'document_insights', 'faqs', 'transcript_knowledge']);
+    const gin = await q("select 1 from pg_indexes where indexdef like '%USING gin (search_vector)%'");
+    expect(gin).toHaveLength(4);
+  });
+
+  it("create the spec's named indexes", async () => {
+    const defs = (await q<{ indexdef: string }>("select indexdef from pg_indexes where schemaname = 'public'")).map((r) => r.indexdef);
+    const has = (re: RegExp) =>
+      expect(
+        defs.some((d) => re.test(d)),
+        re.source,
+      ).toBe(true);
+    has(/ON public\.pipeline_results USING btree \(pipeline, flagged, checked_at\)/);
+    has(/ON public\.pipeline_results USING btree \(target_id, pipeline\)/);
+    has(/ON public\.pipeline_results USING btree \(checked_at\)/);
+    has(/UNIQUE INDEX fresh_review_votes_faq_cycle_voter_key ON public\.fresh_review_votes USING btree \(faq_id, cycle, voter_id\)/);
+    has(/UNIQUE INDEX conf_meetings_conf_meeting_id_key ON public\.conf_meetings USING btree \(conf_meeting_id\)/);
+    has(/UNIQUE INDEX users_email_key/);
+    has(/UNIQUE INDEX batches_one_default_key .* WHERE is_default/);
+  });
+
+  it('make every program-scoped model carry an indexed batch_id', async () => {
+    for (const table of [...SCOPED, 'faqs', 'categories']) {
+      const col = await q('select 1 from information_schema.columns where table_name = $1 and column_name = $2', [table, 'batch_id']);
+      expect(col, table).toHaveLength(1);
+      const idx = await q<{ indexdef: string }>('select indexdef from pg_indexes where tablename = $1', [table]);
+      expect(
+        idx.some((i) => /\(batch_id/.test(i.indexdef) || /coalesce\(batch_id/.test(i.indexdef)),
+        `${table} has an index leading with batch_id`,
+      ).toBe(true);
+    }
+  });
+
+  it("use Postgres enums with the spec's values", async () => {
+    const values = async (type: string) =>
+      (await q<{ v: string }>('select unnest(enum_range(null::' + type + '))::text as v')).map((r) => r.v);
+    expect(await values('faq_review_status')).toEqual(['approved', 'pending_review', 'draft', 'verified', 'update_requested']);
+    expect(await values('freshness_tier')).toEqual(['evergreen', 'seasonal', 'volatile']);
+    expect(await values('escalation_status')).toEqual(['none', 'escalated', 'resolved', 'dismissed']);
+    expect(await values('fresh_review_verdict')).toEqual(['still_accurate', 'needs_update']);
+    expect(await values('user_role')).toEqual(['user', 'moderator', 'admin']);
+    expect(await values('pipeline_verdict')).toEqual(
+      expect.arrayContaining(['approved', 'suggested', 'escalated', 'correct', 'drift_detected', 'contradiction', 'stale']),
+    );
+  });
+
+  it('create exactly one default program', async () => {
+    expect(await q('select slug from batches where is_default')).toEqual([{ slug: 'default' }]);
+    await expect(pool.query("insert into batches (name, slug, is_default) values ('B', 'b', true)")).rejects.toThrow(
+      /batches_one_default_key/,
+    );
+  });
+
+  it('change nothing when run a second time', async () => {
+    const before = await q('select id, hash from drizzle.__drizzle_migrations order by id');
+    await runMigrations(pool);
+    expect(await q('select id, hash from drizzle.__drizzle_migrations order by id')).toEqual(before);
+    expect(await q('select count(*)::int as n from batches')).toEqual([{ n: 1 }]);
+  });
+});
+
+describe('default program migration', () => {
+  it('backfills existing program-scoped rows to the default program', async () => {
+    // A database migrated only up to the schema, holding rows without a program, then brought up to date.
+    const partial = mkdtempSync(join(tmpdir(), 'cfaq-mig-'));
+    const target = await emptyDatabase();
+    const p = createPool({ connectionString: target.url, max: 2 });
+    try {
+      cpSync(MIGRATIONS_FOLDER, partial, { recursive: true });
+      const journalPath = join(partial, 'meta', '_journal.json');
+      const journal = JSON.parse(readFileSync(journalPath, 'utf8')) as { entries: { tag: string }[] };
+      const upTo = journal.entries.findIndex((e) => e.tag.endsWith('_schema'));
+      journal.entries = journal.entries.slice(0, upTo + 1);
+      writeFileSync(journalPath, JSON.stringify(journal));
+      await runMigrations(p, partial);
+      expect((await p.query('select count(*)::int as n from batches')).rows[0].n).toBe(0);
+      const user = await p.query("insert into users (email, name, password_hash) values ('a@b.c', 'A', 'x') returning id");
+      await p.query("insert into community_posts (title, body, author_id) values ('t', 'b', $1)", [user.rows[0].id]);
+      await p.query("insert into search_logs (query, normalized_query, result_count) values ('q', 'q', 0)");
+
+      await runMigrations(p);
+      const def = (await p.query('select id from batches where is_default')).rows[0].id;
+      expect((await p.query('select batch_id from community_posts')).rows).toEqual([{ batch_id: def }]);
+      expect((await p.query('select batch_id from search_logs')).rows).toEqual([{ batch_id: def }]);
+    } finally {
+      await p.end();
+      await target.drop();
+      rmSync(partial, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('template clone', () => {
+  it('gives a test file a migrated database of its own', async () => {
+    const c = await cloneDatabase(inject('dbServerUrl'), inject('dbTemplate'), inject('dbPrefix'));
+    const p = createPool({ connectionString: c.url, max: 1 });
+    try {
+      expect((await p.query('select count(*)::int as n from batches where is_default')).rows[0].n).toBe(1);
+    } finally {
+      await p.end();
+      await c.drop();
+    }
+  });
+});

@@ -1,0 +1,62 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+export interface Spawned {
+  child: ChildProcess;
+  output(): string;
+  /** Resolves with the first output line matching, or rejects after the timeout. */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  /** Sends the signal and resolves with the exit code and how long the exit took. */
+  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; ms: number }>;
+}
+
+/** Runs a TypeScript entry file of this repository as its own process, the way npm scripts do. */
+export function spawnEntry(file: string, env: Record<string, string>): Spawned {
+  const child = spawn(process.execPath, ['--import', 'tsx', file], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const waiters: { pattern: RegExp; resolve: (m: RegExpMatchArray) => void }[] = [];
+  const onData = (chunk: Buffer) => {
+    out += chunk.toString();
+    for (const w of [...waiters]) {
+      const m = out.match(w.pattern);
+      if (m) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(m);
+      }
+    }
+  };
+  child.stdout?.on('data', onData);
+  child.stderr?.on('data', onData);
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return {
+    child,
+    output: () => out,
+    waitFor(pattern, timeoutMs = 60_000) {
+      const m = out.match(pattern);
+      if (m) return Promise.resolve(m);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`timed out waiting for ${pattern}; output:\n${out.slice(-3000)}`)), timeoutMs);
+        exited.then((code) => reject(new Error(`process exited (${code}) before ${pattern}; output:\n${out.slice(-3000)}`)));
+        waiters.push({
+          pattern,
+          resolve: (mm) => {
+            clearTimeout(timer);
+            resolve(mm);
+          },
+        });
+      });
+    },
+    async stop(signal = 'SIGTERM') {
+      const started = Date.now();
+      if (child.exitCode === null) child.kill(signal);
+      const code = await exited;
+      return { code, ms: Date.now() - started };
+    },
+  };
+}
