@@ -16,7 +16,8 @@ export const ConfigSchema = T.Object({
   // Runtime
   NODE_ENV: T.Union([T.Literal('development'), T.Literal('production'), T.Literal('test')], {
     default: 'development',
-    description: 'development, production or test; production makes JWT_SECRET, ENCRYPTION_KEY and CONF_WEBHOOK_SECRET_TOKEN mandatory',
+    description:
+      'development, production or test; production makes JWT_SECRET and ENCRYPTION_KEY mandatory and the conf webhook fail closed without CONF_WEBHOOK_SECRET_TOKEN',
   }),
   HOST: T.String({ default: '0.0.0.0', description: 'address the API listens on' }),
   PORT: Int(3000, 0, 65535, 'port the API listens on'),
