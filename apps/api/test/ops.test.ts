@@ -17,6 +17,19 @@ describe('operational routes', () => {
     expect(res.headers['x-request-id']).toBeTruthy();
   });
 
+  it('GET /api/health answers 503 when the database is unreachable', async () => {
+    const down = await createTestApp();
+    await down.ctx.pool.end();
+    try {
+      const res = await down.app.inject({ method: 'GET', url: '/api/health' });
+      expect(res.statusCode).toBe(503);
+      expect(res.json()).toMatchObject({ status: 'degraded', database: 'down' });
+    } finally {
+      await down.app.close();
+      await down.close().catch(() => {});
+    }
+  });
+
   it('echoes a well-formed x-request-id', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/health', headers: { 'x-request-id': 'abc-123' } });
     expect(res.headers['x-request-id']).toBe('abc-123');

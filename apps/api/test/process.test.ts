@@ -37,6 +37,23 @@ describe('API process', () => {
   });
 });
 
+describe('npm start with DATABASE_URL', () => {
+  it('runs API and worker against that PostgreSQL server', async () => {
+    const p = spawnEntry('scripts/start.ts', { ...TEST_ENV, LOG_LEVEL: 'info', DATABASE_URL: db.url, PORT: '0', HOST: '127.0.0.1' });
+    try {
+      const [, port] = await p.waitFor(listening);
+      expect(p.output()).toMatch(/worker started/);
+      expect(p.output()).not.toMatch(/embedded database/);
+      expect((await fetch(`http://127.0.0.1:${port}/api/health`)).status).toBe(200);
+      const { code, ms } = await p.stop('SIGTERM');
+      expect(code).toBe(0);
+      expect(ms).toBeLessThan(10_000);
+    } finally {
+      if (p.child.exitCode === null) p.child.kill('SIGKILL');
+    }
+  });
+});
+
 describe('embedded mode (the README main command)', () => {
   it('boots API and worker on PGlite with no DATABASE_URL, creates the admin, answers health, stops on SIGTERM', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'cfaq-embedded-'));
