@@ -144,6 +144,8 @@ export async function setDefaultProgram(ctx: Ctx, id: string): Promise<ProgramVi
   const target = await liveProgram(ctx, id);
   if (target.archivedAt) throw unprocessable('PROGRAM_ARCHIVED', 'An archived program cannot be the default');
   const row = await ctx.db.transaction(async (tx) => {
+    // Serialises default switches: each statement after the lock sees the previous switch committed.
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext('batches.default'))`);
     await tx
       .update(batches)
       .set({ isDefault: false, updatedAt: ctx.clock.now() })
