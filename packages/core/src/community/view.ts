@@ -48,7 +48,7 @@ export function isoDates<T extends Record<string, unknown>>(row: T): Iso<T> {
 
 export const postMyVote = (actor: Actor | null) =>
   actor
-    ? sql<Vote | null>`(select v.value from ${postVotes} v where v.post_id = ${communityPosts.id} and v.user_id = ${actor.id})`
+    ? sql<Vote | null>`(select v.value from ${postVotes} v where v.post_id = community_posts.id and v.user_id = ${actor.id})`
     : sql<null>`null`;
 
 export const toPostView = ({ myVote, ...row }: PostRow & { myVote: number | null }): PostView => ({
@@ -61,7 +61,7 @@ export function postVisibleTo(actor: Actor | null): SQL {
   const archived = isStaff(actor) ? sql`` : sql` and b.archived_at is null`;
   return and(
     isNull(communityPosts.deletedAt),
-    sql`(${communityPosts.batchId} is null or exists (select 1 from ${batches} b where b.id = ${communityPosts.batchId} and b.deleted_at is null${archived}))`,
+    sql`(community_posts.batch_id is null or exists (select 1 from ${batches} b where b.id = community_posts.batch_id and b.deleted_at is null${archived}))`,
   ) as SQL;
 }
 
@@ -100,7 +100,7 @@ export type CommentView = Iso<CommentRow> & { myVote: Vote | null };
 
 export const commentMyVote = (actor: Actor | null) =>
   actor
-    ? sql<Vote | null>`(select v.value from ${commentVotes} v where v.comment_id = ${comments.id} and v.user_id = ${actor.id})`
+    ? sql<Vote | null>`(select v.value from ${commentVotes} v where v.comment_id = comments.id and v.user_id = ${actor.id})`
     : sql<null>`null`;
 
 export const toCommentView = ({ myVote, ...row }: CommentRow & { myVote: number | null }): CommentView => ({

@@ -275,9 +275,9 @@ export async function reviewQueue(
   const batchId = await resolveProgramId(ctx, q.batchId, { allowArchived: isStaff(actor) });
   const where = and(eq(faqs.batchId, batchId), faqVisibleTo(actor), inArray(faqs.reviewStatus, ['pending_review', 'update_requested']));
   const voteCount = (verdict: ReviewVerdict) =>
-    sql<number>`(select count(*)::int from ${freshReviewVotes} v where v.faq_id = ${faqs.id} and v.cycle = ${faqs.reviewCycle} and v.verdict = ${verdict})`;
+    sql<number>`(select count(*)::int from ${freshReviewVotes} v where v.faq_id = faqs.id and v.cycle = faqs.review_cycle and v.verdict = ${verdict})`;
   const myVote = actor
-    ? sql<ReviewVerdict | null>`(select v.verdict from ${freshReviewVotes} v where v.faq_id = ${faqs.id} and v.cycle = ${faqs.reviewCycle} and v.voter_id = ${actor.id})`
+    ? sql<ReviewVerdict | null>`(select v.verdict from ${freshReviewVotes} v where v.faq_id = faqs.id and v.cycle = faqs.review_cycle and v.voter_id = ${actor.id})`
     : sql<null>`null`;
   const [rows, [total]] = await Promise.all([
     ctx.db

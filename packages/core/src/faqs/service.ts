@@ -24,8 +24,8 @@ type Ctx = Pick<CoreContext, 'db' | 'clock' | 'config' | 'jobs'>;
 /** Who may see a FAQ: staff see every status in any live program; others see public statuses in live, unarchived programs. */
 export function faqVisibleTo(actor: Actor | null): SQL {
   const program = isStaff(actor)
-    ? sql`exists (select 1 from ${batches} b where b.id = ${faqs.batchId} and b.deleted_at is null)`
-    : sql`exists (select 1 from ${batches} b where b.id = ${faqs.batchId} and b.deleted_at is null and b.archived_at is null)`;
+    ? sql`exists (select 1 from ${batches} b where b.id = faqs.batch_id and b.deleted_at is null)`
+    : sql`exists (select 1 from ${batches} b where b.id = faqs.batch_id and b.deleted_at is null and b.archived_at is null)`;
   return isStaff(actor) ? program : (and(program, inArray(faqs.reviewStatus, [...PUBLIC_REVIEW_STATUSES])) as SQL);
 }
 
