@@ -101,7 +101,7 @@ describe('posts', () => {
   });
 
   it('create validates, needs sign-in, 404 for an unknown program', async () => {
-    const post = (payload: object, h?: object) =>
+    const post = (payload: object, h?: Record<string, string>) =>
       t.app.inject({ method: 'POST', url: '/api/community/posts', ...(h ? { headers: h } : {}), payload });
     expectProblem(await post({ title: 'Hi', body: 'x' }, author.headers), 400);
     expectProblem(await post({ title: 'A long enough title', body: 'x', status: 'answered' }, author.headers), 400);
@@ -301,7 +301,7 @@ describe('comments and answers', () => {
 
   it('comment create validates, needs sign-in, 404 on unknown or deleted posts', async () => {
     const post = await newPost();
-    const add = (id: string, payload: object, h?: object) =>
+    const add = (id: string, payload: object, h?: Record<string, string>) =>
       t.app.inject({ method: 'POST', url: `/api/community/posts/${id}/comments`, ...(h ? { headers: h } : {}), payload });
     expectProblem(await add(post.id, { body: '' }, answerer.headers), 400);
     expectProblem(await add(post.id, { body: 'hi' }), 401);
