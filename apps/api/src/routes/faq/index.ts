@@ -5,6 +5,7 @@ import {
   flagFaq,
   getFaq,
   giveFeedback,
+  isStaff,
   listCategories,
   listFaqs,
   reportFaq,
