@@ -66,8 +66,7 @@ export const faqRoutes: RoutePlugin = async (app) => {
         response: { 200: { type: 'array', items: Category }, ...problemResponses(400, 404) },
       },
     },
-    async (request) =>
-      listCategories(ctx, { batchId: request.query.batchId, staff: ['admin', 'moderator'].includes(request.auth?.role ?? '') }),
+    async (request) => listCategories(ctx, { batchId: request.query.batchId, staff: isStaff(actorOf(request)) }),
   );
 
   app.post(
