@@ -416,7 +416,6 @@ describe('convert a post to a FAQ', () => {
       method: 'POST',
       url: `/api/community/posts/${post.id}/convert`,
       headers: moderator.headers,
-      payload: {},
     });
     expect(res.statusCode).toBe(201);
     const body = res.json() as { faq: { id: string }; post: { convertedFaqId: string } };

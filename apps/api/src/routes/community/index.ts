@@ -231,6 +231,10 @@ export const communityRoutes: RoutePlugin = async (app) => {
     '/community/posts/:id/convert',
     {
       config: { access: 'staff' },
+      // The body is optional: no body means "take the answer from the post".
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
       schema: {
         tags,
         summary: 'Convert a post into an approved FAQ',
@@ -239,7 +243,7 @@ export const communityRoutes: RoutePlugin = async (app) => {
         response: { 201: ConvertResult, ...problemResponses(400, 401, 403, 404, 409, 422) },
       },
     },
-    async (request, reply) => reply.status(201).send(await convertPostToFaq(ctx, signedIn(request), request.params.id, request.body ?? {})),
+    async (request, reply) => reply.status(201).send(await convertPostToFaq(ctx, signedIn(request), request.params.id, request.body)),
   );
 
   app.get(
