@@ -1,7 +1,13 @@
 import type { RoutePlugin } from '../lib/types.js';
+import { communityRoutes } from './community/index.js';
+import { faqRoutes } from './faq/index.js';
 import { opsRoutes } from './ops/index.js';
+import { programRoutes } from './programs/index.js';
 
 /** Every route group, mounted under /api. */
 export const apiRoutes: RoutePlugin = async (app) => {
   await app.register(opsRoutes);
+  await app.register(programRoutes);
+  await app.register(faqRoutes);
+  await app.register(communityRoutes);
 };

@@ -2,6 +2,7 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { sql } from 'drizzle-orm';
 import { fromDrizzle, type PgBoss } from 'pg-boss';
+import './formats.js';
 import type { JobDefinition } from './contract.js';
 
 /** Anything drizzle can `execute` on: the db itself or a transaction. */

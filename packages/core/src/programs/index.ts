@@ -1,1 +1,3 @@
+export * from './batches.js';
 export * from './resolve.js';
+export * from './settings.js';

@@ -1,0 +1,211 @@
+import {
+  createFaq,
+  deleteFaq,
+  faqHistory,
+  flagFaq,
+  getFaq,
+  giveFeedback,
+  isStaff,
+  listCategories,
+  listFaqs,
+  reportFaq,
+  suggestFaq,
+  updateFaq,
+  voteReview,
+} from '@cfaq/core';
+import { actorOf, signedIn } from '../../lib/actor.js';
+import { problemResponses } from '../../lib/problem.js';
+import { BatchQuery, IdParams, listOf, PageQuery } from '../../lib/schemas.js';
+import type { RoutePlugin } from '../../lib/types.js';
+import {
+  Category,
+  CreateFaqBody,
+  Faq,
+  FeedbackBody,
+  FeedbackResult,
+  ListFaqsQuery,
+  ReasonBody,
+  Report,
+  Revision,
+  SuggestBody,
+  UpdateFaqBody,
+  VoteBody,
+  VoteResult,
+} from './schemas.js';
+
+const tags = ['faq'];
+
+/** FAQ routes (search, check-match and check-duplicate live with search). */
+export const faqRoutes: RoutePlugin = async (app) => {
+  const { ctx } = app;
+
+  for (const url of ['/faq', '/faq/paginated']) {
+    app.get(
+      url,
+      {
+        config: { access: 'public' },
+        schema: {
+          tags,
+          summary: "A page of the program's FAQs (drafts only for staff)",
+          querystring: ListFaqsQuery,
+          response: { 200: listOf(Faq), ...problemResponses(400, 404) },
+        },
+      },
+      async (request) => listFaqs(ctx, actorOf(request), request.query),
+    );
+  }
+
+  app.get(
+    '/faq/categories',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags,
+        summary: "The program's categories (a default list is seeded for a program without any)",
+        querystring: BatchQuery,
+        response: { 200: { type: 'array', items: Category }, ...problemResponses(400, 404) },
+      },
+    },
+    async (request) => listCategories(ctx, { batchId: request.query.batchId, staff: isStaff(actorOf(request)) }),
+  );
+
+  app.post(
+    '/faq/suggest',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'Suggest a FAQ (enters as draft)',
+        body: SuggestBody,
+        response: { 201: Faq, ...problemResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await suggestFaq(ctx, signedIn(request), request.body)),
+  );
+
+  app.get(
+    '/faq/:id',
+    {
+      config: { access: 'public' },
+      schema: { tags, summary: 'One FAQ (counts a view)', params: IdParams, response: { 200: Faq, ...problemResponses(400, 404) } },
+    },
+    async (request) => getFaq(ctx, actorOf(request), request.params.id),
+  );
+
+  app.post(
+    '/faq',
+    {
+      config: { access: 'staff' },
+      schema: { tags, summary: 'Create a FAQ', body: CreateFaqBody, response: { 201: Faq, ...problemResponses(400, 401, 403, 404) } },
+    },
+    async (request, reply) => reply.status(201).send(await createFaq(ctx, signedIn(request), request.body)),
+  );
+
+  app.put(
+    '/faq/:id',
+    {
+      config: { access: 'staff' },
+      schema: {
+        tags,
+        summary: 'Update a FAQ (keeps a revision)',
+        params: IdParams,
+        body: UpdateFaqBody,
+        response: { 200: Faq, ...problemResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => updateFaq(ctx, signedIn(request), request.params.id, request.body),
+  );
+
+  app.delete(
+    '/faq/:id',
+    {
+      config: { access: 'staff' },
+      schema: {
+        tags,
+        summary: 'Delete a FAQ',
+        params: IdParams,
+        response: { 204: { type: 'null' }, ...problemResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      await deleteFaq(ctx, signedIn(request), request.params.id);
+      return reply.status(204).send();
+    },
+  );
+
+  app.post(
+    '/faq/:id/feedback',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'Helpful or not (one per user; a second call replaces the first)',
+        params: IdParams,
+        body: FeedbackBody,
+        response: { 200: FeedbackResult, ...problemResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => giveFeedback(ctx, signedIn(request), request.params.id, request.body),
+  );
+
+  app.post(
+    '/faq/:id/report',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'Report a FAQ to the review queue',
+        params: IdParams,
+        body: ReasonBody,
+        response: { 201: Report, ...problemResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await reportFaq(ctx, signedIn(request), request.params.id, request.body.reason)),
+  );
+
+  app.get(
+    '/faq/:id/history',
+    {
+      config: { access: 'staff' },
+      schema: {
+        tags,
+        summary: 'Revisions of a FAQ, newest first',
+        params: IdParams,
+        querystring: PageQuery,
+        response: { 200: listOf(Revision), ...problemResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => faqHistory(ctx, signedIn(request), request.params.id, request.query),
+  );
+
+  for (const method of ['POST', 'PATCH'] as const) {
+    app.route({
+      method,
+      url: '/faq/:id/flag',
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'Flag a FAQ for freshness review (any signed-in user, with a reason)',
+        params: IdParams,
+        body: ReasonBody,
+        response: { 200: Faq, ...problemResponses(400, 401, 403, 404, 422) },
+      },
+      handler: async (request) => flagFaq(ctx, signedIn(request), request.params.id, request.body.reason),
+    });
+  }
+
+  app.post(
+    '/faq/:id/vote-review',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'Vote still_accurate or needs_update on a FAQ pending review',
+        params: IdParams,
+        body: VoteBody,
+        response: { 200: VoteResult, ...problemResponses(400, 401, 403, 404, 422) },
+      },
+    },
+    async (request) => voteReview(ctx, signedIn(request), request.params.id, request.body),
+  );
+};

@@ -1,0 +1,215 @@
+import { comments, communityPosts } from '@cfaq/db/schema/index';
+import { and, asc, count, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import type { CoreContext } from '../context.js';
+import { forbidden, unprocessable } from '../errors/index.js';
+import { notify, teaDrop } from '../notifications/index.js';
+import { type Actor, type DbOrTx, isStaff } from '../shared/db.js';
+import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
+import { getPost } from './posts.js';
+import {
+  type CommentView,
+  canManagePost,
+  commentColumns,
+  commentMyVote,
+  type PostRow,
+  type PostView,
+  toCommentView,
+  type Vote,
+  visibleComment,
+  visiblePost,
+} from './view.js';
+import { castVote, type VoteOutcome } from './votes.js';
+
+type Ctx = Pick<CoreContext, 'db' | 'clock'>;
+
+/** The post_answered pair: an in-app notification and a personal tea drop. */
+async function answeredEvent(
+  tx: DbOrTx,
+  userId: string,
+  post: Pick<PostRow, 'id' | 'batchId' | 'title'>,
+  title: string,
+  commentId: string,
+) {
+  const link = `/community/posts/${post.id}`;
+  await notify(tx, {
+    userId,
+    batchId: post.batchId,
+    kind: 'post_answered',
+    title,
+    body: post.title,
+    link,
+    data: { postId: post.id, commentId },
+  });
+  await teaDrop(tx, {
+    userId,
+    batchId: post.batchId,
+    kind: 'post_answered',
+    title,
+    body: post.title,
+    link,
+    refType: 'comment',
+    refId: commentId,
+  });
+}
+
+async function commentById(db: DbOrTx, actor: Actor | null, id: string): Promise<CommentView> {
+  const [row] = await db
+    .select({ ...commentColumns, myVote: commentMyVote(actor) })
+    .from(comments)
+    .where(eq(comments.id, id))
+    .limit(1);
+  return toCommentView(row as Parameters<typeof toCommentView>[0]);
+}
+
+/** A comment on a live post; the post author hears of it (post_answered) unless they wrote it. */
+export async function addComment(ctx: Ctx, actor: Actor, postId: string, body: string): Promise<CommentView> {
+  return ctx.db.transaction(async (tx) => {
+    const post = await visiblePost(tx, actor, postId, { forUpdate: true });
+    if (post.status === 'closed') throw unprocessable('POST_CLOSED', 'The post is closed to new comments');
+    const now = ctx.clock.now();
+    const [row] = await tx
+      .insert(comments)
+      .values({ postId, authorId: actor.id, body, createdAt: now, updatedAt: now })
+      .returning({ id: comments.id });
+    const id = (row as { id: string }).id;
+    await tx
+      .update(communityPosts)
+      .set({ commentCount: sql`${communityPosts.commentCount} + 1` })
+      .where(eq(communityPosts.id, postId));
+    if (post.authorId && post.authorId !== actor.id) await answeredEvent(tx, post.authorId, post, 'Someone answered your post', id);
+    return commentById(tx, actor, id);
+  });
+}
+
+/** Accepted first, then verified, then oldest first. */
+export async function listComments(
+  ctx: Pick<CoreContext, 'db'>,
+  actor: Actor | null,
+  postId: string,
+  q: PageQuery,
+): Promise<Page<CommentView>> {
+  await visiblePost(ctx.db, actor, postId);
+  const w = pageWindow(q);
+  const where = and(eq(comments.postId, postId), isNull(comments.deletedAt));
+  const [rows, [total]] = await Promise.all([
+    ctx.db
+      .select({ ...commentColumns, myVote: commentMyVote(actor) })
+      .from(comments)
+      .where(where)
+      .orderBy(desc(comments.isAccepted), desc(comments.isVerified), asc(comments.createdAt), asc(comments.id))
+      .limit(w.limit)
+      .offset(w.offset),
+    ctx.db.select({ n: count() }).from(comments).where(where),
+  ]);
+  return toPage(rows.map(toCommentView), total?.n ?? 0, w);
+}
+
+export async function voteComment(
+  ctx: Pick<CoreContext, 'db'>,
+  actor: Actor,
+  postId: string,
+  commentId: string,
+  value: Vote,
+): Promise<VoteOutcome> {
+  return ctx.db.transaction(async (tx) => {
+    await visibleComment(tx, actor, postId, commentId);
+    return castVote(tx, 'comment', commentId, actor.id, value);
+  });
+}
+
+/**
+ * "Does not answer": the post author or staff mark (dna = true) or unmark a comment as not
+ * answering the question. An accepted or verified comment cannot be marked (422).
+ */
+export async function setCommentDna(ctx: Ctx, actor: Actor, postId: string, commentId: string, dna: boolean): Promise<CommentView> {
+  const { post, comment } = await visibleComment(ctx.db, actor, postId, commentId);
+  if (!canManagePost(actor, post)) throw forbidden('Only the post author or a moderator can mark answers', 'NOT_POST_OWNER');
+  if (dna && (comment.isAccepted || comment.isVerified))
+    throw unprocessable('COMMENT_IS_ANSWER', 'An accepted or verified comment answers the post');
+  const now = ctx.clock.now();
+  await ctx.db
+    .update(comments)
+    .set(dna ? { dna: true, dnaBy: actor.id, dnaAt: now, updatedAt: now } : { dna: false, dnaBy: null, dnaAt: null, updatedAt: now })
+    .where(eq(comments.id, commentId));
+  return commentById(ctx.db, actor, commentId);
+}
+
+const answeredNow = (now: Date) => ({
+  status: 'answered' as const,
+  answeredAt: sql`coalesce(${communityPosts.answeredAt}, ${now.toISOString()}::timestamptz)`,
+  updatedAt: now,
+});
+
+/** Staff mark a comment as a verified-correct answer: its dna mark goes, an open post becomes answered. */
+export async function verifyComment(ctx: Ctx, actor: Actor, postId: string, commentId: string): Promise<CommentView> {
+  if (!isStaff(actor)) throw forbidden();
+  await visibleComment(ctx.db, actor, postId, commentId);
+  const now = ctx.clock.now();
+  await ctx.db.transaction(async (tx) => {
+    await tx
+      .update(comments)
+      .set({ isVerified: true, verifiedBy: actor.id, verifiedAt: now, dna: false, dnaBy: null, dnaAt: null, updatedAt: now })
+      .where(and(eq(comments.id, commentId), eq(comments.isVerified, false)));
+    await tx
+      .update(communityPosts)
+      .set(answeredNow(now))
+      .where(and(eq(communityPosts.id, postId), inArray(communityPosts.status, ['open', 'pending'])));
+  });
+  return commentById(ctx.db, actor, commentId);
+}
+
+export interface AcceptResult {
+  post: PostView;
+  comment: CommentView;
+}
+
+/**
+ * The post author or staff accept a comment as the answer: the post becomes answered with
+ * acceptedCommentId set (a previously accepted comment is unaccepted), the comment isAccepted, and
+ * its author gets a post_answered notification and tea drop. Accepting the accepted comment again
+ * changes nothing.
+ */
+export async function acceptComment(ctx: Ctx, actor: Actor, postId: string, commentId: string): Promise<AcceptResult> {
+  await ctx.db.transaction(async (tx) => {
+    const post = await visiblePost(tx, actor, postId, { forUpdate: true });
+    if (!canManagePost(actor, post)) throw forbidden('Only the post author or a moderator can accept an answer', 'NOT_POST_OWNER');
+    const { comment } = await visibleComment(tx, actor, postId, commentId);
+    if (post.acceptedCommentId === commentId && comment.isAccepted) return;
+    const now = ctx.clock.now();
+    await tx
+      .update(comments)
+      .set({ isAccepted: false, updatedAt: now })
+      .where(and(eq(comments.postId, postId), eq(comments.isAccepted, true)));
+    await tx
+      .update(comments)
+      .set({ isAccepted: true, dna: false, dnaBy: null, dnaAt: null, updatedAt: now })
+      .where(eq(comments.id, commentId));
+    await tx
+      .update(communityPosts)
+      .set({ ...answeredNow(now), acceptedCommentId: commentId })
+      .where(eq(communityPosts.id, postId));
+    if (comment.authorId && comment.authorId !== actor.id)
+      await answeredEvent(tx, comment.authorId, post, 'Your answer was accepted', commentId);
+  });
+  return { post: await getPost(ctx, actor, postId), comment: await commentById(ctx.db, actor, commentId) };
+}
+
+/**
+ * Unanswered comments, as the escalation check counts them: live comments on the post that the
+ * post author or staff marked "does not answer" (dna) and that are neither accepted nor verified.
+ */
+export async function countUnansweredComments(ctx: Pick<CoreContext, 'db'>, postId: string): Promise<number> {
+  const [row] = await ctx.db
+    .select({ n: count() })
+    .from(comments)
+    .where(
+      and(
+        eq(comments.postId, postId),
+        isNull(comments.deletedAt),
+        eq(comments.dna, true),
+        eq(comments.isAccepted, false),
+        eq(comments.isVerified, false),
+      ),
+    );
+  return row?.n ?? 0;
+}

@@ -1,0 +1,70 @@
+import { comments, communityPosts } from '@cfaq/db/schema/index';
+import { and, desc, eq, isNull, or } from 'drizzle-orm';
+import type { CoreContext } from '../context.js';
+import { conflict, forbidden, unprocessable } from '../errors/index.js';
+import { insertFaq } from '../faqs/service.js';
+import { type FaqView, type FreshnessTier, toFaqView } from '../faqs/view.js';
+import { resolveProgramId } from '../programs/resolve.js';
+import { type Actor, isStaff } from '../shared/db.js';
+import { getPost } from './posts.js';
+import { type PostView, visiblePost } from './view.js';
+
+type Ctx = Pick<CoreContext, 'db' | 'clock' | 'config' | 'jobs'>;
+
+export interface ConvertInput {
+  /** The FAQ's answer; else the accepted comment, else the latest verified comment, else an approved AI answer. */
+  answer?: string | undefined;
+  /** Defaults to the post title. */
+  question?: string | undefined;
+  category?: string | undefined;
+  freshnessTier?: FreshnessTier | undefined;
+}
+
+/**
+ * Staff turn a post into an approved FAQ in the post's program (source community_post, sourceId =
+ * post id) and link it from the post (convertedFaqId). A post converts once (409 after).
+ */
+export async function convertPostToFaq(
+  ctx: Ctx,
+  actor: Actor,
+  postId: string,
+  input: ConvertInput,
+): Promise<{ faq: FaqView; post: PostView }> {
+  if (!isStaff(actor)) throw forbidden();
+  const faq = await ctx.db.transaction(async (tx) => {
+    const post = await visiblePost(tx, actor, postId, { forUpdate: true });
+    if (post.convertedFaqId) throw conflict('POST_ALREADY_CONVERTED', 'This post was already converted to a FAQ');
+    let answer = input.answer;
+    if (!answer) {
+      const [best] = await tx
+        .select({ body: comments.body })
+        .from(comments)
+        .where(
+          and(eq(comments.postId, postId), isNull(comments.deletedAt), or(eq(comments.isAccepted, true), eq(comments.isVerified, true))),
+        )
+        .orderBy(desc(comments.isAccepted), desc(comments.verifiedAt))
+        .limit(1);
+      answer = best?.body ?? (post.aiAnswerStatus === 'approved' ? (post.aiAnswer ?? undefined) : undefined);
+    }
+    if (!answer) throw unprocessable('NO_ANSWER', 'The post has no accepted or verified answer; give one in `answer`');
+    const batchId = post.batchId ?? (await resolveProgramId(ctx, null));
+    const row = await insertFaq(
+      ctx,
+      tx,
+      {
+        batchId,
+        question: input.question ?? post.title,
+        answer,
+        category: input.category ?? null,
+        ...(input.freshnessTier ? { freshnessTier: input.freshnessTier } : {}),
+        reviewStatus: 'approved',
+        source: 'community_post',
+        sourceId: postId,
+      },
+      actor.id,
+    );
+    await tx.update(communityPosts).set({ convertedFaqId: row.id, updatedAt: ctx.clock.now() }).where(eq(communityPosts.id, postId));
+    return row;
+  });
+  return { faq: toFaqView(faq), post: await getPost(ctx, actor, postId) };
+}

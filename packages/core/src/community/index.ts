@@ -1,0 +1,5 @@
+export * from './comments.js';
+export * from './convert.js';
+export * from './posts.js';
+export * from './view.js';
+export * from './votes.js';

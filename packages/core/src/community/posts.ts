@@ -1,0 +1,147 @@
+import { communityPosts } from '@cfaq/db/schema/index';
+import { and, count, desc, eq, inArray } from 'drizzle-orm';
+import type { CoreContext } from '../context.js';
+import { embedRowJob } from '../embeddings/job.js';
+import { forbidden, notFound, unprocessable } from '../errors/index.js';
+import { notify } from '../notifications/index.js';
+import { resolveProgramId } from '../programs/resolve.js';
+import { type Actor, isStaff } from '../shared/db.js';
+import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
+import {
+  canManagePost,
+  type PostRow,
+  type PostView,
+  postColumns,
+  postMyVote,
+  postVisibleTo,
+  toPostView,
+  type Vote,
+  visiblePost,
+} from './view.js';
+import { castVote, type VoteOutcome } from './votes.js';
+
+type Ctx = Pick<CoreContext, 'db' | 'clock' | 'jobs'>;
+
+export interface ListPostsQuery extends PageQuery {
+  batchId?: string | undefined;
+  status?: PostRow['status'] | undefined;
+  authorId?: string | undefined;
+}
+
+export async function listPosts(ctx: Pick<CoreContext, 'db'>, actor: Actor | null, q: ListPostsQuery): Promise<Page<PostView>> {
+  const w = pageWindow(q);
+  const batchId = await resolveProgramId(ctx, q.batchId, { allowArchived: isStaff(actor) });
+  const where = and(
+    eq(communityPosts.batchId, batchId),
+    postVisibleTo(actor),
+    q.status ? eq(communityPosts.status, q.status) : undefined,
+    q.authorId ? eq(communityPosts.authorId, q.authorId) : undefined,
+  );
+  const [rows, [total]] = await Promise.all([
+    ctx.db
+      .select({ ...postColumns, myVote: postMyVote(actor) })
+      .from(communityPosts)
+      .where(where)
+      .orderBy(desc(communityPosts.createdAt), desc(communityPosts.id))
+      .limit(w.limit)
+      .offset(w.offset),
+    ctx.db.select({ n: count() }).from(communityPosts).where(where),
+  ]);
+  return toPage(rows.map(toPostView), total?.n ?? 0, w);
+}
+
+export async function getPost(ctx: Pick<CoreContext, 'db'>, actor: Actor | null, id: string): Promise<PostView> {
+  const [row] = await ctx.db
+    .select({ ...postColumns, myVote: postMyVote(actor) })
+    .from(communityPosts)
+    .where(and(eq(communityPosts.id, id), postVisibleTo(actor)))
+    .limit(1);
+  if (!row) throw notFound('Post', 'POST_NOT_FOUND');
+  return toPostView(row);
+}
+
+export async function createPost(
+  ctx: Ctx,
+  actor: Actor,
+  input: { title: string; body: string; batchId?: string | undefined },
+): Promise<PostView> {
+  const batchId = await resolveProgramId(ctx, input.batchId);
+  const now = ctx.clock.now();
+  const id = await ctx.db.transaction(async (tx) => {
+    const [row] = await tx
+      .insert(communityPosts)
+      .values({ batchId, authorId: actor.id, title: input.title, body: input.body, createdAt: now, updatedAt: now })
+      .returning({ id: communityPosts.id });
+    const postId = (row as { id: string }).id;
+    await ctx.jobs.send(embedRowJob, { table: 'community_posts', id: postId }, { tx });
+    return postId;
+  });
+  return getPost(ctx, actor, id);
+}
+
+/** The author or staff edit title and body; a text change re-embeds the post. */
+export async function updatePost(
+  ctx: Ctx,
+  actor: Actor,
+  id: string,
+  input: { title?: string | undefined; body?: string | undefined },
+): Promise<PostView> {
+  await ctx.db.transaction(async (tx) => {
+    const post = await visiblePost(tx, actor, id, { forUpdate: true });
+    if (!canManagePost(actor, post)) throw forbidden('Only the author or a moderator can edit this post', 'NOT_POST_OWNER');
+    const set: Partial<typeof communityPosts.$inferInsert> = {};
+    if (input.title !== undefined && input.title !== post.title) set.title = input.title;
+    if (input.body !== undefined && input.body !== post.body) set.body = input.body;
+    if (Object.keys(set).length === 0) return;
+    await tx
+      .update(communityPosts)
+      .set({ ...set, updatedAt: ctx.clock.now() })
+      .where(eq(communityPosts.id, id));
+    await ctx.jobs.send(embedRowJob, { table: 'community_posts', id }, { tx });
+  });
+  return getPost(ctx, actor, id);
+}
+
+/** Soft delete by the author or staff; the author is notified (post_deleted) when someone else deleted it. */
+export async function deletePost(ctx: Ctx, actor: Actor, id: string): Promise<void> {
+  await ctx.db.transaction(async (tx) => {
+    const post = await visiblePost(tx, actor, id, { forUpdate: true });
+    if (!canManagePost(actor, post)) throw forbidden('Only the author or a moderator can delete this post', 'NOT_POST_OWNER');
+    const now = ctx.clock.now();
+    await tx.update(communityPosts).set({ deletedAt: now, updatedAt: now }).where(eq(communityPosts.id, id));
+    if (post.authorId && post.authorId !== actor.id) {
+      await notify(tx, {
+        userId: post.authorId,
+        batchId: post.batchId,
+        kind: 'post_deleted',
+        title: 'Your post was removed',
+        body: post.title,
+        data: { postId: id, deletedBy: actor.id },
+      });
+    }
+  });
+}
+
+/**
+ * Resolve: the author (or staff) says the question is answered. open or pending -> answered
+ * (answeredAt = now), with or without an accepted comment. An answered or closed post -> 422.
+ */
+export async function resolvePost(ctx: Ctx, actor: Actor, id: string): Promise<PostView> {
+  const post = await visiblePost(ctx.db, actor, id);
+  if (!canManagePost(actor, post)) throw forbidden('Only the author or a moderator can resolve this post', 'NOT_POST_OWNER');
+  const now = ctx.clock.now();
+  const [row] = await ctx.db
+    .update(communityPosts)
+    .set({ status: 'answered', answeredAt: now, updatedAt: now })
+    .where(and(eq(communityPosts.id, id), inArray(communityPosts.status, ['open', 'pending'])))
+    .returning({ id: communityPosts.id });
+  if (!row) throw unprocessable('POST_NOT_OPEN', `The post is already ${post.status}`);
+  return getPost(ctx, actor, id);
+}
+
+export async function votePost(ctx: Pick<CoreContext, 'db'>, actor: Actor, id: string, value: Vote): Promise<VoteOutcome> {
+  return ctx.db.transaction(async (tx) => {
+    await visiblePost(tx, actor, id);
+    return castVote(tx, 'post', id, actor.id, value);
+  });
+}

@@ -1,0 +1,124 @@
+import { batches, comments, commentVotes, communityPosts, postVotes } from '@cfaq/db/schema/index';
+import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
+import { notFound } from '../errors/index.js';
+import { type Actor, type DbOrTx, isStaff } from '../shared/db.js';
+
+export const postColumns = {
+  id: communityPosts.id,
+  batchId: communityPosts.batchId,
+  authorId: communityPosts.authorId,
+  title: communityPosts.title,
+  body: communityPosts.body,
+  status: communityPosts.status,
+  upvotes: communityPosts.upvotes,
+  downvotes: communityPosts.downvotes,
+  commentCount: communityPosts.commentCount,
+  acceptedCommentId: communityPosts.acceptedCommentId,
+  convertedFaqId: communityPosts.convertedFaqId,
+  aiAnswer: communityPosts.aiAnswer,
+  aiAnswerConfidence: communityPosts.aiAnswerConfidence,
+  aiAnswerStatus: communityPosts.aiAnswerStatus,
+  aiAnswerSource: communityPosts.aiAnswerSource,
+  aiAnswerSuggestedAt: communityPosts.aiAnswerSuggestedAt,
+  aiAnswerReviewedAt: communityPosts.aiAnswerReviewedAt,
+  aiAnswerReviewedBy: communityPosts.aiAnswerReviewedBy,
+  aiAnswerEscalatedAt: communityPosts.aiAnswerEscalatedAt,
+  aiAnswerEscalatedReason: communityPosts.aiAnswerEscalatedReason,
+  aiAnswerAttempts: communityPosts.aiAnswerAttempts,
+  lastCheckedAt: communityPosts.lastCheckedAt,
+  escalationStatus: communityPosts.escalationStatus,
+  escalatedAt: communityPosts.escalatedAt,
+  answeredAt: communityPosts.answeredAt,
+  createdAt: communityPosts.createdAt,
+  updatedAt: communityPosts.updatedAt,
+};
+
+export type PostRow = { [K in keyof typeof postColumns]: (typeof communityPosts.$inferSelect)[K] };
+export type Vote = 1 | -1;
+
+type Iso<T> = { [K in keyof T]: T[K] extends Date ? string : T[K] extends Date | null ? string | null : T[K] };
+export type PostView = Iso<PostRow> & { myVote: Vote | null };
+
+/** Every Date field as an ISO string. */
+export function isoDates<T extends Record<string, unknown>>(row: T): Iso<T> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(row)) out[k] = v instanceof Date ? v.toISOString() : v;
+  return out as Iso<T>;
+}
+
+export const postMyVote = (actor: Actor | null) =>
+  actor
+    ? sql<Vote | null>`(select v.value from ${postVotes} v where v.post_id = community_posts.id and v.user_id = ${actor.id})`
+    : sql<null>`null`;
+
+export const toPostView = ({ myVote, ...row }: PostRow & { myVote: number | null }): PostView => ({
+  ...isoDates(row),
+  myVote: (myVote ?? null) as Vote | null,
+});
+
+/** Not deleted, and in a program the caller may read (archived programs: staff only). */
+export function postVisibleTo(actor: Actor | null): SQL {
+  const archived = isStaff(actor) ? sql`` : sql` and b.archived_at is null`;
+  return and(
+    isNull(communityPosts.deletedAt),
+    sql`(community_posts.batch_id is null or exists (select 1 from ${batches} b where b.id = community_posts.batch_id and b.deleted_at is null${archived}))`,
+  ) as SQL;
+}
+
+/** A post the caller may see, or 404. */
+export async function visiblePost(db: DbOrTx, actor: Actor | null, id: string, opts: { forUpdate?: boolean } = {}): Promise<PostRow> {
+  const q = db
+    .select(postColumns)
+    .from(communityPosts)
+    .where(and(eq(communityPosts.id, id), postVisibleTo(actor)))
+    .limit(1);
+  const [row] = opts.forUpdate ? await q.for('update', { of: communityPosts }) : await q;
+  if (!row) throw notFound('Post', 'POST_NOT_FOUND');
+  return row;
+}
+
+export const commentColumns = {
+  id: comments.id,
+  postId: comments.postId,
+  authorId: comments.authorId,
+  body: comments.body,
+  upvotes: comments.upvotes,
+  downvotes: comments.downvotes,
+  isAccepted: comments.isAccepted,
+  isVerified: comments.isVerified,
+  verifiedBy: comments.verifiedBy,
+  verifiedAt: comments.verifiedAt,
+  dna: comments.dna,
+  dnaBy: comments.dnaBy,
+  dnaAt: comments.dnaAt,
+  createdAt: comments.createdAt,
+  updatedAt: comments.updatedAt,
+};
+
+export type CommentRow = { [K in keyof typeof commentColumns]: (typeof comments.$inferSelect)[K] };
+export type CommentView = Iso<CommentRow> & { myVote: Vote | null };
+
+export const commentMyVote = (actor: Actor | null) =>
+  actor
+    ? sql<Vote | null>`(select v.value from ${commentVotes} v where v.comment_id = comments.id and v.user_id = ${actor.id})`
+    : sql<null>`null`;
+
+export const toCommentView = ({ myVote, ...row }: CommentRow & { myVote: number | null }): CommentView => ({
+  ...isoDates(row),
+  myVote: (myVote ?? null) as Vote | null,
+});
+
+/** A live comment of a visible post, or 404. */
+export async function visibleComment(db: DbOrTx, actor: Actor | null, postId: string, commentId: string) {
+  const post = await visiblePost(db, actor, postId);
+  const [comment] = await db
+    .select({ ...commentColumns, myVote: commentMyVote(actor) })
+    .from(comments)
+    .where(and(eq(comments.id, commentId), eq(comments.postId, postId), isNull(comments.deletedAt)))
+    .limit(1);
+  if (!comment) throw notFound('Comment', 'COMMENT_NOT_FOUND');
+  return { post, comment };
+}
+
+/** The post's author or staff; others get 403. */
+export const canManagePost = (actor: Actor, post: Pick<PostRow, 'authorId'>) => isStaff(actor) || post.authorId === actor.id;

@@ -1,0 +1,320 @@
+import { batches, faqFeedback, faqReports, faqRevisions, faqs, users } from '@cfaq/db/schema/index';
+import { and, count, desc, eq, ilike, inArray, or, type SQL, sql } from 'drizzle-orm';
+import type { CoreContext } from '../context.js';
+import { embedRowJob } from '../embeddings/job.js';
+import { invalidField, notFound } from '../errors/index.js';
+import { teaDrop } from '../notifications/index.js';
+import { resolveProgramId } from '../programs/resolve.js';
+import { type Actor, type DbOrTx, isStaff, type Tx } from '../shared/db.js';
+import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
+import { categoryExists } from './categories.js';
+import {
+  type FaqRow,
+  type FaqView,
+  type FreshnessTier,
+  faqColumns,
+  PUBLIC_REVIEW_STATUSES,
+  type ReviewStatus,
+  reviewIntervalFor,
+  toFaqView,
+} from './view.js';
+
+type Ctx = Pick<CoreContext, 'db' | 'clock' | 'config' | 'jobs'>;
+
+/** Who may see a FAQ: staff see every status in any live program; others see public statuses in live, unarchived programs. */
+export function faqVisibleTo(actor: Actor | null): SQL {
+  const program = isStaff(actor)
+    ? sql`exists (select 1 from ${batches} b where b.id = faqs.batch_id and b.deleted_at is null)`
+    : sql`exists (select 1 from ${batches} b where b.id = faqs.batch_id and b.deleted_at is null and b.archived_at is null)`;
+  return isStaff(actor) ? program : (and(program, inArray(faqs.reviewStatus, [...PUBLIC_REVIEW_STATUSES])) as SQL);
+}
+
+/** A FAQ the caller may see, or 404. */
+export async function visibleFaq(db: DbOrTx, actor: Actor | null, id: string, opts: { forUpdate?: boolean } = {}): Promise<FaqRow> {
+  const q = db
+    .select(faqColumns)
+    .from(faqs)
+    .where(and(eq(faqs.id, id), faqVisibleTo(actor)))
+    .limit(1);
+  const [row] = opts.forUpdate ? await q.for('update', { of: faqs }) : await q;
+  if (!row) throw notFound('FAQ', 'FAQ_NOT_FOUND');
+  return row;
+}
+
+export interface ListFaqsQuery extends PageQuery {
+  batchId?: string | undefined;
+  category?: string | undefined;
+  reviewStatus?: ReviewStatus | undefined;
+  freshnessTier?: FreshnessTier | undefined;
+  text?: string | undefined;
+}
+
+const likePattern = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+export async function listFaqs(ctx: Pick<CoreContext, 'db'>, actor: Actor | null, q: ListFaqsQuery): Promise<Page<FaqView>> {
+  const w = pageWindow(q);
+  const batchId = await resolveProgramId(ctx, q.batchId, { allowArchived: isStaff(actor) });
+  const text = q.text?.trim();
+  const where = and(
+    eq(faqs.batchId, batchId),
+    faqVisibleTo(actor),
+    q.category ? eq(faqs.category, q.category) : undefined,
+    q.reviewStatus ? eq(faqs.reviewStatus, q.reviewStatus) : undefined,
+    q.freshnessTier ? eq(faqs.freshnessTier, q.freshnessTier) : undefined,
+    text ? or(sql`${faqs.searchVector} @@ websearch_to_tsquery('english', ${text})`, ilike(faqs.question, likePattern(text))) : undefined,
+  );
+  const [rows, [total]] = await Promise.all([
+    ctx.db.select(faqColumns).from(faqs).where(where).orderBy(desc(faqs.createdAt), desc(faqs.id)).limit(w.limit).offset(w.offset),
+    ctx.db.select({ n: count() }).from(faqs).where(where),
+  ]);
+  return toPage(rows.map(toFaqView), total?.n ?? 0, w);
+}
+
+/** One FAQ; each read counts a view. */
+export async function getFaq(ctx: Pick<CoreContext, 'db'>, actor: Actor | null, id: string): Promise<FaqView> {
+  const [row] = await ctx.db
+    .update(faqs)
+    .set({ viewCount: sql`${faqs.viewCount} + 1`, updatedAt: sql`${faqs.updatedAt}` })
+    .where(and(eq(faqs.id, id), faqVisibleTo(actor)))
+    .returning(faqColumns);
+  if (!row) throw notFound('FAQ', 'FAQ_NOT_FOUND');
+  return toFaqView(row);
+}
+
+export interface NewFaq {
+  batchId: string;
+  question: string;
+  answer: string;
+  category?: string | null;
+  freshnessTier?: FreshnessTier;
+  reviewStatus?: 'approved' | 'draft';
+  source?: FaqRow['source'];
+  sourceId?: string | null;
+}
+
+async function checkCategory(db: DbOrTx, batchId: string, category: string | null | undefined) {
+  if (category && !(await categoryExists(db, batchId, category))) {
+    throw invalidField('/category', "must be one of the program's categories (GET /faq/categories)");
+  }
+}
+
+/** The program-wide tea drop of an approved FAQ. */
+async function faqApprovedDrop(tx: DbOrTx, faq: Pick<FaqRow, 'id' | 'batchId' | 'question'>) {
+  await teaDrop(tx, {
+    userId: null,
+    batchId: faq.batchId,
+    kind: 'faq_approved',
+    title: 'New FAQ',
+    body: faq.question,
+    link: `/faq/${faq.id}`,
+    refType: 'faq',
+    refId: faq.id,
+  });
+}
+
+/** Inserts a FAQ inside the caller's transaction: interval from the tier, embedding job, tea drop when approved. */
+export async function insertFaq(ctx: Ctx, tx: Tx, input: NewFaq, actorId: string | null): Promise<FaqRow> {
+  await checkCategory(tx, input.batchId, input.category);
+  const tier = input.freshnessTier ?? 'evergreen';
+  const now = ctx.clock.now();
+  const [row] = await tx
+    .insert(faqs)
+    .values({
+      batchId: input.batchId,
+      question: input.question,
+      answer: input.answer,
+      category: input.category ?? null,
+      freshnessTier: tier,
+      reviewIntervalDays: reviewIntervalFor(ctx.config, tier),
+      reviewStatus: input.reviewStatus ?? 'approved',
+      source: input.source ?? 'manual',
+      sourceId: input.sourceId ?? null,
+      lastVerifiedDate: now,
+      createdBy: actorId,
+      updatedBy: actorId,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning(faqColumns);
+  const faq = row as FaqRow;
+  await ctx.jobs.send(embedRowJob, { table: 'faqs', id: faq.id }, { tx });
+  if (faq.reviewStatus === 'approved') await faqApprovedDrop(tx, faq);
+  return faq;
+}
+
+export interface CreateFaqInput extends Omit<NewFaq, 'batchId' | 'source' | 'sourceId'> {
+  batchId?: string | undefined;
+}
+
+export async function createFaq(ctx: Ctx, actor: Actor, input: CreateFaqInput): Promise<FaqView> {
+  const batchId = await resolveProgramId(ctx, input.batchId, { allowArchived: true });
+  const row = await ctx.db.transaction((tx) => insertFaq(ctx, tx, { ...input, batchId }, actor.id));
+  return toFaqView(row);
+}
+
+/** A signed-in user's proposal: enters as draft with source suggestion, for staff to edit and publish. */
+export async function suggestFaq(
+  ctx: Ctx,
+  actor: Actor,
+  input: { batchId?: string | undefined; question: string; answer?: string | undefined; category?: string | undefined },
+): Promise<FaqView> {
+  const batchId = await resolveProgramId(ctx, input.batchId);
+  const row = await ctx.db.transaction((tx) =>
+    insertFaq(
+      ctx,
+      tx,
+      {
+        batchId,
+        question: input.question,
+        answer: input.answer ?? '',
+        category: input.category ?? null,
+        reviewStatus: 'draft',
+        source: 'suggestion',
+      },
+      actor.id,
+    ),
+  );
+  return toFaqView(row);
+}
+
+export interface UpdateFaqInput {
+  question?: string | undefined;
+  answer?: string | undefined;
+  category?: string | null | undefined;
+  freshnessTier?: FreshnessTier | undefined;
+  /** Staff publish a draft (approved) or take a FAQ back to draft. */
+  reviewStatus?: 'approved' | 'draft' | undefined;
+}
+
+const EDITABLE = ['question', 'answer', 'category', 'freshnessTier', 'reviewStatus'] as const;
+
+/** Staff edit. Every change keeps a revision ({ field: { from, to } }); text changes re-embed; a tier change moves the interval. */
+export async function updateFaq(ctx: Ctx, actor: Actor, id: string, input: UpdateFaqInput): Promise<FaqView> {
+  const row = await ctx.db.transaction(async (tx) => {
+    const current = await visibleFaq(tx, actor, id, { forUpdate: true });
+    const changes: Record<string, { from: unknown; to: unknown }> = {};
+    for (const key of EDITABLE) {
+      const to = input[key];
+      if (to !== undefined && to !== current[key]) changes[key] = { from: current[key], to };
+    }
+    if (Object.keys(changes).length === 0) return current;
+    if (changes.category) await checkCategory(tx, current.batchId, input.category);
+    const now = ctx.clock.now();
+    const set: Partial<typeof faqs.$inferInsert> = { updatedBy: actor.id, updatedAt: now };
+    if (changes.question) set.question = input.question as string;
+    if (changes.answer) set.answer = input.answer as string;
+    if (changes.category) set.category = input.category ?? null;
+    if (changes.reviewStatus) set.reviewStatus = input.reviewStatus as ReviewStatus;
+    if (changes.freshnessTier) {
+      const tier = input.freshnessTier as FreshnessTier;
+      set.freshnessTier = tier;
+      const interval = reviewIntervalFor(ctx.config, tier);
+      set.reviewIntervalDays = interval;
+      if (interval !== current.reviewIntervalDays) changes.reviewIntervalDays = { from: current.reviewIntervalDays, to: interval };
+    }
+    const [updated] = await tx.update(faqs).set(set).where(eq(faqs.id, id)).returning(faqColumns);
+    await tx.insert(faqRevisions).values({ faqId: id, editorId: actor.id, changes, createdAt: now });
+    if (changes.question || changes.answer) await ctx.jobs.send(embedRowJob, { table: 'faqs', id }, { tx });
+    if (changes.reviewStatus && input.reviewStatus === 'approved') await faqApprovedDrop(tx, updated as FaqRow);
+    return updated as FaqRow;
+  });
+  return toFaqView(row);
+}
+
+export async function deleteFaq(ctx: Pick<CoreContext, 'db'>, actor: Actor, id: string): Promise<void> {
+  await visibleFaq(ctx.db, actor, id);
+  await ctx.db.delete(faqs).where(eq(faqs.id, id));
+}
+
+export interface FeedbackResult {
+  faqId: string;
+  helpful: boolean;
+  helpfulCount: number;
+  notHelpfulCount: number;
+}
+
+/**
+ * One feedback per user per FAQ (upsert). The FAQ row is locked and its counters recomputed from
+ * faq_feedback in the same transaction, so they always match the rows, also under concurrent calls.
+ */
+export async function giveFeedback(
+  ctx: Pick<CoreContext, 'db' | 'clock'>,
+  actor: Actor,
+  id: string,
+  input: { helpful: boolean; comment?: string | undefined },
+): Promise<FeedbackResult> {
+  return ctx.db.transaction(async (tx) => {
+    await visibleFaq(tx, actor, id, { forUpdate: true });
+    const now = ctx.clock.now();
+    await tx
+      .insert(faqFeedback)
+      .values({ faqId: id, userId: actor.id, helpful: input.helpful, comment: input.comment ?? null, createdAt: now, updatedAt: now })
+      .onConflictDoUpdate({
+        target: [faqFeedback.faqId, faqFeedback.userId],
+        set: { helpful: input.helpful, comment: input.comment ?? null, updatedAt: now },
+      });
+    const [counts] = await tx
+      .update(faqs)
+      .set({
+        helpfulCount: sql`(select count(*) from ${faqFeedback} f where f.faq_id = ${id} and f.helpful)`,
+        notHelpfulCount: sql`(select count(*) from ${faqFeedback} f where f.faq_id = ${id} and not f.helpful)`,
+      })
+      .where(eq(faqs.id, id))
+      .returning({ helpfulCount: faqs.helpfulCount, notHelpfulCount: faqs.notHelpfulCount });
+    return { faqId: id, helpful: input.helpful, helpfulCount: counts?.helpfulCount ?? 0, notHelpfulCount: counts?.notHelpfulCount ?? 0 };
+  });
+}
+
+export interface ReportView {
+  id: string;
+  faqId: string;
+  reporterId: string | null;
+  reason: string;
+  status: 'open' | 'resolved' | 'dismissed';
+  createdAt: string;
+}
+
+/** A user's report on a FAQ; it waits in the review queue as an open faq_report. */
+export async function reportFaq(ctx: Pick<CoreContext, 'db' | 'clock'>, actor: Actor, id: string, reason: string): Promise<ReportView> {
+  await visibleFaq(ctx.db, actor, id);
+  const [row] = await ctx.db.insert(faqReports).values({ faqId: id, reporterId: actor.id, reason, createdAt: ctx.clock.now() }).returning();
+  const r = row as typeof faqReports.$inferSelect;
+  return { id: r.id, faqId: r.faqId, reporterId: r.reporterId, reason: r.reason, status: r.status, createdAt: r.createdAt.toISOString() };
+}
+
+export interface RevisionView {
+  id: string;
+  faqId: string;
+  editorId: string | null;
+  editorName: string | null;
+  changes: Record<string, { from: unknown; to: unknown }>;
+  createdAt: string;
+}
+
+export async function faqHistory(ctx: Pick<CoreContext, 'db'>, actor: Actor, id: string, q: PageQuery): Promise<Page<RevisionView>> {
+  await visibleFaq(ctx.db, actor, id);
+  const w = pageWindow(q);
+  const [rows, [total]] = await Promise.all([
+    ctx.db
+      .select({
+        id: faqRevisions.id,
+        faqId: faqRevisions.faqId,
+        editorId: faqRevisions.editorId,
+        editorName: users.name,
+        changes: faqRevisions.changes,
+        createdAt: faqRevisions.createdAt,
+      })
+      .from(faqRevisions)
+      .leftJoin(users, eq(users.id, faqRevisions.editorId))
+      .where(eq(faqRevisions.faqId, id))
+      .orderBy(desc(faqRevisions.createdAt), desc(faqRevisions.id))
+      .limit(w.limit)
+      .offset(w.offset),
+    ctx.db.select({ n: count() }).from(faqRevisions).where(eq(faqRevisions.faqId, id)),
+  ]);
+  return toPage(
+    rows.map((r) => ({ ...r, createdAt: r.createdAt.toISOString() })),
+    total?.n ?? 0,
+    w,
+  );
+}

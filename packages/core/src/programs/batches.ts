@@ -1,0 +1,217 @@
+import { batches } from '@cfaq/db/schema/index';
+import { and, asc, count, eq, isNull, sql } from 'drizzle-orm';
+import type { CoreContext } from '../context.js';
+import { notFound, unprocessable } from '../errors/index.js';
+import { isUniqueViolation } from '../shared/db.js';
+import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
+
+type Ctx = Pick<CoreContext, 'db' | 'clock'>;
+type BatchRow = typeof batches.$inferSelect;
+
+export interface ProgramView {
+  id: string;
+  name: string;
+  slug: string;
+  description: string | null;
+  startDate: string | null;
+  endDate: string | null;
+  isDefault: boolean;
+  archived: boolean;
+  archivedAt: string | null;
+  deletedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+export const toProgramView = (r: BatchRow): ProgramView => ({
+  id: r.id,
+  name: r.name,
+  slug: r.slug,
+  description: r.description,
+  startDate: r.startDate,
+  endDate: r.endDate,
+  isDefault: r.isDefault,
+  archived: r.archivedAt !== null,
+  archivedAt: iso(r.archivedAt),
+  deletedAt: iso(r.deletedAt),
+  createdAt: r.createdAt.toISOString(),
+  updatedAt: r.updatedAt.toISOString(),
+});
+
+/** Lower-case ASCII words joined by hyphens ("Spring Cohort 2026!" -> "spring-cohort-2026"). */
+export function slugify(name: string): string {
+  const s = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 80)
+    .replace(/-+$/g, '');
+  return s || 'program';
+}
+
+/** The first free slug among live programs: base, base-2, base-3, ... */
+async function freeSlug(ctx: Ctx, base: string, exceptId?: string): Promise<string> {
+  const rows = await ctx.db
+    .select({ id: batches.id, slug: batches.slug })
+    .from(batches)
+    .where(and(isNull(batches.deletedAt), sql`${batches.slug} ~ ${`^${base}(-[0-9]+)?$`}`));
+  const taken = new Set(rows.filter((r) => r.id !== exceptId).map((r) => r.slug));
+  if (!taken.has(base)) return base;
+  for (let n = 2; ; n++) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;
+}
+
+/** Runs a slugged write, retrying when a concurrent write took the same slug first. */
+async function withFreeSlug<T>(ctx: Ctx, name: string, exceptId: string | undefined, write: (slug: string) => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    const slug = await freeSlug(ctx, slugify(name), exceptId);
+    try {
+      return await write(slug);
+    } catch (err) {
+      if (attempt < 5 && isUniqueViolation(err, 'batches_slug_key')) continue;
+      throw err;
+    }
+  }
+}
+
+export interface ProgramInput {
+  name: string;
+  description?: string | null;
+  startDate?: string | null;
+  endDate?: string | null;
+}
+
+function checkDates(startDate: string | null | undefined, endDate: string | null | undefined) {
+  if (startDate && endDate && endDate < startDate) throw unprocessable('PROGRAM_DATES_INVALID', 'endDate is before startDate');
+}
+
+export async function createProgram(ctx: Ctx, input: ProgramInput): Promise<ProgramView> {
+  checkDates(input.startDate, input.endDate);
+  const row = await withFreeSlug(ctx, input.name, undefined, async (slug) => {
+    const [r] = await ctx.db
+      .insert(batches)
+      .values({
+        name: input.name,
+        slug,
+        description: input.description ?? null,
+        startDate: input.startDate ?? null,
+        endDate: input.endDate ?? null,
+      })
+      .returning();
+    return r as BatchRow;
+  });
+  return toProgramView(row);
+}
+
+async function liveProgram(ctx: Ctx, id: string): Promise<BatchRow> {
+  const [row] = await ctx.db
+    .select()
+    .from(batches)
+    .where(and(eq(batches.id, id), isNull(batches.deletedAt)))
+    .limit(1);
+  if (!row) throw notFound('Program', 'PROGRAM_NOT_FOUND');
+  return row;
+}
+
+export async function updateProgram(ctx: Ctx, id: string, input: Partial<ProgramInput>): Promise<ProgramView> {
+  const current = await liveProgram(ctx, id);
+  checkDates(
+    input.startDate === undefined ? current.startDate : input.startDate,
+    input.endDate === undefined ? current.endDate : input.endDate,
+  );
+  const values: Partial<typeof batches.$inferInsert> = {};
+  if (input.description !== undefined) values.description = input.description;
+  if (input.startDate !== undefined) values.startDate = input.startDate;
+  if (input.endDate !== undefined) values.endDate = input.endDate;
+  const write = async (slug?: string) => {
+    const [r] = await ctx.db
+      .update(batches)
+      .set({ ...values, ...(input.name !== undefined ? { name: input.name } : {}), ...(slug ? { slug } : {}), updatedAt: ctx.clock.now() })
+      .where(and(eq(batches.id, id), isNull(batches.deletedAt)))
+      .returning();
+    if (!r) throw notFound('Program', 'PROGRAM_NOT_FOUND');
+    return r;
+  };
+  const row = input.name !== undefined && input.name !== current.name ? await withFreeSlug(ctx, input.name, id, write) : await write();
+  return toProgramView(row);
+}
+
+/** Makes a live, unarchived program the default, in one transaction (the partial unique index keeps it to one). */
+export async function setDefaultProgram(ctx: Ctx, id: string): Promise<ProgramView> {
+  const target = await liveProgram(ctx, id);
+  if (target.archivedAt) throw unprocessable('PROGRAM_ARCHIVED', 'An archived program cannot be the default');
+  const row = await ctx.db.transaction(async (tx) => {
+    // Serialises default switches: each statement after the lock sees the previous switch committed.
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext('batches.default'))`);
+    await tx
+      .update(batches)
+      .set({ isDefault: false, updatedAt: ctx.clock.now() })
+      .where(and(eq(batches.isDefault, true), sql`${batches.id} <> ${id}`));
+    const [r] = await tx
+      .update(batches)
+      .set({ isDefault: true, updatedAt: ctx.clock.now() })
+      .where(and(eq(batches.id, id), isNull(batches.deletedAt), isNull(batches.archivedAt)))
+      .returning();
+    if (!r) throw unprocessable('PROGRAM_NOT_ELIGIBLE', 'The program was archived or deleted meanwhile');
+    return r;
+  });
+  return toProgramView(row);
+}
+
+/** Archives (hidden from public reads, data kept) or unarchives a program. The default program cannot be archived. */
+export async function setProgramArchived(ctx: Ctx, id: string, archived: boolean): Promise<ProgramView> {
+  await liveProgram(ctx, id);
+  const [row] = await ctx.db
+    .update(batches)
+    .set({ archivedAt: archived ? ctx.clock.now() : null, updatedAt: ctx.clock.now() })
+    .where(and(eq(batches.id, id), isNull(batches.deletedAt), archived ? eq(batches.isDefault, false) : undefined))
+    .returning();
+  if (!row) throw unprocessable('PROGRAM_IS_DEFAULT', 'The default program cannot be archived');
+  return toProgramView(row);
+}
+
+/** Soft delete (deletedAt). The default program cannot be deleted. */
+export async function deleteProgram(ctx: Ctx, id: string): Promise<void> {
+  await liveProgram(ctx, id);
+  const [row] = await ctx.db
+    .update(batches)
+    .set({ deletedAt: ctx.clock.now(), updatedAt: ctx.clock.now() })
+    .where(and(eq(batches.id, id), isNull(batches.deletedAt), eq(batches.isDefault, false)))
+    .returning({ id: batches.id });
+  if (!row) throw unprocessable('PROGRAM_IS_DEFAULT', 'The default program cannot be deleted');
+}
+
+export interface ListProgramsQuery extends PageQuery {
+  /** Archived and deleted programs too (admins only; the route enforces it). */
+  includeArchived?: boolean;
+}
+
+export async function listPrograms(ctx: Ctx, q: ListProgramsQuery): Promise<Page<ProgramView>> {
+  const w = pageWindow(q);
+  const where = q.includeArchived ? undefined : and(isNull(batches.deletedAt), isNull(batches.archivedAt));
+  const [rows, [total]] = await Promise.all([
+    ctx.db
+      .select()
+      .from(batches)
+      .where(where)
+      .orderBy(sql`${batches.isDefault} desc`, asc(batches.name), asc(batches.id))
+      .limit(w.limit)
+      .offset(w.offset),
+    ctx.db.select({ n: count() }).from(batches).where(where),
+  ]);
+  return toPage(rows.map(toProgramView), total?.n ?? 0, w);
+}
+
+/** A live program by slug; archived ones only when asked (admins). */
+export async function getProgramBySlug(ctx: Ctx, slug: string, opts: { includeArchived?: boolean } = {}): Promise<ProgramView> {
+  const [row] = await ctx.db
+    .select()
+    .from(batches)
+    .where(and(eq(batches.slug, slug), isNull(batches.deletedAt), opts.includeArchived ? undefined : isNull(batches.archivedAt)))
+    .limit(1);
+  if (!row) throw notFound('Program', 'PROGRAM_NOT_FOUND');
+  return toProgramView(row);
+}

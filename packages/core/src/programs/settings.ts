@@ -1,0 +1,102 @@
+import {
+  batches,
+  type ProgramBranding,
+  type ProgramHero,
+  type ProgramSections,
+  type ProgramTheme,
+  programSettings,
+} from '@cfaq/db/schema/index';
+import { and, eq, isNull } from 'drizzle-orm';
+import type { CoreContext } from '../context.js';
+import { invalidField, notFound } from '../errors/index.js';
+
+type Ctx = Pick<CoreContext, 'db' | 'clock'>;
+
+export const PROGRAM_SECTIONS = ['stats', 'faqs', 'community', 'zoom', 'kb'] as const;
+
+export interface ProgramSettingsInput {
+  theme: ProgramTheme;
+  hero: ProgramHero;
+  sections: ProgramSections;
+  branding: ProgramBranding;
+}
+
+export interface ProgramSettingsView extends ProgramSettingsInput {
+  batchId: string;
+  /** True when the program has no settings of its own and these are the defaults. */
+  isDefault: boolean;
+  createdAt: string | null;
+  updatedAt: string | null;
+}
+
+/** The defaults (spec: cream, sage, serif) for a program without a settings document. */
+export function defaultProgramSettings(programName: string): ProgramSettingsInput {
+  return {
+    theme: { primaryColor: '#7C9A82', accentColor: '#B5C9A8', background: 'cream', fontFamily: 'serif' },
+    hero: { title: programName, subtitle: 'Answers from the community, kept fresh by its members.' },
+    sections: {
+      showStats: true,
+      showFAQs: true,
+      showCommunity: true,
+      showZoom: true,
+      showKB: true,
+      sectionOrder: [...PROGRAM_SECTIONS],
+    },
+    branding: { logoText: programName, footerText: '' },
+  };
+}
+
+const HEX = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
+
+/** Checks the rules a schema cannot state alone (route schemas check them too). */
+function validate(s: ProgramSettingsInput) {
+  for (const key of ['primaryColor', 'accentColor'] as const) {
+    if (!HEX.test(s.theme[key])) throw invalidField(`/theme/${key}`, 'must be a hex colour such as #7C9A82');
+  }
+  const order = s.sections.sectionOrder;
+  const isPermutation = order.length === PROGRAM_SECTIONS.length && PROGRAM_SECTIONS.every((x) => order.includes(x));
+  if (!isPermutation) throw invalidField('/sections/sectionOrder', `must list each of ${PROGRAM_SECTIONS.join(', ')} exactly once`);
+}
+
+async function programFor(ctx: Ctx, batchId: string, includeArchived: boolean) {
+  const [p] = await ctx.db
+    .select({ id: batches.id, name: batches.name })
+    .from(batches)
+    .where(and(eq(batches.id, batchId), isNull(batches.deletedAt), includeArchived ? undefined : isNull(batches.archivedAt)))
+    .limit(1);
+  if (!p) throw notFound('Program', 'PROGRAM_NOT_FOUND');
+  return p;
+}
+
+export async function getProgramSettings(
+  ctx: Ctx,
+  batchId: string,
+  opts: { includeArchived?: boolean } = {},
+): Promise<ProgramSettingsView> {
+  const program = await programFor(ctx, batchId, !!opts.includeArchived);
+  const [row] = await ctx.db.select().from(programSettings).where(eq(programSettings.batchId, batchId)).limit(1);
+  if (!row) return { batchId, ...defaultProgramSettings(program.name), isDefault: true, createdAt: null, updatedAt: null };
+  return {
+    batchId,
+    theme: row.theme,
+    hero: row.hero,
+    sections: row.sections,
+    branding: row.branding,
+    isDefault: false,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+/** Replaces a program's settings document (creates it on first write). */
+export async function putProgramSettings(ctx: Ctx, batchId: string, input: ProgramSettingsInput): Promise<ProgramSettingsView> {
+  validate(input);
+  await programFor(ctx, batchId, true);
+  const now = ctx.clock.now();
+  const values = { theme: input.theme, hero: input.hero, sections: input.sections, branding: input.branding, updatedAt: now };
+  await ctx.db
+    .insert(programSettings)
+    .values({ batchId, ...values })
+    .onConflictDoUpdate({ target: programSettings.batchId, set: values });
+  return getProgramSettings(ctx, batchId, { includeArchived: true });
+}
