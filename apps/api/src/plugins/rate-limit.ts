@@ -1,6 +1,6 @@
 import type { Config } from '@cfaq/core';
 import rateLimit, { type RateLimitOptions } from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 
 /** The spec's named limiters. Each route that uses one gets its own counters. */
@@ -18,6 +18,11 @@ export interface Limits {
 declare module 'fastify' {
   interface FastifyInstance {
     limits: Limits;
+    /**
+     * The identity-creation limiter as an onRequest hook, one counter shared by every route that
+     * creates an identity (registration, provider connections), on top of the route's own limiter.
+     */
+    identityLimit: onRequestAsyncHookHandler;
   }
 }
 
@@ -71,6 +76,7 @@ export const rateLimitPlugin = fp(
         return err;
       },
     });
+    app.decorate('identityLimit', app.rateLimit(limits.identity) as onRequestAsyncHookHandler);
   },
   { name: 'rate-limit', dependencies: ['context', 'auth'] },
 );

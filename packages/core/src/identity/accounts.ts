@@ -93,9 +93,7 @@ export async function changePassword(
   const [row] = await ctx.db.select({ passwordHash: users.passwordHash }).from(users).where(eq(users.id, userId)).limit(1);
   if (!row) throw notFound('User', 'USER_NOT_FOUND');
   if (!(await verifyPassword(row.passwordHash, params.currentPassword))) {
-    throw badRequest('WRONG_PASSWORD', 'The current password is incorrect', [
-      { path: 'body.currentPassword', message: 'is incorrect' },
-    ]);
+    throw badRequest('WRONG_PASSWORD', 'The current password is incorrect', [{ path: 'body.currentPassword', message: 'is incorrect' }]);
   }
   const passwordHash = await hashPassword(params.newPassword);
   const now = ctx.clock.now();

@@ -1,7 +1,7 @@
 import {
   badges,
-  commentVotes,
   comments,
+  commentVotes,
   communityPosts,
   faqFeedback,
   freshReviewVotes,
@@ -16,18 +16,19 @@ import type { CoreContext } from '../context.js';
 import { getUser, type UserJson } from './users.js';
 
 /** JSON-safe copy: dates become ISO strings. */
-const plain = <T>(rows: T[]): unknown[] => JSON.parse(JSON.stringify(rows));
+type Row = Record<string, unknown>;
+const plain = <T>(rows: T[]): Row[] => JSON.parse(JSON.stringify(rows));
 
 export interface UserExport {
   exportedAt: string;
   profile: UserJson;
-  posts: unknown[];
-  comments: unknown[];
-  votes: { posts: unknown[]; comments: unknown[]; faqReviews: unknown[]; faqFeedback: unknown[] };
-  notifications: unknown[];
-  teaDrops: unknown[];
-  notificationSettings: unknown | null;
-  reputation: { total: number; history: unknown[]; badges: unknown[] };
+  posts: Row[];
+  comments: Row[];
+  votes: { posts: Row[]; comments: Row[]; faqReviews: Row[]; faqFeedback: Row[] };
+  notifications: Row[];
+  teaDrops: Row[];
+  notificationSettings: Row | null;
+  reputation: { total: number; history: Row[]; badges: Row[] };
 }
 
 /**

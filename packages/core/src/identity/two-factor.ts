@@ -15,9 +15,10 @@ export const RECOVERY_CODE_COUNT = 10;
 
 type Ctx = Pick<CoreContext, 'db' | 'config' | 'clock' | 'log' | 'secrets'>;
 
-const invalidCode = () => badRequest('INVALID_TWO_FACTOR_CODE', 'The code is wrong, expired or already used', [
-  { path: 'body.code', message: 'is wrong, expired or already used' },
-]);
+const invalidCode = () =>
+  badRequest('INVALID_TWO_FACTOR_CODE', 'The code is wrong, expired or already used', [
+    { path: 'body.code', message: 'is wrong, expired or already used' },
+  ]);
 
 /**
  * Checks a 6-digit TOTP code against the current and the previous 30 s step, and consumes its step:
@@ -84,7 +85,11 @@ const newRecoveryCode = () => {
   const raw = randomBytes(8).toString('hex');
   return `${raw.slice(0, 8)}-${raw.slice(8)}`;
 };
-const normaliseRecovery = (code: string) => code.trim().toLowerCase().replace(/[^0-9a-f]/g, '');
+const normaliseRecovery = (code: string) =>
+  code
+    .trim()
+    .toLowerCase()
+    .replace(/[^0-9a-f]/g, '');
 
 /**
  * Confirms enrolment with a code from the pending secret, turns two-factor on and returns the

@@ -83,6 +83,32 @@ export async function getUser(ctx: Pick<CoreContext, 'db' | 'clock'>, userId: st
   return toUserJson(row, ctx.clock.now());
 }
 
+export interface UserDetail extends UserJson {
+  suspendedAt: string | null;
+  suspendedUntil: string | null;
+  suspendedReason: string | null;
+  lastLoginAt: string | null;
+}
+
+/** The admin view of one user: the user plus suspension terms and last sign-in. */
+export async function getUserDetail(ctx: Pick<CoreContext, 'db' | 'clock'>, userId: string): Promise<UserDetail> {
+  const [row] = await ctx.db
+    .select({ ...userColumns, suspendedAt: users.suspendedAt, suspendedReason: users.suspendedReason, lastLoginAt: users.lastLoginAt })
+    .from(users)
+    .where(eq(users.id, userId))
+    .limit(1);
+  if (!row) throw notFound('User', 'USER_NOT_FOUND');
+  const user = toUserJson(row, ctx.clock.now());
+  const suspended = user.status === 'suspended';
+  return {
+    ...user,
+    suspendedAt: suspended ? (row.suspendedAt?.toISOString() ?? null) : null,
+    suspendedUntil: suspended ? (row.suspendedUntil?.toISOString() ?? null) : null,
+    suspendedReason: suspended ? row.suspendedReason : null,
+    lastLoginAt: row.lastLoginAt?.toISOString() ?? null,
+  };
+}
+
 export interface UserListQuery extends PageQuery {
   role?: Role;
   status?: 'active' | 'suspended';
