@@ -141,7 +141,7 @@ export async function verifyTwoFactorLogin(
   const userId = signer.readChallenge(params.challengeToken);
   if (!userId) throw unauthorized('The challenge token is invalid or expired; sign in again', 'INVALID_CHALLENGE');
   const user = await loadTotpUser(ctx, userId).catch(() => null);
-  if (!user || !user.totpEnabled) throw unauthorized('The challenge token is invalid or expired; sign in again', 'INVALID_CHALLENGE');
+  if (!user?.totpEnabled) throw unauthorized('The challenge token is invalid or expired; sign in again', 'INVALID_CHALLENGE');
   if (isSuspended(user, ctx.clock.now())) throw forbidden('This account is suspended', 'ACCOUNT_SUSPENDED');
   if (!(await checkSecondFactor(ctx, user, params.code))) {
     throw unauthorized('The code is wrong, expired or already used', 'INVALID_TWO_FACTOR_CODE');

@@ -24,7 +24,8 @@ export const User = T.Object(
   { description: 'never carries a password hash, TOTP secret or token' },
 );
 
-const Email = T.String({ format: 'email', maxLength: 254 });
+/** Surrounding spaces are allowed (trimmed before storing, with the address lower-cased). */
+const Email = T.String({ maxLength: 254, pattern: '^\\s*[^\\s@]+@[^\\s@]+\\.[^\\s@]+\\s*$', description: 'email address' });
 const Password = T.String({ minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX, description: `${PASSWORD_MIN}-${PASSWORD_MAX} characters` });
 const Name = T.String({ minLength: 1, maxLength: 100, pattern: '\\S' });
 
