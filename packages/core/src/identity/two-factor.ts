@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { recoveryCodes, users } from '@cfaq/db/schema/index';
 import { and, eq, isNull, lt, or } from 'drizzle-orm';
-import { generateSecret, generateURI, verify } from 'otplib';
+import { generate, generateSecret, generateURI, verify } from 'otplib';
 import { writeAdminLog } from '../audit/index.js';
 import type { CoreContext } from '../context.js';
 import { sha256Hex } from '../crypto/tokens.js';
@@ -12,6 +12,10 @@ import { isSuspended, userColumns } from './users.js';
 export const TOTP_ISSUER = 'community-faq';
 export const TOTP_PERIOD_SECONDS = 30;
 export const RECOVERY_CODE_COUNT = 10;
+
+/** The TOTP code of a secret at a moment (what an authenticator app shows then); for tests and tools. */
+export const totpCodeAt = (secret: string, at: Date) =>
+  generate({ secret, epoch: Math.floor(at.getTime() / 1000), period: TOTP_PERIOD_SECONDS });
 
 type Ctx = Pick<CoreContext, 'db' | 'config' | 'clock' | 'log' | 'secrets'>;
 
