@@ -36,7 +36,11 @@ describe('listing and reading users', () => {
 
   it('GET /admin/users rejects an unknown role filter (400)', async () => {
     const admin = await t.signIn('admin');
-    expectProblem(await t.app.inject({ method: 'GET', url: '/api/admin/users?role=king', headers: admin.headers }), 400, 'VALIDATION_FAILED');
+    expectProblem(
+      await t.app.inject({ method: 'GET', url: '/api/admin/users?role=king', headers: admin.headers }),
+      400,
+      'VALIDATION_FAILED',
+    );
   });
 
   it('GET /admin/users/:id shows one user with suspension details; 404 for unknown, 400 for a bad id', async () => {
@@ -106,30 +110,40 @@ describe('the last admin', () => {
     const admins = await t.ctx.db.select({ id: users.id }).from(users).where(eq(users.role, 'admin'));
     expect(admins).toHaveLength(1);
     const last = admins[0]!.id === a.id ? a : b;
-    const demote = await t.app.inject({ method: 'PUT', url: `/api/admin/users/${last.id}/role`, headers: last.headers, payload: { role: 'user' } });
+    const demote = await t.app.inject({
+      method: 'PUT',
+      url: `/api/admin/users/${last.id}/role`,
+      headers: last.headers,
+      payload: { role: 'user' },
+    });
     expectProblem(demote, 422, 'LAST_ADMIN');
     expectProblem(await t.app.inject({ method: 'DELETE', url: `/api/admin/users/${last.id}`, headers: last.headers }), 422, 'LAST_ADMIN');
   });
 });
 
 describe('deleting users', () => {
-  it.each(['/api/auth/users/:id', '/api/admin/users/:id'])('DELETE %s removes the user, keeps their posts authorless, logs it', async (path) => {
-    const admin = await t.signIn('admin');
-    const user = await t.signIn('user');
-    const [p] = await t.ctx.db.insert(communityPosts).values({ authorId: user.id, title: 'kept', body: 'kept' }).returning();
-    await t.ctx.db.insert(refreshTokens).values({ userId: user.id, familyId: user.id, tokenHash: `h-${user.id}`, expiresAt: new Date(Date.now() + 1e6) });
-    const res = await t.app.inject({ method: 'DELETE', url: path.replace(':id', user.id), headers: admin.headers });
-    expect(res.statusCode).toBe(204);
-    expect(await t.ctx.db.select().from(users).where(eq(users.id, user.id))).toHaveLength(0);
-    expect(await t.ctx.db.select().from(refreshTokens).where(eq(refreshTokens.userId, user.id))).toHaveLength(0);
-    const [kept] = await t.ctx.db.select().from(communityPosts).where(eq(communityPosts.id, p!.id));
-    expect(kept?.authorId).toBeNull();
-    const [log] = await t.ctx.db.select().from(adminLogs).where(eq(adminLogs.targetId, user.id));
-    expect(log).toMatchObject({ action: 'user.deleted', actorId: admin.id });
-    // Their token no longer works.
-    expectProblem(await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: user.headers }), 401);
-    expectProblem(await t.app.inject({ method: 'DELETE', url: path.replace(':id', user.id), headers: admin.headers }), 404);
-  });
+  it.each(['/api/auth/users/:id', '/api/admin/users/:id'])(
+    'DELETE %s removes the user, keeps their posts authorless, logs it',
+    async (path) => {
+      const admin = await t.signIn('admin');
+      const user = await t.signIn('user');
+      const [p] = await t.ctx.db.insert(communityPosts).values({ authorId: user.id, title: 'kept', body: 'kept' }).returning();
+      await t.ctx.db
+        .insert(refreshTokens)
+        .values({ userId: user.id, familyId: user.id, tokenHash: `h-${user.id}`, expiresAt: new Date(Date.now() + 1e6) });
+      const res = await t.app.inject({ method: 'DELETE', url: path.replace(':id', user.id), headers: admin.headers });
+      expect(res.statusCode).toBe(204);
+      expect(await t.ctx.db.select().from(users).where(eq(users.id, user.id))).toHaveLength(0);
+      expect(await t.ctx.db.select().from(refreshTokens).where(eq(refreshTokens.userId, user.id))).toHaveLength(0);
+      const [kept] = await t.ctx.db.select().from(communityPosts).where(eq(communityPosts.id, p!.id));
+      expect(kept?.authorId).toBeNull();
+      const [log] = await t.ctx.db.select().from(adminLogs).where(eq(adminLogs.targetId, user.id));
+      expect(log).toMatchObject({ action: 'user.deleted', actorId: admin.id });
+      // Their token no longer works.
+      expectProblem(await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: user.headers }), 401);
+      expectProblem(await t.app.inject({ method: 'DELETE', url: path.replace(':id', user.id), headers: admin.headers }), 404);
+    },
+  );
 
   it('is 403 for a non-admin and 400 for a bad id', async () => {
     const user = await t.signIn('user');

@@ -20,7 +20,12 @@ const post = (url: string, payload: object, headers: Record<string, string> = {}
 let seq = 0;
 async function registerUser(overrides: Partial<{ email: string; password: string; name: string }> = {}) {
   seq += 1;
-  const body = { email: `person${seq}-${randomUUID().slice(0, 6)}@example.test`, password: 'a-good-password', name: `Person ${seq}`, ...overrides };
+  const body = {
+    email: `person${seq}-${randomUUID().slice(0, 6)}@example.test`,
+    password: 'a-good-password',
+    name: `Person ${seq}`,
+    ...overrides,
+  };
   const res = await post('/auth/register', body);
   expect(res.statusCode).toBe(201);
   return { ...body, ...(res.json() as { accessToken: string; refreshToken: string; expiresIn: number; user: { id: string } }) };
@@ -34,9 +39,29 @@ describe('POST /auth/register', () => {
     expect(res.statusCode).toBe(201);
     const body = res.json();
     expect(body).toMatchObject({ accessToken: expect.any(String), refreshToken: expect.any(String), expiresIn: 900 });
-    expect(body.user).toMatchObject({ email: 'mixed.case@example.test', name: 'Mixed', role: 'user', status: 'active', reputation: 0, twoFactorEnabled: false });
+    expect(body.user).toMatchObject({
+      email: 'mixed.case@example.test',
+      name: 'Mixed',
+      role: 'user',
+      status: 'active',
+      reputation: 0,
+      twoFactorEnabled: false,
+    });
     expect(Object.keys(body.user).sort()).toEqual(
-      ['avatarUrl', 'bio', 'confConnected', 'createdAt', 'email', 'id', 'name', 'reputation', 'role', 'status', 'twoFactorEnabled', 'updatedAt'].sort(),
+      [
+        'avatarUrl',
+        'bio',
+        'confConnected',
+        'createdAt',
+        'email',
+        'id',
+        'name',
+        'reputation',
+        'role',
+        'status',
+        'twoFactorEnabled',
+        'updatedAt',
+      ].sort(),
     );
     const [row] = await t.ctx.db.select().from(users).where(eq(users.id, body.user.id));
     expect(row?.passwordHash).toMatch(/^\$argon2id\$/);
@@ -57,7 +82,10 @@ describe('POST /auth/register', () => {
     const short = expectProblem(await post('/auth/register', { email: 'a@b.test', password: 'short', name: 'x' }), 400);
     expect(short.errors?.[0]?.path).toBe('body.password');
     expectProblem(await post('/auth/register', { email: 'a@b.test', password: 'x'.repeat(129), name: 'x' }), 400);
-    const extra = expectProblem(await post('/auth/register', { email: 'a@b.test', password: 'long-enough', name: 'x', role: 'admin' }), 400);
+    const extra = expectProblem(
+      await post('/auth/register', { email: 'a@b.test', password: 'long-enough', name: 'x', role: 'admin' }),
+      400,
+    );
     expect(extra.errors?.[0]?.path).toBe('body.role');
   });
 });
@@ -67,13 +95,22 @@ describe('POST /auth/login', () => {
     const u = await registerUser();
     const res = await post('/auth/login', { email: u.email.toUpperCase(), password: u.password });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ accessToken: expect.any(String), refreshToken: expect.any(String), expiresIn: 900, user: { id: u.user.id } });
+    expect(res.json()).toMatchObject({
+      accessToken: expect.any(String),
+      refreshToken: expect.any(String),
+      expiresIn: 900,
+      user: { id: u.user.id },
+    });
   });
 
   it('wrong password and unknown email are the same 401', async () => {
     const u = await registerUser();
     const a = expectProblem(await post('/auth/login', { email: u.email, password: 'wrong-password' }), 401, 'INVALID_CREDENTIALS');
-    const b = expectProblem(await post('/auth/login', { email: 'nobody@example.test', password: 'wrong-password' }), 401, 'INVALID_CREDENTIALS');
+    const b = expectProblem(
+      await post('/auth/login', { email: 'nobody@example.test', password: 'wrong-password' }),
+      401,
+      'INVALID_CREDENTIALS',
+    );
     expect(a.detail).toBe(b.detail);
   });
 
@@ -81,7 +118,10 @@ describe('POST /auth/login', () => {
     const u = await registerUser();
     await t.ctx.db.update(users).set({ status: 'suspended' }).where(eq(users.id, u.user.id));
     expectProblem(await post('/auth/login', { email: u.email, password: u.password }), 403, 'ACCOUNT_SUSPENDED');
-    await t.ctx.db.update(users).set({ suspendedUntil: new Date(Date.now() - 1000) }).where(eq(users.id, u.user.id));
+    await t.ctx.db
+      .update(users)
+      .set({ suspendedUntil: new Date(Date.now() - 1000) })
+      .where(eq(users.id, u.user.id));
     expect((await post('/auth/login', { email: u.email, password: u.password })).statusCode).toBe(200);
   });
 
@@ -157,7 +197,10 @@ describe('POST /auth/refresh', () => {
   it('unknown and expired tokens are 401; a bad body is 400', async () => {
     expectProblem(await post('/auth/refresh', { refreshToken: 'x'.repeat(43) }), 401, 'INVALID_REFRESH_TOKEN');
     const u = await registerUser();
-    await t.ctx.db.update(refreshTokens).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(refreshTokens.userId, u.user.id));
+    await t.ctx.db
+      .update(refreshTokens)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(refreshTokens.userId, u.user.id));
     expectProblem(await post('/auth/refresh', { refreshToken: u.refreshToken }), 401, 'INVALID_REFRESH_TOKEN');
     expectProblem(await post('/auth/refresh', {}), 400, 'VALIDATION_FAILED');
   });
@@ -223,7 +266,12 @@ describe('GET /auth/me and PATCH /auth/profile', () => {
     expect(row).toEqual({ role: 'user', reputation: 0 });
     expectProblem(await t.app.inject({ method: 'PATCH', url: '/api/auth/profile', payload: { name: 'x' } }), 401);
     expectProblem(
-      await t.app.inject({ method: 'PATCH', url: '/api/auth/profile', headers: bearer(u.accessToken), payload: { avatarUrl: 'javascript:alert(1)' } }),
+      await t.app.inject({
+        method: 'PATCH',
+        url: '/api/auth/profile',
+        headers: bearer(u.accessToken),
+        payload: { avatarUrl: 'javascript:alert(1)' },
+      }),
       400,
     );
   });
@@ -262,7 +310,10 @@ describe('PUT /auth/password', () => {
       payload: { currentPassword: u.password, newPassword: 'short' },
     });
     expectProblem(short, 400, 'VALIDATION_FAILED');
-    expectProblem(await t.app.inject({ method: 'PUT', url: '/api/auth/password', payload: { currentPassword: 'a', newPassword: 'bbbbbbbb' } }), 401);
+    expectProblem(
+      await t.app.inject({ method: 'PUT', url: '/api/auth/password', payload: { currentPassword: 'a', newPassword: 'bbbbbbbb' } }),
+      401,
+    );
   });
 });
 
@@ -304,7 +355,8 @@ describe('GET /auth/export', () => {
     expect(data.reputation.history.map((r: { reason: string }) => r.reason)).toEqual(['mine']);
     expect(data.reputation.badges).toEqual([]);
     const text = res.body;
-    for (const needle of ['Their question', 'their comment', 'for them', 'theirs', other.email, other.user.id]) expect(text).not.toContain(needle);
+    for (const needle of ['Their question', 'their comment', 'for them', 'theirs', other.email, other.user.id])
+      expect(text).not.toContain(needle);
     for (const key of SECRET_KEYS) expect(text).not.toContain(`"${key}"`);
     expect(text).not.toContain('embedding');
   });

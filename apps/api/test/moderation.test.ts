@@ -12,8 +12,10 @@ afterAll(async () => {
 });
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
-const suspend = (headers: object, payload: object) => t.app.inject({ method: 'POST', url: '/api/moderation/suspend', headers, payload });
-const unsuspend = (headers: object, payload: object) => t.app.inject({ method: 'POST', url: '/api/moderation/unsuspend', headers, payload });
+const suspend = (headers: Record<string, string>, payload: object) =>
+  t.app.inject({ method: 'POST', url: '/api/moderation/suspend', headers, payload });
+const unsuspend = (headers: Record<string, string>, payload: object) =>
+  t.app.inject({ method: 'POST', url: '/api/moderation/unsuspend', headers, payload });
 
 describe('POST /moderation/suspend', () => {
   it('blocks the user at once on every protected route, refuses login and revokes refresh tokens', async () => {
@@ -50,7 +52,10 @@ describe('POST /moderation/suspend', () => {
     const until = new Date(Date.now() + 60_000).toISOString();
     expect((await suspend(admin.headers, { userId: user.id, reason: 'cool off', until })).json()).toMatchObject({ status: 'suspended' });
     expectProblem(await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: user.headers }), 403);
-    await t.ctx.db.update(users).set({ suspendedUntil: new Date(Date.now() - 1000) }).where(eq(users.id, user.id));
+    await t.ctx.db
+      .update(users)
+      .set({ suspendedUntil: new Date(Date.now() - 1000) })
+      .where(eq(users.id, user.id));
     const me = await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: user.headers });
     expect(me.statusCode).toBe(200);
     expect(me.json().status).toBe('active');
@@ -102,13 +107,30 @@ describe('GET /moderation/logs', () => {
     expect(res.statusCode).toBe(200);
     const page = res.json();
     expect(page).toMatchObject({ total: 2, page: 1, limit: 1 });
-    expect(page.items[0]).toMatchObject({ kind: 'moderation', action: 'unsuspend', actorName: 'Boss', targetName: 'Target Person', targetId: user.id });
-    const page2 = (await t.app.inject({ method: 'GET', url: `/api/moderation/logs?targetId=${user.id}&limit=1&page=2`, headers: admin.headers })).json();
+    expect(page.items[0]).toMatchObject({
+      kind: 'moderation',
+      action: 'unsuspend',
+      actorName: 'Boss',
+      targetName: 'Target Person',
+      targetId: user.id,
+    });
+    const page2 = (
+      await t.app.inject({ method: 'GET', url: `/api/moderation/logs?targetId=${user.id}&limit=1&page=2`, headers: admin.headers })
+    ).json();
     expect(page2.items[0]).toMatchObject({ action: 'suspend', reason: 'first' });
 
-    const adminKind = await t.app.inject({ method: 'GET', url: `/api/moderation/logs?kind=admin&targetId=${user.id}`, headers: admin.headers });
+    const adminKind = await t.app.inject({
+      method: 'GET',
+      url: `/api/moderation/logs?kind=admin&targetId=${user.id}`,
+      headers: admin.headers,
+    });
     expect(adminKind.json().items).toEqual([
-      expect.objectContaining({ kind: 'admin', action: 'user.role_changed', actorId: admin.id, details: { from: 'user', to: 'moderator' } }),
+      expect.objectContaining({
+        kind: 'admin',
+        action: 'user.role_changed',
+        actorId: admin.id,
+        details: { from: 'user', to: 'moderator' },
+      }),
     ]);
   });
 

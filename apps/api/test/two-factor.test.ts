@@ -17,7 +17,8 @@ afterAll(async () => {
 
 const STEP = 30_000;
 const codeAt = (secret: string, offsetSteps = 0) => totpCodeAt(secret, new Date(clock.now().getTime() + offsetSteps * STEP));
-const post = (url: string, payload: object, headers: object = {}) => t.app.inject({ method: 'POST', url: `/api${url}`, payload, headers });
+const post = (url: string, payload: object, headers: Record<string, string> = {}) =>
+  t.app.inject({ method: 'POST', url: `/api${url}`, payload, headers });
 
 async function enrolledAdmin() {
   const admin = await t.signIn('admin');
@@ -46,7 +47,11 @@ describe('enrolment', () => {
     expect(otpauthUrl).toMatch(/^otpauth:\/\/totp\/community-faq:/);
     expect(otpauthUrl).toContain(`secret=${secret}`);
 
-    expectProblem(await post('/auth/2fa/enable', { code: '000000' === (await codeAt(secret)) ? '111111' : '000000' }, admin.headers), 400, 'INVALID_TWO_FACTOR_CODE');
+    expectProblem(
+      await post('/auth/2fa/enable', { code: '000000' === (await codeAt(secret)) ? '111111' : '000000' }, admin.headers),
+      400,
+      'INVALID_TWO_FACTOR_CODE',
+    );
     const res = await post('/auth/2fa/enable', { code: await codeAt(secret) }, admin.headers);
     expect(res.statusCode).toBe(200);
     const codes = res.json().recoveryCodes as string[];
@@ -62,7 +67,9 @@ describe('enrolment', () => {
     const stored = await t.ctx.db.select().from(recoveryCodes).where(eq(recoveryCodes.userId, admin.id));
     expect(stored).toHaveLength(10);
     for (const c of codes) expect(JSON.stringify(stored)).not.toContain(c.replace('-', ''));
-    expect((await t.ctx.db.select().from(adminLogs).where(eq(adminLogs.actorId, admin.id))).map((l) => l.action)).toContain('two_factor.enabled');
+    expect((await t.ctx.db.select().from(adminLogs).where(eq(adminLogs.actorId, admin.id))).map((l) => l.action)).toContain(
+      'two_factor.enabled',
+    );
 
     const me = await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: admin.headers });
     expect(me.json().twoFactorEnabled).toBe(true);
@@ -104,17 +111,25 @@ describe('login with two-factor', () => {
     const current = await codeAt(admin.secret);
     expect((await post('/auth/2fa/verify', { challengeToken: await challenge(admin), code: current })).statusCode).toBe(200);
     // Replay of the same code, same step.
-    expectProblem(await post('/auth/2fa/verify', { challengeToken: await challenge(admin), code: current }), 401, 'INVALID_TWO_FACTOR_CODE');
+    expectProblem(
+      await post('/auth/2fa/verify', { challengeToken: await challenge(admin), code: current }),
+      401,
+      'INVALID_TWO_FACTOR_CODE',
+    );
     // One step later the previous code is still in the window, but it was used: refused.
     clock.advance(STEP);
     expectProblem(await post('/auth/2fa/verify', { challengeToken: await challenge(admin), code: current }), 401);
     // Three steps on: the previous step's (unused) code is accepted...
     clock.advance(3 * STEP);
-    expect((await post('/auth/2fa/verify', { challengeToken: await challenge(admin), code: await codeAt(admin.secret, -1) })).statusCode).toBe(200);
+    expect(
+      (await post('/auth/2fa/verify', { challengeToken: await challenge(admin), code: await codeAt(admin.secret, -1) })).statusCode,
+    ).toBe(200);
     // ...three steps on again: a code two steps back is outside the window, the current one works.
     clock.advance(3 * STEP);
     expectProblem(await post('/auth/2fa/verify', { challengeToken: await challenge(admin), code: await codeAt(admin.secret, -2) }), 401);
-    expect((await post('/auth/2fa/verify', { challengeToken: await challenge(admin), code: await codeAt(admin.secret) })).statusCode).toBe(200);
+    expect((await post('/auth/2fa/verify', { challengeToken: await challenge(admin), code: await codeAt(admin.secret) })).statusCode).toBe(
+      200,
+    );
     // A code of the next step (clock ahead) is not accepted.
     clock.advance(STEP);
     expectProblem(await post('/auth/2fa/verify', { challengeToken: await challenge(admin), code: await codeAt(admin.secret, 1) }), 401);
@@ -124,7 +139,10 @@ describe('login with two-factor', () => {
     const admin = await enrolledAdmin();
     const code = await codeAt(admin.secret);
     const [c1, c2] = [await challenge(admin), await challenge(admin)];
-    const results = await Promise.all([post('/auth/2fa/verify', { challengeToken: c1, code }), post('/auth/2fa/verify', { challengeToken: c2, code })]);
+    const results = await Promise.all([
+      post('/auth/2fa/verify', { challengeToken: c1, code }),
+      post('/auth/2fa/verify', { challengeToken: c2, code }),
+    ]);
     expect(results.map((r) => r.statusCode).sort()).toEqual([200, 401]);
   });
 
@@ -132,7 +150,11 @@ describe('login with two-factor', () => {
     const admin = await enrolledAdmin();
     const recovery = admin.recoveryCodes[0] as string;
     expect((await post('/auth/2fa/verify', { challengeToken: await challenge(admin), code: recovery.toUpperCase() })).statusCode).toBe(200);
-    expectProblem(await post('/auth/2fa/verify', { challengeToken: await challenge(admin), code: recovery }), 401, 'INVALID_TWO_FACTOR_CODE');
+    expectProblem(
+      await post('/auth/2fa/verify', { challengeToken: await challenge(admin), code: recovery }),
+      401,
+      'INVALID_TWO_FACTOR_CODE',
+    );
     const used = await t.ctx.db.select().from(recoveryCodes).where(eq(recoveryCodes.userId, admin.id));
     expect(used.filter((r) => r.usedAt)).toHaveLength(1);
   });

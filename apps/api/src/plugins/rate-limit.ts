@@ -44,6 +44,14 @@ export function buildLimits(c: Config): Limits {
   };
 }
 
+function tooMany(max: number, retryAfterSeconds: number) {
+  const err = new Error(`Rate limit exceeded: ${max} requests per window; retry in ${retryAfterSeconds} s`) as Error & {
+    statusCode: number;
+  };
+  err.statusCode = 429;
+  return err;
+}
+
 /**
  * The user-burst limiter covers every route; named limiters replace it on the routes that declare
  * one; admin writes without their own limiter get the admin-write limiter. 429 answers carry
@@ -66,17 +74,17 @@ export const rateLimitPlugin = fp(
       max: app.ctx.config.RATE_LIMIT_USER_BURST_MAX,
       timeWindow: 60_000,
       keyGenerator: rateLimitKey,
-      errorResponseBuilder: (_request, context) => {
-        const err = new Error(
-          `Rate limit exceeded: ${context.max} requests per ${context.after}; retry in ${Math.ceil(context.ttl / 1000)} s`,
-        ) as Error & {
-          statusCode: number;
-        };
-        err.statusCode = 429;
-        return err;
-      },
+      errorResponseBuilder: (_request, context) => tooMany(context.max, Math.ceil(context.ttl / 1000)),
     });
-    app.decorate('identityLimit', app.rateLimit(limits.identity) as onRequestAsyncHookHandler);
+    // createRateLimit, not rateLimit: a rateLimit() hook marks the request as limited and the route's
+    // own limiter would then be skipped. This one counts without marking, so both apply.
+    const identity = app.createRateLimit(limits.identity);
+    app.decorate('identityLimit', async (request, reply) => {
+      const result = await identity(request);
+      if (result.isAllowed || !result.isExceeded) return;
+      reply.header('retry-after', result.ttlInSeconds);
+      throw tooMany(result.max, result.ttlInSeconds);
+    });
   },
   { name: 'rate-limit', dependencies: ['context', 'auth'] },
 );
