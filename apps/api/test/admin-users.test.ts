@@ -34,6 +34,27 @@ describe('listing and reading users', () => {
     expectProblem(await t.app.inject({ method: 'GET', url }), 401);
   });
 
+  it('GET /admin/users filters by effective status: a lapsed suspension counts as active', async () => {
+    const admin = await t.signIn('admin');
+    const lapsed = await t.signIn('user', { status: 'suspended' });
+    const current = await t.signIn('user', { status: 'suspended' });
+    await t.ctx.db
+      .update(users)
+      .set({ suspendedUntil: new Date(Date.now() - 1000) })
+      .where(eq(users.id, lapsed.id));
+    const ids = async (status: string) =>
+      (await t.app.inject({ method: 'GET', url: `/api/admin/users?status=${status}&limit=100`, headers: admin.headers })).json().items as {
+        id: string;
+        status: string;
+      }[];
+    const suspended = await ids('suspended');
+    expect(suspended.map((u) => u.id)).toContain(current.id);
+    expect(suspended.map((u) => u.id)).not.toContain(lapsed.id);
+    const active = await ids('active');
+    expect(active.find((u) => u.id === lapsed.id)?.status).toBe('active');
+    expect(active.map((u) => u.id)).not.toContain(current.id);
+  });
+
   it('GET /admin/users rejects an unknown role filter (400)', async () => {
     const admin = await t.signIn('admin');
     expectProblem(

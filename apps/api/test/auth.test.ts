@@ -1,6 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { sha256Hex } from '@cfaq/core';
-import { badges, comments, communityPosts, notifications, postVotes, refreshTokens, reputationLogs, users } from '@cfaq/db/schema/index';
+import {
+  badges,
+  comments,
+  communityPosts,
+  moderationLogs,
+  notifications,
+  postVotes,
+  refreshTokens,
+  reputationLogs,
+  searchLogs,
+  users,
+} from '@cfaq/db/schema/index';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectProblem, GENEROUS_LIMITS, type TestApp } from './helpers.js';
@@ -343,6 +354,13 @@ describe('GET /auth/export', () => {
       { userId: other.user.id, points: 7, reason: 'theirs' },
     ]);
     await t.ctx.db.insert(badges).values({ userId: other.user.id, name: 'first_responder' });
+    await t.ctx.db.insert(searchLogs).values([
+      { userId: me.user.id, query: 'my search', normalizedQuery: 'my search', resultCount: 1 },
+      { userId: other.user.id, query: 'their search', normalizedQuery: 'their search', resultCount: 0 },
+    ]);
+    await t.ctx.db
+      .insert(moderationLogs)
+      .values({ actorId: other.user.id, targetUserId: me.user.id, action: 'suspend', reason: 'was rude' });
 
     const res = await t.app.inject({ method: 'GET', url: '/api/auth/export', headers: bearer(me.accessToken) });
     expect(res.statusCode).toBe(200);
@@ -354,8 +372,10 @@ describe('GET /auth/export', () => {
     expect(data.notifications.map((n: { title: string }) => n.title)).toEqual(['for me']);
     expect(data.reputation.history.map((r: { reason: string }) => r.reason)).toEqual(['mine']);
     expect(data.reputation.badges).toEqual([]);
+    expect(data.activity.searches.map((r: { query: string }) => r.query)).toEqual(['my search']);
+    expect(data.moderation).toEqual([expect.objectContaining({ action: 'suspend', reason: 'was rude' })]);
     const text = res.body;
-    for (const needle of ['Their question', 'their comment', 'for them', 'theirs', other.email, other.user.id])
+    for (const needle of ['Their question', 'their comment', 'for them', 'theirs', 'their search', other.email, other.user.id])
       expect(text).not.toContain(needle);
     for (const key of SECRET_KEYS) expect(text).not.toContain(`"${key}"`);
     expect(text).not.toContain('embedding');

@@ -1,15 +1,22 @@
 import {
+  aiQuestions,
   badges,
   comments,
   commentVotes,
   communityPosts,
+  confMeetings,
   faqFeedback,
+  faqReports,
   freshReviewVotes,
+  moderationLogs,
   notificationSettings,
   notifications,
   postVotes,
   reputationLogs,
+  searchLogs,
+  supportRequests,
   teaNotifications,
+  unresolvedSearches,
 } from '@cfaq/db/schema/index';
 import { asc, eq } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
@@ -29,12 +36,15 @@ export interface UserExport {
   teaDrops: Row[];
   notificationSettings: Row | null;
   reputation: { total: number; history: Row[]; badges: Row[] };
+  /** Suspensions of the caller (who acted is not included: that is another user's data). */
+  moderation: Row[];
+  activity: { faqReports: Row[]; supportRequests: Row[]; searches: Row[]; unresolvedSearches: Row[]; aiQuestions: Row[]; meetings: Row[] };
 }
 
 /**
  * Everything the service holds about the caller, and nothing of anyone else's: rows are selected by
- * the caller's id only, with explicit columns (no embeddings, no secrets, no other users' ids beyond
- * the references stored on the caller's own rows). Personal tea drops only, not program-wide ones.
+ * the caller's id only, with explicit columns (no embeddings, no secrets, no transcripts, no other
+ * users' names or emails). Personal tea drops only, not program-wide ones.
  */
 export async function exportUserData(ctx: Pick<CoreContext, 'db' | 'clock'>, userId: string): Promise<UserExport> {
   const profile = await getUser(ctx, userId);
@@ -156,6 +166,62 @@ export async function exportUserData(ctx: Pick<CoreContext, 'db' | 'clock'>, use
       .from(badges)
       .where(eq(badges.userId, userId)),
   ]);
+  const [mod, reports, support, searches, unresolved, questions, meetings] = await Promise.all([
+    db
+      .select({
+        action: moderationLogs.action,
+        reason: moderationLogs.reason,
+        until: moderationLogs.until,
+        createdAt: moderationLogs.createdAt,
+      })
+      .from(moderationLogs)
+      .where(eq(moderationLogs.targetUserId, userId))
+      .orderBy(asc(moderationLogs.createdAt)),
+    db
+      .select({
+        id: faqReports.id,
+        faqId: faqReports.faqId,
+        reason: faqReports.reason,
+        status: faqReports.status,
+        createdAt: faqReports.createdAt,
+      })
+      .from(faqReports)
+      .where(eq(faqReports.reporterId, userId)),
+    db
+      .select({
+        id: supportRequests.id,
+        subject: supportRequests.subject,
+        body: supportRequests.body,
+        status: supportRequests.status,
+        createdAt: supportRequests.createdAt,
+      })
+      .from(supportRequests)
+      .where(eq(supportRequests.userId, userId)),
+    db
+      .select({ query: searchLogs.query, resultCount: searchLogs.resultCount, createdAt: searchLogs.createdAt })
+      .from(searchLogs)
+      .where(eq(searchLogs.userId, userId))
+      .orderBy(asc(searchLogs.createdAt)),
+    db
+      .select({ query: unresolvedSearches.query, status: unresolvedSearches.status, createdAt: unresolvedSearches.createdAt })
+      .from(unresolvedSearches)
+      .where(eq(unresolvedSearches.userId, userId)),
+    db
+      .select({ id: aiQuestions.id, question: aiQuestions.question, answer: aiQuestions.answer, createdAt: aiQuestions.createdAt })
+      .from(aiQuestions)
+      .where(eq(aiQuestions.userId, userId)),
+    db
+      .select({
+        id: confMeetings.id,
+        topic: confMeetings.topic,
+        status: confMeetings.status,
+        sourcing: confMeetings.sourcing,
+        startTime: confMeetings.startTime,
+        createdAt: confMeetings.createdAt,
+      })
+      .from(confMeetings)
+      .where(eq(confMeetings.userId, userId)),
+  ]);
   return {
     exportedAt: ctx.clock.now().toISOString(),
     profile,
@@ -166,5 +232,14 @@ export async function exportUserData(ctx: Pick<CoreContext, 'db' | 'clock'>, use
     teaDrops: plain(tea),
     notificationSettings: plain(settings)[0] ?? null,
     reputation: { total: profile.reputation, history: plain(rep), badges: plain(myBadges) },
+    moderation: plain(mod),
+    activity: {
+      faqReports: plain(reports),
+      supportRequests: plain(support),
+      searches: plain(searches),
+      unresolvedSearches: plain(unresolved),
+      aiQuestions: plain(questions),
+      meetings: plain(meetings),
+    },
   };
 }

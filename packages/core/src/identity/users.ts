@@ -1,6 +1,6 @@
 import type { DbOrTx } from '@cfaq/db';
 import { refreshTokens, users } from '@cfaq/db/schema/index';
-import { and, count, desc, eq, ilike, isNull, ne, or, type SQL, sql } from 'drizzle-orm';
+import { and, count, desc, eq, gt, ilike, isNull, ne, not, or, type SQL, sql } from 'drizzle-orm';
 import { writeAdminLog } from '../audit/index.js';
 import type { CoreContext } from '../context.js';
 import { notFound, unprocessable } from '../errors/index.js';
@@ -120,7 +120,11 @@ export async function listUsers(ctx: Pick<CoreContext, 'db' | 'clock'>, q: UserL
   const w = pageWindow(q);
   const conds: SQL[] = [];
   if (q.role) conds.push(eq(users.role, q.role));
-  if (q.status) conds.push(eq(users.status, q.status));
+  // Effective status: a suspension whose `until` has passed counts as active.
+  const now = ctx.clock.now();
+  const inForce = and(eq(users.status, 'suspended'), or(isNull(users.suspendedUntil), gt(users.suspendedUntil, now))) as SQL;
+  if (q.status === 'suspended') conds.push(inForce);
+  if (q.status === 'active') conds.push(not(inForce));
   if (q.q) {
     const like = `%${q.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     conds.push(or(ilike(users.name, like), ilike(users.email, like)) as SQL);
@@ -130,7 +134,6 @@ export async function listUsers(ctx: Pick<CoreContext, 'db' | 'clock'>, q: UserL
     ctx.db.select(userColumns).from(users).where(where).orderBy(desc(users.createdAt), desc(users.id)).limit(w.limit).offset(w.offset),
     ctx.db.select({ n: count() }).from(users).where(where),
   ]);
-  const now = ctx.clock.now();
   return toPage(
     rows.map((r) => toUserJson(r, now)),
     total?.n ?? 0,

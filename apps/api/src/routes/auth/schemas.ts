@@ -95,4 +95,13 @@ export const UserExport = T.Object({
   teaDrops: Rows,
   notificationSettings: Nullable(T.Record(T.String(), T.Unknown())),
   reputation: T.Object({ total: T.Integer(), history: Rows, badges: Rows }),
+  moderation: Rows,
+  activity: T.Object({
+    faqReports: Rows,
+    supportRequests: Rows,
+    searches: Rows,
+    unresolvedSearches: Rows,
+    aiQuestions: Rows,
+    meetings: Rows,
+  }),
 });
