@@ -141,5 +141,8 @@ describe('GET /moderation/logs', () => {
     expectProblem(await t.app.inject({ method: 'GET', url: '/api/moderation/logs' }), 401);
     expectProblem(await t.app.inject({ method: 'GET', url: '/api/moderation/logs?kind=all', headers: admin.headers }), 400);
     expectProblem(await t.app.inject({ method: 'GET', url: '/api/moderation/logs?limit=500', headers: admin.headers }), 400);
+    const odd = await t.app.inject({ method: 'GET', url: '/api/moderation/logs?targetId=not-a-user', headers: admin.headers });
+    expect(odd.statusCode).toBe(200);
+    expect(odd.json()).toMatchObject({ items: [], total: 0 });
   });
 });

@@ -91,6 +91,7 @@ export interface AuditLogQuery extends PageQuery {
 
 const actor = alias(users, 'actor');
 const target = alias(users, 'target');
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 /** Newest first, paginated; names of actor and target user joined in (null once deleted). */
@@ -129,6 +130,8 @@ export async function listAuditLogs(ctx: Pick<CoreContext, 'db'>, q: AuditLogQue
     }));
     return toPage(items, total?.n ?? 0, w);
   }
+  // Moderation targets are user ids: anything else matches nothing (and must not reach a uuid cast).
+  if (q.targetId && !UUID_RE.test(q.targetId)) return toPage([], 0, w);
   const conds: SQL[] = [];
   if (q.action) conds.push(eq(moderationLogs.action, q.action));
   if (q.actorId) conds.push(eq(moderationLogs.actorId, q.actorId));

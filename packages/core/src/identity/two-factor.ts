@@ -35,11 +35,12 @@ async function consumeTotp(
   secret: string,
   code: string,
 ): Promise<boolean> {
-  if (!/^\d{6}$/.test(code)) return false;
+  const token = code.replace(/\s/g, '');
+  if (!/^\d{6}$/.test(token)) return false;
   const epoch = Math.floor(ctx.clock.now().getTime() / 1000);
   const result = await verify({
     secret,
-    token: code,
+    token,
     epoch,
     period: TOTP_PERIOD_SECONDS,
     epochTolerance: [TOTP_PERIOD_SECONDS, 0],
@@ -124,7 +125,7 @@ export async function enableTwoFactor(ctx: Ctx, userId: string, code: string): P
 /** A current TOTP code, or else an unused recovery code (consumed by one conditional UPDATE). */
 async function checkSecondFactor(ctx: Ctx, user: Awaited<ReturnType<typeof loadTotpUser>>, code: string): Promise<boolean> {
   if (!user.totpEnabled || !user.totpSecret) return false;
-  if (/^\d{6}$/.test(code.trim())) return consumeTotp(ctx, user, ctx.secrets.decrypt(user.totpSecret, user.id), code.trim());
+  if (/^\d{6}$/.test(code.replace(/\s/g, ''))) return consumeTotp(ctx, user, ctx.secrets.decrypt(user.totpSecret, user.id), code);
   const used = await ctx.db
     .update(recoveryCodes)
     .set({ usedAt: ctx.clock.now() })
