@@ -1,3 +1,4 @@
+export * from './audit/index.js';
 export * from './community/index.js';
 export * from './config/index.js';
 export * from './context.js';

@@ -4,6 +4,10 @@ import * as schema from './schema/index.js';
 
 export type Schema = typeof schema;
 export type Db = NodePgDatabase<Schema>;
+/** A transaction handed to `db.transaction(async (tx) => ...)`. */
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+/** Where a query can run: the database or an open transaction. */
+export type DbOrTx = Db | Tx;
 
 export interface PoolOptions {
   connectionString: string;

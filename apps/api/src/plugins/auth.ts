@@ -1,8 +1,42 @@
-import { forbidden, loadPrincipal, unauthorized } from '@cfaq/core';
+import { type ClientMeta, forbidden, loadPrincipal, type TokenSigner, unauthorized } from '@cfaq/core';
 import jwt from '@fastify/jwt';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { ACCESS_LEVELS, type Access, ROLES_FOR } from '../lib/access.js';
+import { ACCESS_LEVELS, type Access, type AuthUser, ROLES_FOR, type Role } from '../lib/access.js';
+
+/** Lifetime of a two-factor challenge token (typ '2fa'): long enough to open an authenticator app. */
+export const CHALLENGE_TTL_SECONDS = 300;
+
+/** One row of the access table: every route with the level it declared. */
+export interface RouteAccess {
+  method: string;
+  url: string;
+  access: Access;
+}
+
+/** The spec's middleware names, as access levels: `protect` = signed in, `adminOnly` = admin. */
+export const protect: Access = 'user';
+export const adminOnly: Access = 'admin';
+/** `authorize(roles)`: the access level admitting exactly these roles. */
+export function authorize(...roles: Role[]): Access {
+  const wanted = [...new Set(roles)].sort().join(',');
+  for (const level of ['user', 'staff', 'admin'] as const) {
+    if ([...ROLES_FOR[level]].sort().join(',') === wanted) return level;
+  }
+  throw new Error(`no access level admits exactly the roles ${wanted}`);
+}
+
+/** The signed-in caller of a route whose access level guarantees one. */
+export function caller(request: FastifyRequest): AuthUser {
+  if (!request.auth) throw unauthorized();
+  return request.auth;
+}
+
+/** Address (TRUST_PROXY honoured by Fastify) and user agent, recorded on refresh tokens. */
+export const clientMeta = (request: FastifyRequest): ClientMeta => {
+  const ua = request.headers['user-agent'];
+  return { ip: request.ip, ...(typeof ua === 'string' ? { userAgent: ua } : {}) };
+};
 
 export interface AccessTokenClaims {
   sub: string;
@@ -20,6 +54,10 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Signs a short-lived access token (JWT_ACCESS_TTL_SECONDS) for a user id. */
     issueAccessToken(userId: string): string;
+    /** Access and two-factor challenge tokens for the identity core functions. */
+    tokens: TokenSigner;
+    /** Every route registered so far with its access level (the route-table test walks it). */
+    accessTable: RouteAccess[];
   }
 }
 
@@ -38,7 +76,22 @@ export const authPlugin = fp(
       verify: { algorithms: ['HS256'] },
     });
 
-    app.decorate('issueAccessToken', (userId: string) => app.jwt.sign({ sub: userId, typ: 'access' }));
+    const issueAccessToken = (userId: string) => app.jwt.sign({ sub: userId, typ: 'access' });
+    app.decorate('issueAccessToken', issueAccessToken);
+    app.decorate('tokens', {
+      accessToken: issueAccessToken,
+      accessTtlSeconds: config.JWT_ACCESS_TTL_SECONDS,
+      challengeToken: (userId: string) => app.jwt.sign({ sub: userId, typ: '2fa' }, { expiresIn: CHALLENGE_TTL_SECONDS }),
+      readChallenge: (token: string) => {
+        try {
+          const claims = app.jwt.verify<{ sub?: unknown; typ?: unknown }>(token);
+          return claims.typ === '2fa' && typeof claims.sub === 'string' ? claims.sub : null;
+        } catch {
+          return null;
+        }
+      },
+    } satisfies TokenSigner);
+    app.decorate('accessTable', [] as RouteAccess[]);
     app.decorateRequest('auth', null);
 
     // A route without an access level is a bug: fail at startup, not in production traffic.
@@ -50,6 +103,9 @@ export const authPlugin = fp(
       const access = route.config?.access;
       if (!access || !ACCESS_LEVELS.includes(access)) {
         throw new Error(`route ${route.method} ${url} declares no access level (config.access)`);
+      }
+      for (const method of Array.isArray(route.method) ? route.method : [route.method]) {
+        app.accessTable.push({ method, url, access });
       }
       if (access !== 'public' && access !== 'provider' && route.schema) {
         route.schema = { ...route.schema, security: [{ bearerAuth: [] }] };

@@ -1,6 +1,6 @@
 import type { Config } from '@cfaq/core';
 import rateLimit, { type RateLimitOptions } from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 
 /** The spec's named limiters. Each route that uses one gets its own counters. */
@@ -18,6 +18,11 @@ export interface Limits {
 declare module 'fastify' {
   interface FastifyInstance {
     limits: Limits;
+    /**
+     * The identity-creation limiter as an onRequest hook, one counter shared by every route that
+     * creates an identity (registration, provider connections), on top of the route's own limiter.
+     */
+    identityLimit: onRequestAsyncHookHandler;
   }
 }
 
@@ -37,6 +42,14 @@ export function buildLimits(c: Config): Limits {
     searchSuggest: { max: c.SEARCH_SUGGEST_RATE_LIMIT, timeWindow: 60_000 },
     logIngest: { max: c.LOG_INGEST_RATE_LIMIT, timeWindow: 60_000, keyGenerator: byAddress },
   };
+}
+
+function tooMany(max: number, retryAfterSeconds: number) {
+  const err = new Error(`Rate limit exceeded: ${max} requests per window; retry in ${retryAfterSeconds} s`) as Error & {
+    statusCode: number;
+  };
+  err.statusCode = 429;
+  return err;
 }
 
 /**
@@ -61,15 +74,16 @@ export const rateLimitPlugin = fp(
       max: app.ctx.config.RATE_LIMIT_USER_BURST_MAX,
       timeWindow: 60_000,
       keyGenerator: rateLimitKey,
-      errorResponseBuilder: (_request, context) => {
-        const err = new Error(
-          `Rate limit exceeded: ${context.max} requests per ${context.after}; retry in ${Math.ceil(context.ttl / 1000)} s`,
-        ) as Error & {
-          statusCode: number;
-        };
-        err.statusCode = 429;
-        return err;
-      },
+      errorResponseBuilder: (_request, context) => tooMany(context.max, Math.ceil(context.ttl / 1000)),
+    });
+    // createRateLimit, not rateLimit: a rateLimit() hook marks the request as limited and the route's
+    // own limiter would then be skipped. This one counts without marking, so both apply.
+    const identity = app.createRateLimit(limits.identity);
+    app.decorate('identityLimit', async (request, reply) => {
+      const result = await identity(request);
+      if (result.isAllowed || !result.isExceeded) return;
+      reply.header('retry-after', result.ttlInSeconds);
+      throw tooMany(result.max, result.ttlInSeconds);
     });
   },
   { name: 'rate-limit', dependencies: ['context', 'auth'] },

@@ -1,12 +1,18 @@
 import type { RoutePlugin } from '../lib/types.js';
+import { adminUserRoutes } from './admin-users/index.js';
+import { authRoutes } from './auth/index.js';
 import { communityRoutes } from './community/index.js';
 import { faqRoutes } from './faq/index.js';
+import { moderationRoutes } from './moderation/index.js';
 import { opsRoutes } from './ops/index.js';
 import { programRoutes } from './programs/index.js';
 
 /** Every route group, mounted under /api. */
 export const apiRoutes: RoutePlugin = async (app) => {
   await app.register(opsRoutes);
+  await app.register(authRoutes);
+  await app.register(adminUserRoutes);
+  await app.register(moderationRoutes);
   await app.register(programRoutes);
   await app.register(faqRoutes);
   await app.register(communityRoutes);

@@ -1,0 +1,242 @@
+import {
+  changePassword,
+  disableTwoFactor,
+  enableTwoFactor,
+  exportUserData,
+  getUser,
+  login,
+  logout,
+  refreshSession,
+  register,
+  setupTwoFactor,
+  updateProfile,
+  verifyTwoFactorLogin,
+} from '@cfaq/core';
+import { Type as T } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import { problemResponses } from '../../lib/problem.js';
+import type { RoutePlugin } from '../../lib/types.js';
+import { caller, clientMeta } from '../../plugins/auth.js';
+import {
+  CodeBody,
+  LoginBody,
+  LoginResponse,
+  LogoutBody,
+  PasswordBody,
+  ProfileBody,
+  RecoveryCodes,
+  RefreshBody,
+  RegisterBody,
+  Session,
+  TwoFactorSetup,
+  TwoFactorVerifyBody,
+  User,
+  UserExport,
+} from './schemas.js';
+
+const TTL_NOTE =
+  'Access tokens are HS256 JWTs valid JWT_ACCESS_TTL_SECONDS (default 15 minutes); refresh tokens are opaque, ' +
+  'single use and valid JWT_REFRESH_TTL_DAYS (default 30 days).';
+
+/** Accounts, sessions, the caller's own profile and data, and admin two-factor. */
+export const authRoutes: RoutePlugin = async (app) => {
+  const { ctx, tokens } = app;
+
+  app.post(
+    '/auth/register',
+    {
+      config: { access: 'public', rateLimit: app.limits.register },
+      onRequest: app.identityLimit,
+      schema: {
+        tags: ['auth'],
+        summary: 'Create an account (role user) and sign in',
+        description: `Emails are trimmed, lower-cased and unique. ${TTL_NOTE}`,
+        body: RegisterBody,
+        response: { 201: Session, ...problemResponses(400, 409, 429) },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await register(ctx, tokens, request.body, clientMeta(request))),
+  );
+
+  app.post(
+    '/auth/login',
+    {
+      config: { access: 'public', rateLimit: app.limits.login },
+      schema: {
+        tags: ['auth'],
+        summary: 'Sign in with email and password',
+        description: `Answers a session, or for an account with two-factor on { twoFactorRequired, challengeToken } to complete at POST /auth/2fa/verify. Suspended accounts get 403. ${TTL_NOTE}`,
+        body: LoginBody,
+        response: { 200: LoginResponse, ...problemResponses(400, 401, 403, 429) },
+      },
+    },
+    async (request) => login(ctx, tokens, request.body, clientMeta(request)),
+  );
+
+  app.post(
+    '/auth/refresh',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['auth'],
+        summary: 'Rotate the refresh token for a new session',
+        description: `The given refresh token is used up. Presenting a used token again revokes every token of its sign-in (401 REFRESH_TOKEN_REUSED). ${TTL_NOTE}`,
+        body: RefreshBody,
+        response: { 200: Session, ...problemResponses(400, 401, 403) },
+      },
+    },
+    async (request) => refreshSession(ctx, tokens, request.body.refreshToken, clientMeta(request)),
+  );
+
+  app.post(
+    '/auth/logout',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['auth'],
+        summary: 'Sign out: revoke the refresh token and its sign-in family',
+        description:
+          'Needs no access token: the refresh token identifies the session. allSessions: true revokes every refresh token of its owner. ' +
+          'Unknown tokens are ignored (204 either way). Access tokens already issued expire on their own (at most JWT_ACCESS_TTL_SECONDS).',
+        body: LogoutBody,
+        response: { 204: T.Null(), ...problemResponses(400) },
+      },
+    },
+    async (request, reply) => {
+      await logout(ctx, request.body.refreshToken, { allSessions: request.body.allSessions ?? false });
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.get(
+    '/auth/me',
+    {
+      config: { access: 'user' },
+      schema: { tags: ['auth'], summary: 'The signed-in user', response: { 200: User, ...problemResponses(401, 403) } },
+    },
+    async (request) => getUser(ctx, caller(request).id),
+  );
+
+  app.patch(
+    '/auth/profile',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags: ['auth'],
+        summary: 'Update name, bio or avatar of the signed-in user',
+        body: ProfileBody,
+        response: { 200: User, ...problemResponses(400, 401, 403) },
+      },
+    },
+    async (request) => updateProfile(ctx, caller(request).id, request.body),
+  );
+
+  app.put(
+    '/auth/password',
+    {
+      config: { access: 'user', rateLimit: app.limits.password },
+      schema: {
+        tags: ['auth'],
+        summary: 'Change the password',
+        description: `Checks the current password (400 WRONG_PASSWORD), revokes every refresh token of the user and answers a fresh session. ${TTL_NOTE}`,
+        body: PasswordBody,
+        response: { 200: Session, ...problemResponses(400, 401, 403, 429) },
+      },
+    },
+    async (request) => changePassword(ctx, tokens, caller(request).id, request.body, clientMeta(request)),
+  );
+
+  app.get(
+    '/auth/export',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags: ['auth'],
+        summary: "Export the signed-in user's own data",
+        description:
+          'Profile, posts, comments, votes, notifications, tea drops, notification settings and reputation: only the caller’s rows, no secrets.',
+        response: { 200: UserExport, ...problemResponses(401, 403) },
+      },
+    },
+    async (request, reply) => {
+      const data = await exportUserData(ctx, caller(request).id);
+      return reply.header('content-disposition', 'attachment; filename="community-faq-export.json"').send(data);
+    },
+  );
+
+  // Admin two-factor (TOTP).
+  const twoFactor = app.limits.twoFactor;
+
+  app.post(
+    '/auth/2fa/setup',
+    {
+      config: { access: 'admin', rateLimit: twoFactor },
+      schema: {
+        tags: ['auth'],
+        summary: 'Start two-factor enrolment (admins)',
+        description: 'A new TOTP secret, pending until POST /auth/2fa/enable confirms it with a code. 409 when already enabled.',
+        response: { 200: TwoFactorSetup, ...problemResponses(401, 403, 409, 429) },
+      },
+    },
+    async (request) => setupTwoFactor(ctx, caller(request).id),
+  );
+
+  app.post(
+    '/auth/2fa/enable',
+    {
+      config: { access: 'admin', rateLimit: twoFactor },
+      schema: {
+        tags: ['auth'],
+        summary: 'Confirm enrolment with a code; answers the recovery codes once',
+        body: CodeBody,
+        response: { 200: RecoveryCodes, ...problemResponses(400, 401, 403, 409, 422, 429) },
+      },
+    },
+    async (request) => enableTwoFactor(ctx, caller(request).id, request.body.code),
+  );
+
+  app.post(
+    '/auth/2fa/verify',
+    {
+      config: {
+        access: 'public',
+        // Counted per account named by a valid challenge (else per address), after the body is parsed.
+        rateLimit: {
+          ...twoFactor,
+          hook: 'preHandler',
+          keyGenerator: (request: FastifyRequest) => {
+            const body = request.body as { challengeToken?: unknown } | undefined;
+            const sub = typeof body?.challengeToken === 'string' ? tokens.readChallenge(body.challengeToken) : null;
+            return sub ? `2fa:${sub}` : `ip:${request.ip}`;
+          },
+        },
+      },
+      schema: {
+        tags: ['auth'],
+        summary: 'Complete a two-factor login',
+        description: `The challenge token from POST /auth/login and a TOTP code (current or previous 30 s step, each accepted once) or an unused recovery code. ${TTL_NOTE}`,
+        body: TwoFactorVerifyBody,
+        response: { 200: Session, ...problemResponses(400, 401, 403, 429) },
+      },
+    },
+    async (request) => verifyTwoFactorLogin(ctx, tokens, request.body, clientMeta(request)),
+  );
+
+  app.post(
+    '/auth/2fa/disable',
+    {
+      config: { access: 'user', rateLimit: twoFactor },
+      schema: {
+        tags: ['auth'],
+        summary: 'Turn two-factor off (needs a current code or a recovery code)',
+        description: 'Open to any signed-in account that has two-factor on, so a demoted admin can still turn it off.',
+        body: CodeBody,
+        response: { 204: T.Null(), ...problemResponses(400, 401, 403, 422, 429) },
+      },
+    },
+    async (request, reply) => {
+      await disableTwoFactor(ctx, caller(request).id, request.body.code);
+      return reply.status(204).send(null);
+    },
+  );
+};

@@ -1,0 +1,107 @@
+import { PASSWORD_MAX, PASSWORD_MIN } from '@cfaq/core';
+import { Type as T } from '@sinclair/typebox';
+import { DateTime, Nullable, Uuid } from '../../lib/schemas.js';
+
+export const RoleSchema = T.Union([T.Literal('user'), T.Literal('moderator'), T.Literal('admin')]);
+export const UserStatus = T.Union([T.Literal('active'), T.Literal('suspended')]);
+
+/** A user as every route shows it: never a password hash, TOTP secret or token. */
+export const User = T.Object(
+  {
+    id: Uuid,
+    email: T.String(),
+    name: T.String(),
+    role: RoleSchema,
+    status: UserStatus,
+    reputation: T.Integer(),
+    bio: Nullable(T.String()),
+    avatarUrl: Nullable(T.String()),
+    twoFactorEnabled: T.Boolean(),
+    confConnected: T.Boolean(),
+    createdAt: DateTime,
+    updatedAt: DateTime,
+  },
+  { description: 'never carries a password hash, TOTP secret or token' },
+);
+
+/** Surrounding spaces are allowed (trimmed before storing, with the address lower-cased). */
+const Email = T.String({ maxLength: 254, pattern: '^\\s*[^\\s@]+@[^\\s@]+\\.[^\\s@]+\\s*$', description: 'email address' });
+const Password = T.String({ minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX, description: `${PASSWORD_MIN}-${PASSWORD_MAX} characters` });
+const Name = T.String({ minLength: 1, maxLength: 100, pattern: '\\S' });
+
+export const RegisterBody = T.Object({ email: Email, password: Password, name: Name }, { additionalProperties: false });
+export const LoginBody = T.Object(
+  { email: T.String({ minLength: 1, maxLength: 254 }), password: T.String({ minLength: 1, maxLength: PASSWORD_MAX }) },
+  { additionalProperties: false },
+);
+const RefreshToken = T.String({ minLength: 16, maxLength: 256 });
+export const RefreshBody = T.Object({ refreshToken: RefreshToken }, { additionalProperties: false });
+export const LogoutBody = T.Object(
+  {
+    refreshToken: RefreshToken,
+    allSessions: T.Optional(T.Boolean({ description: "true: revoke every refresh token of the token's owner (sign out everywhere)" })),
+  },
+  { additionalProperties: false },
+);
+export const PasswordBody = T.Object(
+  { currentPassword: T.String({ minLength: 1, maxLength: PASSWORD_MAX }), newPassword: Password },
+  { additionalProperties: false },
+);
+export const ProfileBody = T.Object(
+  {
+    name: T.Optional(Name),
+    bio: T.Optional(Nullable(T.String({ maxLength: 2000 }))),
+    avatarUrl: T.Optional(Nullable(T.String({ format: 'uri', maxLength: 2048, pattern: '^https?://' }))),
+  },
+  { additionalProperties: false, description: 'Only name, bio and avatarUrl; role, reputation and status are not settable.' },
+);
+
+export const Session = T.Object({
+  accessToken: T.String({ description: 'JWT (HS256), Authorization: Bearer; lifetime JWT_ACCESS_TTL_SECONDS (default 900 s)' }),
+  refreshToken: T.String({
+    description: 'opaque, single use: POST /auth/refresh rotates it; lifetime JWT_REFRESH_TTL_DAYS (default 30 days)',
+  }),
+  expiresIn: T.Integer({ description: 'access token lifetime in seconds' }),
+  user: User,
+});
+export const TwoFactorChallenge = T.Object({
+  twoFactorRequired: T.Literal(true),
+  challengeToken: T.String({ description: 'complete at POST /auth/2fa/verify within 5 minutes' }),
+});
+export const LoginResponse = T.Union([Session, TwoFactorChallenge]);
+
+export const TwoFactorSetup = T.Object({
+  secret: T.String({ description: 'base32 TOTP secret (SHA-1, 6 digits, 30 s)' }),
+  otpauthUrl: T.String({ description: 'otpauth:// URI for a QR code' }),
+});
+const Code = T.String({ minLength: 6, maxLength: 32, description: '6-digit TOTP code (or, where accepted, a recovery code)' });
+export const CodeBody = T.Object({ code: Code }, { additionalProperties: false });
+export const TwoFactorVerifyBody = T.Object(
+  { challengeToken: T.String({ minLength: 1, maxLength: 2048 }), code: Code },
+  { additionalProperties: false },
+);
+export const RecoveryCodes = T.Object({
+  recoveryCodes: T.Array(T.String(), { description: 'shown once; each works once in place of a code' }),
+});
+
+const Rows = T.Array(T.Record(T.String(), T.Unknown()));
+export const UserExport = T.Object({
+  exportedAt: DateTime,
+  profile: User,
+  posts: Rows,
+  comments: Rows,
+  votes: T.Object({ posts: Rows, comments: Rows, faqReviews: Rows, faqFeedback: Rows }),
+  notifications: Rows,
+  teaDrops: Rows,
+  notificationSettings: Nullable(T.Record(T.String(), T.Unknown())),
+  reputation: T.Object({ total: T.Integer(), history: Rows, badges: Rows }),
+  moderation: Rows,
+  activity: T.Object({
+    faqReports: Rows,
+    supportRequests: Rows,
+    searches: Rows,
+    unresolvedSearches: Rows,
+    aiQuestions: Rows,
+    meetings: Rows,
+  }),
+});

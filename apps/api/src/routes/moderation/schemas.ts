@@ -1,0 +1,45 @@
+import { Type as T } from '@sinclair/typebox';
+import { DateTime, Nullable, PageQuery, Uuid } from '../../lib/schemas.js';
+
+export const SuspendBody = T.Object(
+  {
+    userId: Uuid,
+    reason: T.String({ minLength: 1, maxLength: 1000, pattern: '\\S' }),
+    until: T.Optional(T.String({ format: 'date-time', description: 'end of the suspension; absent = until lifted' })),
+  },
+  { additionalProperties: false },
+);
+export const UnsuspendBody = T.Object({ userId: Uuid, reason: T.Optional(T.String({ maxLength: 1000 })) }, { additionalProperties: false });
+
+export const LogQuery = T.Composite(
+  [
+    PageQuery,
+    T.Object({
+      kind: T.Optional(
+        T.Union([T.Literal('moderation'), T.Literal('admin')], {
+          default: 'moderation',
+          description: 'moderation: suspensions (ModerationLog); admin: other admin writes (AdminLog)',
+        }),
+      ),
+      action: T.Optional(T.String({ minLength: 1, maxLength: 100 })),
+      actorId: T.Optional(Uuid),
+      targetId: T.Optional(T.String({ minLength: 1, maxLength: 100 })),
+    }),
+  ],
+  { additionalProperties: false },
+);
+
+export const LogItem = T.Object({
+  id: Uuid,
+  kind: T.Union([T.Literal('moderation'), T.Literal('admin')]),
+  action: T.String(),
+  actorId: Nullable(Uuid),
+  actorName: Nullable(T.String()),
+  targetType: Nullable(T.String()),
+  targetId: Nullable(T.String()),
+  targetName: Nullable(T.String()),
+  reason: Nullable(T.String()),
+  until: Nullable(DateTime),
+  details: T.Record(T.String(), T.Unknown()),
+  createdAt: DateTime,
+});

@@ -1,0 +1,387 @@
+import { randomUUID } from 'node:crypto';
+import { sha256Hex } from '@cfaq/core';
+import {
+  badges,
+  comments,
+  communityPosts,
+  moderationLogs,
+  notifications,
+  postVotes,
+  refreshTokens,
+  reputationLogs,
+  searchLogs,
+  users,
+} from '@cfaq/db/schema/index';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, expectProblem, GENEROUS_LIMITS, type TestApp } from './helpers.js';
+import { bearer, craftJwt } from './tokens.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ env: GENEROUS_LIMITS });
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const post = (url: string, payload: object, headers: Record<string, string> = {}) =>
+  t.app.inject({ method: 'POST', url: `/api${url}`, payload, headers });
+
+let seq = 0;
+async function registerUser(overrides: Partial<{ email: string; password: string; name: string }> = {}) {
+  seq += 1;
+  const body = {
+    email: `person${seq}-${randomUUID().slice(0, 6)}@example.test`,
+    password: 'a-good-password',
+    name: `Person ${seq}`,
+    ...overrides,
+  };
+  const res = await post('/auth/register', body);
+  expect(res.statusCode).toBe(201);
+  return { ...body, ...(res.json() as { accessToken: string; refreshToken: string; expiresIn: number; user: { id: string } }) };
+}
+
+const SECRET_KEYS = ['passwordHash', 'password', 'totpSecret', 'totpPendingSecret', 'confAccessToken', 'confRefreshToken', 'tokenHash'];
+
+describe('POST /auth/register', () => {
+  it('creates a user account with a session and a normalised email', async () => {
+    const res = await post('/auth/register', { email: '  Mixed.Case@Example.TEST ', password: 'long-enough', name: 'Mixed' });
+    expect(res.statusCode).toBe(201);
+    const body = res.json();
+    expect(body).toMatchObject({ accessToken: expect.any(String), refreshToken: expect.any(String), expiresIn: 900 });
+    expect(body.user).toMatchObject({
+      email: 'mixed.case@example.test',
+      name: 'Mixed',
+      role: 'user',
+      status: 'active',
+      reputation: 0,
+      twoFactorEnabled: false,
+    });
+    expect(Object.keys(body.user).sort()).toEqual(
+      [
+        'avatarUrl',
+        'bio',
+        'confConnected',
+        'createdAt',
+        'email',
+        'id',
+        'name',
+        'reputation',
+        'role',
+        'status',
+        'twoFactorEnabled',
+        'updatedAt',
+      ].sort(),
+    );
+    const [row] = await t.ctx.db.select().from(users).where(eq(users.id, body.user.id));
+    expect(row?.passwordHash).toMatch(/^\$argon2id\$/);
+    const [token] = await t.ctx.db.select().from(refreshTokens).where(eq(refreshTokens.userId, body.user.id));
+    expect(token?.tokenHash).toBe(sha256Hex(body.refreshToken));
+    const me = await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: bearer(body.accessToken) });
+    expect(me.json().id).toBe(body.user.id);
+  });
+
+  it('refuses a duplicate email, whatever its case (409)', async () => {
+    const first = await registerUser();
+    const res = await post('/auth/register', { email: first.email.toUpperCase(), password: 'another-password', name: 'Dup' });
+    expectProblem(res, 409, 'EMAIL_TAKEN');
+  });
+
+  it('validates email, password length and unknown fields (400)', async () => {
+    expectProblem(await post('/auth/register', { email: 'not-an-email', password: 'long-enough', name: 'x' }), 400, 'VALIDATION_FAILED');
+    const short = expectProblem(await post('/auth/register', { email: 'a@b.test', password: 'short', name: 'x' }), 400);
+    expect(short.errors?.[0]?.path).toBe('body.password');
+    expectProblem(await post('/auth/register', { email: 'a@b.test', password: 'x'.repeat(129), name: 'x' }), 400);
+    const extra = expectProblem(
+      await post('/auth/register', { email: 'a@b.test', password: 'long-enough', name: 'x', role: 'admin' }),
+      400,
+    );
+    expect(extra.errors?.[0]?.path).toBe('body.role');
+  });
+});
+
+describe('POST /auth/login', () => {
+  it('answers a session for the right password, with any email case', async () => {
+    const u = await registerUser();
+    const res = await post('/auth/login', { email: u.email.toUpperCase(), password: u.password });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({
+      accessToken: expect.any(String),
+      refreshToken: expect.any(String),
+      expiresIn: 900,
+      user: { id: u.user.id },
+    });
+  });
+
+  it('wrong password and unknown email are the same 401', async () => {
+    const u = await registerUser();
+    const a = expectProblem(await post('/auth/login', { email: u.email, password: 'wrong-password' }), 401, 'INVALID_CREDENTIALS');
+    const b = expectProblem(
+      await post('/auth/login', { email: 'nobody@example.test', password: 'wrong-password' }),
+      401,
+      'INVALID_CREDENTIALS',
+    );
+    expect(a.detail).toBe(b.detail);
+  });
+
+  it('refuses a suspended account (403) and lets it in once the suspension has lapsed', async () => {
+    const u = await registerUser();
+    await t.ctx.db.update(users).set({ status: 'suspended' }).where(eq(users.id, u.user.id));
+    expectProblem(await post('/auth/login', { email: u.email, password: u.password }), 403, 'ACCOUNT_SUSPENDED');
+    await t.ctx.db
+      .update(users)
+      .set({ suspendedUntil: new Date(Date.now() - 1000) })
+      .where(eq(users.id, u.user.id));
+    expect((await post('/auth/login', { email: u.email, password: u.password })).statusCode).toBe(200);
+  });
+
+  it('rejects a body without password (400)', async () => {
+    expectProblem(await post('/auth/login', { email: 'a@b.test' }), 400, 'VALIDATION_FAILED');
+  });
+});
+
+describe('access tokens', () => {
+  it('no token on a protected route is 401', async () => {
+    expectProblem(await t.app.inject({ method: 'GET', url: '/api/auth/me' }), 401, 'UNAUTHORIZED');
+  });
+
+  it('forged, expired, alg:none, wrong-typ and malformed tokens are 401', async () => {
+    const u = await registerUser();
+    const now = Math.floor(Date.now() / 1000);
+    const cases = [
+      craftJwt({ sub: u.user.id, typ: 'access', iat: now, exp: now + 600 }, { secret: 'some-other-secret-of-sufficient-length!!' }),
+      craftJwt({ sub: u.user.id, typ: 'access', iat: now - 1200, exp: now - 300 }),
+      craftJwt({ sub: u.user.id, typ: 'access', iat: now, exp: now + 600 }, { alg: 'none', secret: null }),
+      craftJwt({ sub: u.user.id, typ: '2fa', iat: now, exp: now + 600 }),
+      craftJwt({ sub: u.user.id, iat: now, exp: now + 600 }),
+      u.refreshToken,
+      'not.a.jwt',
+    ];
+    for (const token of cases) {
+      expectProblem(await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: bearer(token) }), 401, 'INVALID_TOKEN');
+    }
+    // The control: the same claims properly signed work.
+    const good = craftJwt({ sub: u.user.id, typ: 'access', iat: now, exp: now + 600 });
+    expect((await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: bearer(good) })).statusCode).toBe(200);
+  });
+
+  it('a token of a deleted user is 401', async () => {
+    const u = await registerUser();
+    await t.ctx.db.delete(users).where(eq(users.id, u.user.id));
+    expectProblem(await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: bearer(u.accessToken) }), 401);
+  });
+});
+
+describe('POST /auth/refresh', () => {
+  it('rotates: the new pair works, the old refresh token is used up', async () => {
+    const u = await registerUser();
+    const res = await post('/auth/refresh', { refreshToken: u.refreshToken });
+    expect(res.statusCode).toBe(200);
+    const next = res.json();
+    expect(next.refreshToken).not.toBe(u.refreshToken);
+    expect(next.user.id).toBe(u.user.id);
+    expect((await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: bearer(next.accessToken) })).statusCode).toBe(200);
+    const rows = await t.ctx.db.select().from(refreshTokens).where(eq(refreshTokens.userId, u.user.id));
+    expect(rows).toHaveLength(2);
+    expect(new Set(rows.map((r) => r.familyId)).size).toBe(1);
+    expect(rows.find((r) => r.tokenHash === sha256Hex(u.refreshToken))?.rotatedAt).toBeInstanceOf(Date);
+  });
+
+  it('reusing a rotated token revokes the whole family', async () => {
+    const u = await registerUser();
+    const second = (await post('/auth/refresh', { refreshToken: u.refreshToken })).json();
+    expectProblem(await post('/auth/refresh', { refreshToken: u.refreshToken }), 401, 'REFRESH_TOKEN_REUSED');
+    // The legitimate holder's newer token died with the family.
+    expectProblem(await post('/auth/refresh', { refreshToken: second.refreshToken }), 401, 'REFRESH_TOKEN_REUSED');
+    const rows = await t.ctx.db.select().from(refreshTokens).where(eq(refreshTokens.userId, u.user.id));
+    expect(rows.every((r) => r.revokedAt !== null)).toBe(true);
+  });
+
+  it('of two concurrent refreshes with one token exactly one wins', async () => {
+    const u = await registerUser();
+    const results = await Promise.all([1, 2, 3].map(() => post('/auth/refresh', { refreshToken: u.refreshToken })));
+    expect(results.filter((r) => r.statusCode === 200)).toHaveLength(1);
+    expect(results.filter((r) => r.statusCode === 401)).toHaveLength(2);
+  });
+
+  it('unknown and expired tokens are 401; a bad body is 400', async () => {
+    expectProblem(await post('/auth/refresh', { refreshToken: 'x'.repeat(43) }), 401, 'INVALID_REFRESH_TOKEN');
+    const u = await registerUser();
+    await t.ctx.db
+      .update(refreshTokens)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(refreshTokens.userId, u.user.id));
+    expectProblem(await post('/auth/refresh', { refreshToken: u.refreshToken }), 401, 'INVALID_REFRESH_TOKEN');
+    expectProblem(await post('/auth/refresh', {}), 400, 'VALIDATION_FAILED');
+  });
+
+  it('a suspended user cannot refresh (403)', async () => {
+    const u = await registerUser();
+    await t.ctx.db.update(users).set({ status: 'suspended' }).where(eq(users.id, u.user.id));
+    expectProblem(await post('/auth/refresh', { refreshToken: u.refreshToken }), 403, 'ACCOUNT_SUSPENDED');
+  });
+});
+
+describe('POST /auth/logout', () => {
+  it('revokes the family of the token without an access token (204)', async () => {
+    const u = await registerUser();
+    const other = (await post('/auth/login', { email: u.email, password: u.password })).json();
+    const res = await post('/auth/logout', { refreshToken: u.refreshToken });
+    expect(res.statusCode).toBe(204);
+    expectProblem(await post('/auth/refresh', { refreshToken: u.refreshToken }), 401);
+    // Another sign-in of the same user is untouched.
+    expect((await post('/auth/refresh', { refreshToken: other.refreshToken })).statusCode).toBe(200);
+  });
+
+  it('allSessions revokes every refresh token of the owner', async () => {
+    const u = await registerUser();
+    const other = (await post('/auth/login', { email: u.email, password: u.password })).json();
+    expect((await post('/auth/logout', { refreshToken: u.refreshToken, allSessions: true })).statusCode).toBe(204);
+    expectProblem(await post('/auth/refresh', { refreshToken: other.refreshToken }), 401);
+  });
+
+  it('ignores an unknown token (204) and validates the body (400)', async () => {
+    expect((await post('/auth/logout', { refreshToken: 'y'.repeat(43) })).statusCode).toBe(204);
+    expectProblem(await post('/auth/logout', { token: 'x' }), 400);
+  });
+});
+
+describe('GET /auth/me and PATCH /auth/profile', () => {
+  it('me returns the user without secrets', async () => {
+    const u = await registerUser();
+    const res = await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: bearer(u.accessToken) });
+    expect(res.statusCode).toBe(200);
+    for (const key of SECRET_KEYS) expect(res.json()).not.toHaveProperty(key);
+  });
+
+  it('updates name, bio and avatar', async () => {
+    const u = await registerUser();
+    const res = await t.app.inject({
+      method: 'PATCH',
+      url: '/api/auth/profile',
+      headers: bearer(u.accessToken),
+      payload: { name: 'New Name', bio: 'Hello', avatarUrl: 'https://example.test/a.png' },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ name: 'New Name', bio: 'Hello', avatarUrl: 'https://example.test/a.png', role: 'user' });
+  });
+
+  it('cannot set role, reputation or status (400) and needs a token (401)', async () => {
+    const u = await registerUser();
+    for (const payload of [{ role: 'admin' }, { reputation: 1000 }, { status: 'active' }]) {
+      const res = await t.app.inject({ method: 'PATCH', url: '/api/auth/profile', headers: bearer(u.accessToken), payload });
+      expectProblem(res, 400, 'VALIDATION_FAILED');
+    }
+    const [row] = await t.ctx.db.select({ role: users.role, reputation: users.reputation }).from(users).where(eq(users.id, u.user.id));
+    expect(row).toEqual({ role: 'user', reputation: 0 });
+    expectProblem(await t.app.inject({ method: 'PATCH', url: '/api/auth/profile', payload: { name: 'x' } }), 401);
+    expectProblem(
+      await t.app.inject({
+        method: 'PATCH',
+        url: '/api/auth/profile',
+        headers: bearer(u.accessToken),
+        payload: { avatarUrl: 'javascript:alert(1)' },
+      }),
+      400,
+    );
+  });
+});
+
+describe('PUT /auth/password', () => {
+  it('changes the password, revokes the old refresh tokens and answers a new session', async () => {
+    const u = await registerUser();
+    const res = await t.app.inject({
+      method: 'PUT',
+      url: '/api/auth/password',
+      headers: bearer(u.accessToken),
+      payload: { currentPassword: u.password, newPassword: 'a-brand-new-password' },
+    });
+    expect(res.statusCode).toBe(200);
+    const fresh = res.json();
+    expectProblem(await post('/auth/refresh', { refreshToken: u.refreshToken }), 401);
+    expect((await post('/auth/refresh', { refreshToken: fresh.refreshToken })).statusCode).toBe(200);
+    expectProblem(await post('/auth/login', { email: u.email, password: u.password }), 401);
+    expect((await post('/auth/login', { email: u.email, password: 'a-brand-new-password' })).statusCode).toBe(200);
+  });
+
+  it('refuses a wrong current password (400) and a short new one (400)', async () => {
+    const u = await registerUser();
+    const wrong = await t.app.inject({
+      method: 'PUT',
+      url: '/api/auth/password',
+      headers: bearer(u.accessToken),
+      payload: { currentPassword: 'not-my-password', newPassword: 'a-brand-new-password' },
+    });
+    expect(expectProblem(wrong, 400, 'WRONG_PASSWORD').errors?.[0]?.path).toBe('body.currentPassword');
+    const short = await t.app.inject({
+      method: 'PUT',
+      url: '/api/auth/password',
+      headers: bearer(u.accessToken),
+      payload: { currentPassword: u.password, newPassword: 'short' },
+    });
+    expectProblem(short, 400, 'VALIDATION_FAILED');
+    expectProblem(
+      await t.app.inject({ method: 'PUT', url: '/api/auth/password', payload: { currentPassword: 'a', newPassword: 'bbbbbbbb' } }),
+      401,
+    );
+  });
+});
+
+describe('GET /auth/export', () => {
+  it("contains the caller's own data and nothing of anyone else's", async () => {
+    const me = await registerUser();
+    const other = await registerUser();
+    const [myPost] = await t.ctx.db.insert(communityPosts).values({ authorId: me.user.id, title: 'My question', body: 'mine' }).returning();
+    const [theirPost] = await t.ctx.db
+      .insert(communityPosts)
+      .values({ authorId: other.user.id, title: 'Their question', body: 'theirs' })
+      .returning();
+    await t.ctx.db.insert(comments).values([
+      { postId: theirPost!.id, authorId: me.user.id, body: 'my comment' },
+      { postId: myPost!.id, authorId: other.user.id, body: 'their comment' },
+    ]);
+    await t.ctx.db.insert(postVotes).values([
+      { postId: theirPost!.id, userId: me.user.id, value: 1 },
+      { postId: myPost!.id, userId: other.user.id, value: -1 },
+    ]);
+    await t.ctx.db.insert(notifications).values([
+      { userId: me.user.id, kind: 'post_answered', title: 'for me' },
+      { userId: other.user.id, kind: 'post_answered', title: 'for them' },
+    ]);
+    await t.ctx.db.insert(reputationLogs).values([
+      { userId: me.user.id, points: 5, reason: 'mine' },
+      { userId: other.user.id, points: 7, reason: 'theirs' },
+    ]);
+    await t.ctx.db.insert(badges).values({ userId: other.user.id, name: 'first_responder' });
+    await t.ctx.db.insert(searchLogs).values([
+      { userId: me.user.id, query: 'my search', normalizedQuery: 'my search', resultCount: 1 },
+      { userId: other.user.id, query: 'their search', normalizedQuery: 'their search', resultCount: 0 },
+    ]);
+    await t.ctx.db
+      .insert(moderationLogs)
+      .values({ actorId: other.user.id, targetUserId: me.user.id, action: 'suspend', reason: 'was rude' });
+
+    const res = await t.app.inject({ method: 'GET', url: '/api/auth/export', headers: bearer(me.accessToken) });
+    expect(res.statusCode).toBe(200);
+    const data = res.json();
+    expect(data.profile.id).toBe(me.user.id);
+    expect(data.posts.map((p: { title: string }) => p.title)).toEqual(['My question']);
+    expect(data.comments.map((c: { body: string }) => c.body)).toEqual(['my comment']);
+    expect(data.votes.posts).toEqual([expect.objectContaining({ postId: theirPost!.id, value: 1 })]);
+    expect(data.notifications.map((n: { title: string }) => n.title)).toEqual(['for me']);
+    expect(data.reputation.history.map((r: { reason: string }) => r.reason)).toEqual(['mine']);
+    expect(data.reputation.badges).toEqual([]);
+    expect(data.activity.searches.map((r: { query: string }) => r.query)).toEqual(['my search']);
+    expect(data.moderation).toEqual([expect.objectContaining({ action: 'suspend', reason: 'was rude' })]);
+    const text = res.body;
+    for (const needle of ['Their question', 'their comment', 'for them', 'theirs', 'their search', other.email, other.user.id])
+      expect(text).not.toContain(needle);
+    for (const key of SECRET_KEYS) expect(text).not.toContain(`"${key}"`);
+    expect(text).not.toContain('embedding');
+  });
+
+  it('needs a token (401)', async () => {
+    expectProblem(await t.app.inject({ method: 'GET', url: '/api/auth/export' }), 401);
+  });
+});

@@ -1,0 +1,148 @@
+import { moderationLogs, refreshTokens, users } from '@cfaq/db/schema/index';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, expectProblem, GENEROUS_LIMITS, type TestApp } from './helpers.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ env: GENEROUS_LIMITS });
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const UNKNOWN = '00000000-0000-4000-8000-000000000000';
+const suspend = (headers: Record<string, string>, payload: object) =>
+  t.app.inject({ method: 'POST', url: '/api/moderation/suspend', headers, payload });
+const unsuspend = (headers: Record<string, string>, payload: object) =>
+  t.app.inject({ method: 'POST', url: '/api/moderation/unsuspend', headers, payload });
+
+describe('POST /moderation/suspend', () => {
+  it('blocks the user at once on every protected route, refuses login and revokes refresh tokens', async () => {
+    const admin = await t.signIn('admin');
+    const user = await t.signIn('user');
+    const login = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: user.email, password: user.password } });
+    const { refreshToken } = login.json();
+    expect((await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: user.headers })).statusCode).toBe(200);
+
+    const res = await suspend(admin.headers, { userId: user.id, reason: 'spam' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ id: user.id, status: 'suspended' });
+
+    expectProblem(await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: user.headers }), 403, 'ACCOUNT_SUSPENDED');
+    expectProblem(await t.app.inject({ method: 'GET', url: '/api/auth/export', headers: user.headers }), 403, 'ACCOUNT_SUSPENDED');
+    expectProblem(
+      await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: user.email, password: user.password } }),
+      403,
+      'ACCOUNT_SUSPENDED',
+    );
+    expectProblem(await t.app.inject({ method: 'POST', url: '/api/auth/refresh', payload: { refreshToken } }), 401);
+    const tokens = await t.ctx.db.select().from(refreshTokens).where(eq(refreshTokens.userId, user.id));
+    expect(tokens.every((r) => r.revokedAt)).toBe(true);
+    // Public routes still answer, as anonymous.
+    expect((await t.app.inject({ method: 'GET', url: '/api/health', headers: user.headers })).statusCode).toBe(200);
+
+    const [log] = await t.ctx.db.select().from(moderationLogs).where(eq(moderationLogs.targetUserId, user.id));
+    expect(log).toMatchObject({ actorId: admin.id, action: 'suspend', reason: 'spam', until: null });
+  });
+
+  it('a suspension with until ends by itself', async () => {
+    const admin = await t.signIn('admin');
+    const user = await t.signIn('user');
+    const until = new Date(Date.now() + 60_000).toISOString();
+    expect((await suspend(admin.headers, { userId: user.id, reason: 'cool off', until })).json()).toMatchObject({ status: 'suspended' });
+    expectProblem(await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: user.headers }), 403);
+    await t.ctx.db
+      .update(users)
+      .set({ suspendedUntil: new Date(Date.now() - 1000) })
+      .where(eq(users.id, user.id));
+    const me = await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: user.headers });
+    expect(me.statusCode).toBe(200);
+    expect(me.json().status).toBe('active');
+  });
+
+  it('validates the body (400), a past until (400), self (422), unknown user (404) and needs admin (403/401)', async () => {
+    const admin = await t.signIn('admin');
+    const mod = await t.signIn('moderator');
+    const user = await t.signIn('user');
+    expectProblem(await suspend(admin.headers, { userId: user.id }), 400, 'VALIDATION_FAILED');
+    expectProblem(await suspend(admin.headers, { userId: 'nope', reason: 'x' }), 400);
+    const past = expectProblem(await suspend(admin.headers, { userId: user.id, reason: 'x', until: '2001-01-01T00:00:00Z' }), 400);
+    expect(past.errors?.[0]?.path).toBe('body.until');
+    expectProblem(await suspend(admin.headers, { userId: admin.id, reason: 'x' }), 422, 'CANNOT_SUSPEND_SELF');
+    expectProblem(await suspend(admin.headers, { userId: UNKNOWN, reason: 'x' }), 404, 'USER_NOT_FOUND');
+    expectProblem(await suspend(mod.headers, { userId: user.id, reason: 'x' }), 403, 'FORBIDDEN');
+    expectProblem(await suspend(user.headers, { userId: user.id, reason: 'x' }), 403);
+    expectProblem(await suspend({}, { userId: user.id, reason: 'x' }), 401);
+  });
+});
+
+describe('POST /moderation/unsuspend', () => {
+  it('lifts the suspension and logs it; 422 when not suspended; 404 unknown; 403 non-admin', async () => {
+    const admin = await t.signIn('admin');
+    const user = await t.signIn('user');
+    await suspend(admin.headers, { userId: user.id, reason: 'spam' });
+    const res = await unsuspend(admin.headers, { userId: user.id, reason: 'appeal accepted' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ status: 'active' });
+    expect((await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: user.headers })).statusCode).toBe(200);
+    const logs = await t.ctx.db.select().from(moderationLogs).where(eq(moderationLogs.targetUserId, user.id));
+    expect(logs.map((l) => l.action).sort()).toEqual(['suspend', 'unsuspend']);
+    expectProblem(await unsuspend(admin.headers, { userId: user.id }), 422, 'NOT_SUSPENDED');
+    expectProblem(await unsuspend(admin.headers, { userId: UNKNOWN }), 404);
+    expectProblem(await unsuspend(user.headers, { userId: user.id }), 403);
+    expectProblem(await unsuspend(admin.headers, { userId: user.id, extra: 1 }), 400);
+  });
+});
+
+describe('GET /moderation/logs', () => {
+  it('lists moderation actions newest first with names, paginated; kind=admin lists admin writes', async () => {
+    const admin = await t.signIn('admin', { name: 'Boss' });
+    const user = await t.signIn('user', { name: 'Target Person' });
+    await suspend(admin.headers, { userId: user.id, reason: 'first' });
+    await unsuspend(admin.headers, { userId: user.id });
+    await t.app.inject({ method: 'PUT', url: `/api/admin/users/${user.id}/role`, headers: admin.headers, payload: { role: 'moderator' } });
+
+    const res = await t.app.inject({ method: 'GET', url: `/api/moderation/logs?targetId=${user.id}&limit=1`, headers: admin.headers });
+    expect(res.statusCode).toBe(200);
+    const page = res.json();
+    expect(page).toMatchObject({ total: 2, page: 1, limit: 1 });
+    expect(page.items[0]).toMatchObject({
+      kind: 'moderation',
+      action: 'unsuspend',
+      actorName: 'Boss',
+      targetName: 'Target Person',
+      targetId: user.id,
+    });
+    const page2 = (
+      await t.app.inject({ method: 'GET', url: `/api/moderation/logs?targetId=${user.id}&limit=1&page=2`, headers: admin.headers })
+    ).json();
+    expect(page2.items[0]).toMatchObject({ action: 'suspend', reason: 'first' });
+
+    const adminKind = await t.app.inject({
+      method: 'GET',
+      url: `/api/moderation/logs?kind=admin&targetId=${user.id}`,
+      headers: admin.headers,
+    });
+    expect(adminKind.json().items).toEqual([
+      expect.objectContaining({
+        kind: 'admin',
+        action: 'user.role_changed',
+        actorId: admin.id,
+        details: { from: 'user', to: 'moderator' },
+      }),
+    ]);
+  });
+
+  it('is admin only (403/401) and validates the query (400)', async () => {
+    const mod = await t.signIn('moderator');
+    const admin = await t.signIn('admin');
+    expectProblem(await t.app.inject({ method: 'GET', url: '/api/moderation/logs', headers: mod.headers }), 403);
+    expectProblem(await t.app.inject({ method: 'GET', url: '/api/moderation/logs' }), 401);
+    expectProblem(await t.app.inject({ method: 'GET', url: '/api/moderation/logs?kind=all', headers: admin.headers }), 400);
+    expectProblem(await t.app.inject({ method: 'GET', url: '/api/moderation/logs?limit=500', headers: admin.headers }), 400);
+    const odd = await t.app.inject({ method: 'GET', url: '/api/moderation/logs?targetId=not-a-user', headers: admin.headers });
+    expect(odd.statusCode).toBe(200);
+    expect(odd.json()).toMatchObject({ items: [], total: 0 });
+  });
+});

@@ -1,0 +1,155 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, expectProblem, type TestApp } from './helpers.js';
+
+// Small limits, one app for the file: each route's limiter keeps its own counters.
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({
+    env: {
+      RATE_LIMIT_LOGIN_MAX: '3',
+      RATE_LIMIT_REGISTER_MAX: '2',
+      RATE_LIMIT_PASSWORD_MAX: '2',
+      RATE_LIMIT_TWO_FACTOR_MAX: '2',
+      RATE_LIMIT_IDENTITY_MAX: '10',
+    },
+  });
+});
+afterAll(async () => {
+  await t.close();
+});
+
+function expect429(res: Parameters<typeof expectProblem>[0]) {
+  const body = expectProblem(res, 429, 'RATE_LIMITED');
+  expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+  return body;
+}
+
+describe('rate limits', () => {
+  it('login: the 4th attempt from one address within the window is 429 with retry-after', async () => {
+    const ip = '203.0.113.10';
+    for (let i = 0; i < 3; i++) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/auth/login',
+        remoteAddress: ip,
+        payload: { email: 'x@example.test', password: 'wrong-pass' },
+      });
+      expect(res.statusCode).toBe(401);
+    }
+    expect429(
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/auth/login',
+        remoteAddress: ip,
+        payload: { email: 'x@example.test', password: 'wrong-pass' },
+      }),
+    );
+    // Another address has its own counter.
+    const other = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      remoteAddress: '203.0.113.11',
+      payload: { email: 'x@example.test', password: 'wrong-pass' },
+    });
+    expect(other.statusCode).toBe(401);
+  });
+
+  it('X-Forwarded-For is ignored unless TRUST_PROXY says so', async () => {
+    const ip = '203.0.113.20';
+    for (let i = 0; i < 3; i++) {
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/auth/login',
+        remoteAddress: ip,
+        headers: { 'x-forwarded-for': `198.51.100.${i}` },
+        payload: { email: 'x@example.test', password: 'wrong-pass' },
+      });
+    }
+    expect429(
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/auth/login',
+        remoteAddress: ip,
+        headers: { 'x-forwarded-for': '198.51.100.99' },
+        payload: { email: 'x@example.test', password: 'wrong-pass' },
+      }),
+    );
+  });
+
+  it('register: limited per address', async () => {
+    const ip = '203.0.113.30';
+    for (let i = 0; i < 2; i++) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/auth/register',
+        remoteAddress: ip,
+        payload: { email: `r${i}@example.test`, password: 'long-enough', name: 'R' },
+      });
+      expect(res.statusCode).toBe(201);
+    }
+    expect429(
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/auth/register',
+        remoteAddress: ip,
+        payload: { email: 'r9@example.test', password: 'long-enough', name: 'R' },
+      }),
+    );
+  });
+
+  it('password change: limited per signed-in user, whatever the address', async () => {
+    const user = await t.signIn('user');
+    const attempt = (ip: string) =>
+      t.app.inject({
+        method: 'PUT',
+        url: '/api/auth/password',
+        remoteAddress: ip,
+        headers: user.headers,
+        payload: { currentPassword: 'wrong-current', newPassword: 'whatever-new-pw' },
+      });
+    expect((await attempt('203.0.113.40')).statusCode).toBe(400);
+    expect((await attempt('203.0.113.41')).statusCode).toBe(400);
+    expect429(await attempt('203.0.113.42'));
+    // Another user is not affected.
+    const other = await t.signIn('user');
+    const res = await t.app.inject({
+      method: 'PUT',
+      url: '/api/auth/password',
+      remoteAddress: '203.0.113.42',
+      headers: other.headers,
+      payload: { currentPassword: 'wrong-current', newPassword: 'whatever-new-pw' },
+    });
+    expect(res.statusCode).toBe(400);
+  });
+
+  it('two-factor verify: repeated wrong codes for one account are limited across addresses', async () => {
+    const admin = await t.signIn('admin');
+    const challengeToken = t.app.tokens.challengeToken(admin.id);
+    const attempt = (ip: string) =>
+      t.app.inject({ method: 'POST', url: '/api/auth/2fa/verify', remoteAddress: ip, payload: { challengeToken, code: '000000' } });
+    expect((await attempt('203.0.113.50')).statusCode).toBe(401);
+    expect((await attempt('203.0.113.51')).statusCode).toBe(401);
+    expect429(await attempt('203.0.113.52'));
+  });
+});
+
+describe('trusted proxy', () => {
+  it('with TRUST_PROXY the forwarded client address is the key', async () => {
+    const p = await createTestApp({ env: { RATE_LIMIT_LOGIN_MAX: '1', TRUST_PROXY: '127.0.0.1' } });
+    try {
+      const login = (client: string) =>
+        p.app.inject({
+          method: 'POST',
+          url: '/api/auth/login',
+          remoteAddress: '127.0.0.1',
+          headers: { 'x-forwarded-for': client },
+          payload: { email: 'x@example.test', password: 'wrong-pass' },
+        });
+      expect((await login('198.51.100.1')).statusCode).toBe(401);
+      expect429(await login('198.51.100.1'));
+      expect((await login('198.51.100.2')).statusCode).toBe(401);
+    } finally {
+      await p.close();
+    }
+  });
+});

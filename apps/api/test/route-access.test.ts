@@ -1,0 +1,140 @@
+import { createTestContext } from '@cfaq/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/app.js';
+import { ACCESS_LEVELS, type Access } from '../src/lib/access.js';
+import { authorize } from '../src/plugins/auth.js';
+import { createTestApp, expectProblem, GENEROUS_LIMITS, type TestApp } from './helpers.js';
+
+/**
+ * The spec's access table ("Authentication", 3, and the per-area tables), as a function of a route.
+ * Paths are without the /api prefix. `null`: the spec gives no rule (the route must still declare a
+ * level). A route under a prefix the table owns but not listed here fails the test, so a new route
+ * there has to be added on purpose.
+ */
+function expectedAccess(path: string): Access | null | 'unlisted' {
+  const exact: Record<string, Access> = {
+    '/health': 'public',
+    '/metrics': 'public',
+    '/warm': 'public',
+    '/log': 'public',
+    '/auth/register': 'public',
+    '/auth/login': 'public',
+    '/auth/refresh': 'public',
+    '/auth/logout': 'public',
+    '/auth/2fa/verify': 'public',
+    '/auth/me': 'user',
+    '/auth/profile': 'user',
+    '/auth/password': 'user',
+    '/auth/export': 'user',
+    '/auth/2fa/disable': 'user',
+    '/auth/2fa/setup': 'admin',
+    '/auth/2fa/enable': 'admin',
+    '/conf/public-stats': 'public',
+    '/conf/webhook': 'provider',
+    '/reputation/leaderboard': 'public',
+    '/reputation/me': 'user',
+    '/reputation/history': 'user',
+    '/search/unresolved-list': 'admin',
+    '/search/unresolved-stats': 'admin',
+    '/search/unresolved/:id/resolve': 'admin',
+    '/batches/:id/default': 'admin',
+  };
+  if (path in exact) return exact[path] as Access;
+  if (path.startsWith('/docs')) return 'public';
+  if (path.startsWith('/auth/users')) return 'admin';
+  if (path.startsWith('/auth/')) return 'unlisted';
+  if (path.startsWith('/admin/analytics')) return 'staff';
+  if (path.startsWith('/admin/')) return 'admin';
+  if (path.startsWith('/moderation/')) return 'admin';
+  if (path.startsWith('/analytics/')) return 'staff';
+  if (path === '/knowledge' || path.startsWith('/knowledge/')) return 'admin';
+  if (path.startsWith('/conf/')) return 'admin';
+  if (path === '/notifications' || path.startsWith('/notifications/') || path.startsWith('/tea/')) return 'user';
+  if (path.startsWith('/reputation/')) return 'admin';
+  return null;
+}
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ env: { ...GENEROUS_LIMITS, RATE_LIMIT_USER_BURST_MAX: '100000' } });
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const UUID = '00000000-0000-4000-8000-000000000000';
+const concrete = (url: string) => url.replace(/:[A-Za-z_]+(\([^)]*\))?/g, UUID).replace(/\*/g, 'x');
+
+describe('route access table', () => {
+  it('every route declares a valid access level, matching the spec where the spec has one', () => {
+    const table = t.app.accessTable;
+    expect(table.length).toBeGreaterThan(20);
+    const mismatches: string[] = [];
+    for (const { method, url, access } of table) {
+      expect(ACCESS_LEVELS).toContain(access);
+      if (!url.startsWith('/api/')) {
+        mismatches.push(`${method} ${url}: outside /api`);
+        continue;
+      }
+      const want = expectedAccess(url.slice(4));
+      if (want === 'unlisted') mismatches.push(`${method} ${url}: not in the access table of this test`);
+      else if (want !== null && want !== access) mismatches.push(`${method} ${url}: declares ${access}, spec says ${want}`);
+    }
+    expect(mismatches).toEqual([]);
+    // The identity routes are in it.
+    const listed = new Set(table.map((r) => `${r.method} ${r.url}`));
+    for (const r of ['POST /api/auth/login', 'GET /api/admin/users/:id', 'PUT /api/admin/users/:id/role', 'GET /api/moderation/logs']) {
+      expect(listed).toContain(r);
+    }
+  });
+
+  it('enforces the declared level on every route: no token 401, too low a role 403', async () => {
+    const user = await t.signIn('user');
+    const moderator = await t.signIn('moderator');
+    const failures: string[] = [];
+    for (const { method, url, access } of t.app.accessTable) {
+      if (access === 'public' || access === 'provider' || method === 'HEAD') continue;
+      const target = concrete(url);
+      const anon = await t.app.inject({ method: method as 'GET', url: target });
+      if (anon.statusCode !== 401) failures.push(`${method} ${url} without a token: ${anon.statusCode}`);
+      const tooLow = access === 'admin' ? [user, moderator] : access === 'staff' ? [user] : [];
+      for (const who of tooLow) {
+        const res = await t.app.inject({ method: method as 'GET', url: target, headers: who.headers });
+        if (res.statusCode !== 403) failures.push(`${method} ${url} as ${who.role}: ${res.statusCode}`);
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('a route without an access level stops the app at registration', async () => {
+    const ctx = await createTestContext();
+    const app = await buildApp({ ctx: ctx.ctx, logger: false });
+    try {
+      expect(() => app.get('/api/forgotten', async () => 'x')).toThrow(/declares no access level/);
+    } finally {
+      await app.close();
+      await ctx.close();
+    }
+  });
+
+  it('suspended users are refused on every protected route', async () => {
+    const suspended = await t.signIn('admin', { status: 'suspended' });
+    // Another admin stays active, so the table's last-admin rules are not in play.
+    await t.signIn('admin');
+    for (const { method, url, access } of t.app.accessTable) {
+      if (access === 'public' || access === 'provider' || method === 'HEAD') continue;
+      expectProblem(
+        await t.app.inject({ method: method as 'GET', url: concrete(url), headers: suspended.headers }),
+        403,
+        'ACCOUNT_SUSPENDED',
+      );
+    }
+  });
+
+  it('authorize(roles) names the matching access level', () => {
+    expect(authorize('admin')).toBe('admin');
+    expect(authorize('moderator', 'admin')).toBe('staff');
+    expect(authorize('user', 'moderator', 'admin')).toBe('user');
+    expect(() => authorize('user')).toThrow();
+  });
+});

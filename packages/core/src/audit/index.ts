@@ -1,0 +1,167 @@
+import type { DbOrTx } from '@cfaq/db';
+import { adminLogs, moderationLogs, users } from '@cfaq/db/schema/index';
+import { and, count, desc, eq, type SQL } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import type { CoreContext } from '../context.js';
+import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
+
+/** A context (`{ db }`), the database itself, or an open transaction (so the log commits with the write). */
+export type LogTarget = Pick<CoreContext, 'db'> | DbOrTx;
+const executor = (target: LogTarget): DbOrTx => ('insert' in target ? target : target.db);
+
+export interface AdminLogEntry {
+  /** The admin who acted; null for the system. */
+  actorId: string | null;
+  /** Dotted verb, e.g. `user.role_changed`, `user.deleted`, `ai_config.updated`. */
+  action: string;
+  targetType?: string;
+  targetId?: string;
+  reason?: string | null;
+  details?: Record<string, unknown>;
+  ip?: string;
+  batchId?: string;
+}
+
+/** Records an admin write (role change, delete, config change, ...). Pass the write's transaction. */
+export async function writeAdminLog(target: LogTarget, entry: AdminLogEntry): Promise<string> {
+  const [row] = await executor(target)
+    .insert(adminLogs)
+    .values({
+      actorId: entry.actorId,
+      action: entry.action,
+      targetType: entry.targetType ?? null,
+      targetId: entry.targetId ?? null,
+      reason: entry.reason ?? null,
+      details: entry.details ?? {},
+      ip: entry.ip ?? null,
+      batchId: entry.batchId ?? null,
+    })
+    .returning({ id: adminLogs.id });
+  return (row as { id: string }).id;
+}
+
+export interface ModerationLogEntry {
+  actorId: string | null;
+  targetUserId: string;
+  /** `suspend` or `unsuspend` (other moderation actions may add their own verbs). */
+  action: string;
+  reason?: string | null;
+  until?: Date | null;
+  details?: Record<string, unknown>;
+}
+
+/** Records a moderation action against a user. Pass the write's transaction. */
+export async function writeModerationLog(target: LogTarget, entry: ModerationLogEntry): Promise<string> {
+  const [row] = await executor(target)
+    .insert(moderationLogs)
+    .values({
+      actorId: entry.actorId,
+      targetUserId: entry.targetUserId,
+      action: entry.action,
+      reason: entry.reason ?? null,
+      until: entry.until ?? null,
+      details: entry.details ?? {},
+    })
+    .returning({ id: moderationLogs.id });
+  return (row as { id: string }).id;
+}
+
+export interface AuditLogItem {
+  id: string;
+  kind: 'moderation' | 'admin';
+  action: string;
+  actorId: string | null;
+  actorName: string | null;
+  targetType: string | null;
+  targetId: string | null;
+  targetName: string | null;
+  reason: string | null;
+  until: string | null;
+  details: Record<string, unknown>;
+  createdAt: string;
+}
+
+export interface AuditLogQuery extends PageQuery {
+  /** moderation (default): suspensions; admin: every other admin write. */
+  kind?: 'moderation' | 'admin';
+  action?: string;
+  actorId?: string;
+  targetId?: string;
+}
+
+const actor = alias(users, 'actor');
+const target = alias(users, 'target');
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+/** Newest first, paginated; names of actor and target user joined in (null once deleted). */
+export async function listAuditLogs(ctx: Pick<CoreContext, 'db'>, q: AuditLogQuery): Promise<Page<AuditLogItem>> {
+  const w = pageWindow(q);
+  if (q.kind === 'admin') {
+    const conds: SQL[] = [];
+    if (q.action) conds.push(eq(adminLogs.action, q.action));
+    if (q.actorId) conds.push(eq(adminLogs.actorId, q.actorId));
+    if (q.targetId) conds.push(eq(adminLogs.targetId, q.targetId));
+    const where = conds.length ? and(...conds) : undefined;
+    const [rows, [total]] = await Promise.all([
+      ctx.db
+        .select({ log: adminLogs, actorName: actor.name })
+        .from(adminLogs)
+        .leftJoin(actor, eq(actor.id, adminLogs.actorId))
+        .where(where)
+        .orderBy(desc(adminLogs.createdAt), desc(adminLogs.id))
+        .limit(w.limit)
+        .offset(w.offset),
+      ctx.db.select({ n: count() }).from(adminLogs).where(where),
+    ]);
+    const items = rows.map(({ log, actorName }) => ({
+      id: log.id,
+      kind: 'admin' as const,
+      action: log.action,
+      actorId: log.actorId,
+      actorName,
+      targetType: log.targetType,
+      targetId: log.targetId,
+      targetName: null,
+      reason: log.reason,
+      until: null,
+      details: log.details,
+      createdAt: log.createdAt.toISOString(),
+    }));
+    return toPage(items, total?.n ?? 0, w);
+  }
+  // Moderation targets are user ids: anything else matches nothing (and must not reach a uuid cast).
+  if (q.targetId && !UUID_RE.test(q.targetId)) return toPage([], 0, w);
+  const conds: SQL[] = [];
+  if (q.action) conds.push(eq(moderationLogs.action, q.action));
+  if (q.actorId) conds.push(eq(moderationLogs.actorId, q.actorId));
+  if (q.targetId) conds.push(eq(moderationLogs.targetUserId, q.targetId));
+  const where = conds.length ? and(...conds) : undefined;
+  const [rows, [total]] = await Promise.all([
+    ctx.db
+      .select({ log: moderationLogs, actorName: actor.name, targetName: target.name })
+      .from(moderationLogs)
+      .leftJoin(actor, eq(actor.id, moderationLogs.actorId))
+      .leftJoin(target, eq(target.id, moderationLogs.targetUserId))
+      .where(where)
+      .orderBy(desc(moderationLogs.createdAt), desc(moderationLogs.id))
+      .limit(w.limit)
+      .offset(w.offset),
+    ctx.db.select({ n: count() }).from(moderationLogs).where(where),
+  ]);
+  const items = rows.map(({ log, actorName, targetName }) => ({
+    id: log.id,
+    kind: 'moderation' as const,
+    action: log.action,
+    actorId: log.actorId,
+    actorName,
+    targetType: 'User',
+    targetId: log.targetUserId,
+    targetName,
+    reason: log.reason,
+    until: iso(log.until),
+    details: log.details,
+    createdAt: log.createdAt.toISOString(),
+  }));
+  return toPage(items, total?.n ?? 0, w);
+}

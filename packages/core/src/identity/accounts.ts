@@ -1,0 +1,107 @@
+import { users } from '@cfaq/db/schema/index';
+import { eq } from 'drizzle-orm';
+import type { CoreContext } from '../context.js';
+import { badRequest, conflict, forbidden, notFound, unauthorized } from '../errors/index.js';
+import { hashPassword, normalizeEmail, verifyPassword } from './password.js';
+import { type ClientMeta, createRefreshToken, type Session, sessionOf, startSession, type TokenSigner } from './sessions.js';
+import { isSuspended, revokeUserTokens, userColumns } from './users.js';
+
+export const PASSWORD_MIN = 8;
+export const PASSWORD_MAX = 128;
+
+type Ctx = Pick<CoreContext, 'db' | 'config' | 'clock' | 'log'>;
+
+function checkPassword(path: string, password: string) {
+  if (password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) {
+    throw badRequest('VALIDATION_FAILED', `${path} must be ${PASSWORD_MIN}-${PASSWORD_MAX} characters`, [
+      { path, message: `must be ${PASSWORD_MIN}-${PASSWORD_MAX} characters` },
+    ]);
+  }
+}
+
+/** Creates a `user` account (email normalised and unique) and signs it in. */
+export async function register(
+  ctx: Ctx,
+  signer: TokenSigner,
+  params: { email: string; password: string; name: string },
+  meta: ClientMeta = {},
+): Promise<Session> {
+  checkPassword('body.password', params.password);
+  const email = normalizeEmail(params.email);
+  const passwordHash = await hashPassword(params.password);
+  const [row] = await ctx.db
+    .insert(users)
+    .values({ email, passwordHash, name: params.name.trim(), role: 'user' })
+    .onConflictDoNothing()
+    .returning(userColumns);
+  if (!row) throw conflict('EMAIL_TAKEN', 'An account with this email already exists');
+  return startSession(ctx, signer, row, meta);
+}
+
+export interface TwoFactorChallenge {
+  twoFactorRequired: true;
+  challengeToken: string;
+}
+
+// Verified against when the email is unknown, so both failures take the same time.
+let dummyHash: Promise<string> | null = null;
+
+/**
+ * Email and password. Unknown email and wrong password are the same 401; a suspended account is
+ * refused (403) only after its password checked out. With two-factor on, the answer is a challenge
+ * to complete at POST /auth/2fa/verify instead of tokens.
+ */
+export async function login(
+  ctx: Ctx,
+  signer: TokenSigner,
+  params: { email: string; password: string },
+  meta: ClientMeta = {},
+): Promise<Session | TwoFactorChallenge> {
+  const email = normalizeEmail(params.email);
+  const [row] = await ctx.db
+    .select({ ...userColumns, passwordHash: users.passwordHash })
+    .from(users)
+    .where(eq(users.email, email))
+    .limit(1);
+  if (!row) {
+    dummyHash ??= hashPassword('not-a-real-password');
+    await verifyPassword(await dummyHash, params.password);
+    throw unauthorized('Email or password is incorrect', 'INVALID_CREDENTIALS');
+  }
+  if (!(await verifyPassword(row.passwordHash, params.password))) {
+    throw unauthorized('Email or password is incorrect', 'INVALID_CREDENTIALS');
+  }
+  if (isSuspended(row, ctx.clock.now())) throw forbidden('This account is suspended', 'ACCOUNT_SUSPENDED');
+  if (row.totpEnabled) return { twoFactorRequired: true, challengeToken: signer.challengeToken(row.id) };
+  const { passwordHash: _omit, ...user } = row;
+  return startSession(ctx, signer, user, meta);
+}
+
+/**
+ * Changes the password after checking the current one, revokes every refresh token of the user
+ * (all other sessions end) and answers a fresh session for this client. Access tokens already
+ * issued stay valid until they expire (at most JWT_ACCESS_TTL_SECONDS).
+ */
+export async function changePassword(
+  ctx: Ctx,
+  signer: TokenSigner,
+  userId: string,
+  params: { currentPassword: string; newPassword: string },
+  meta: ClientMeta = {},
+): Promise<Session> {
+  checkPassword('body.newPassword', params.newPassword);
+  const [row] = await ctx.db.select({ passwordHash: users.passwordHash }).from(users).where(eq(users.id, userId)).limit(1);
+  if (!row) throw notFound('User', 'USER_NOT_FOUND');
+  if (!(await verifyPassword(row.passwordHash, params.currentPassword))) {
+    throw badRequest('WRONG_PASSWORD', 'The current password is incorrect', [{ path: 'body.currentPassword', message: 'is incorrect' }]);
+  }
+  const passwordHash = await hashPassword(params.newPassword);
+  const now = ctx.clock.now();
+  const { user, refreshToken } = await ctx.db.transaction(async (tx) => {
+    const [updated] = await tx.update(users).set({ passwordHash, updatedAt: now }).where(eq(users.id, userId)).returning(userColumns);
+    if (!updated) throw notFound('User', 'USER_NOT_FOUND');
+    await revokeUserTokens(tx, userId, now);
+    return { user: updated, refreshToken: await createRefreshToken(tx, ctx, { userId, meta }) };
+  });
+  return sessionOf(signer, user, refreshToken, now);
+}

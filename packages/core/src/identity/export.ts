@@ -1,0 +1,245 @@
+import {
+  aiQuestions,
+  badges,
+  comments,
+  commentVotes,
+  communityPosts,
+  confMeetings,
+  faqFeedback,
+  faqReports,
+  freshReviewVotes,
+  moderationLogs,
+  notificationSettings,
+  notifications,
+  postVotes,
+  reputationLogs,
+  searchLogs,
+  supportRequests,
+  teaNotifications,
+  unresolvedSearches,
+} from '@cfaq/db/schema/index';
+import { asc, eq } from 'drizzle-orm';
+import type { CoreContext } from '../context.js';
+import { getUser, type UserJson } from './users.js';
+
+/** JSON-safe copy: dates become ISO strings. */
+type Row = Record<string, unknown>;
+const plain = <T>(rows: T[]): Row[] => JSON.parse(JSON.stringify(rows));
+
+export interface UserExport {
+  exportedAt: string;
+  profile: UserJson;
+  posts: Row[];
+  comments: Row[];
+  votes: { posts: Row[]; comments: Row[]; faqReviews: Row[]; faqFeedback: Row[] };
+  notifications: Row[];
+  teaDrops: Row[];
+  notificationSettings: Row | null;
+  reputation: { total: number; history: Row[]; badges: Row[] };
+  /** Suspensions of the caller (who acted is not included: that is another user's data). */
+  moderation: Row[];
+  activity: { faqReports: Row[]; supportRequests: Row[]; searches: Row[]; unresolvedSearches: Row[]; aiQuestions: Row[]; meetings: Row[] };
+}
+
+/**
+ * Everything the service holds about the caller, and nothing of anyone else's: rows are selected by
+ * the caller's id only, with explicit columns (no embeddings, no secrets, no transcripts, no other
+ * users' names or emails). Personal tea drops only, not program-wide ones.
+ */
+export async function exportUserData(ctx: Pick<CoreContext, 'db' | 'clock'>, userId: string): Promise<UserExport> {
+  const profile = await getUser(ctx, userId);
+  const db = ctx.db;
+  const [posts, myComments, pv, cv, fv, fb, notes, tea, settings, rep, myBadges] = await Promise.all([
+    db
+      .select({
+        id: communityPosts.id,
+        batchId: communityPosts.batchId,
+        title: communityPosts.title,
+        body: communityPosts.body,
+        status: communityPosts.status,
+        upvotes: communityPosts.upvotes,
+        downvotes: communityPosts.downvotes,
+        commentCount: communityPosts.commentCount,
+        aiAnswer: communityPosts.aiAnswer,
+        aiAnswerStatus: communityPosts.aiAnswerStatus,
+        escalationStatus: communityPosts.escalationStatus,
+        deletedAt: communityPosts.deletedAt,
+        createdAt: communityPosts.createdAt,
+        updatedAt: communityPosts.updatedAt,
+      })
+      .from(communityPosts)
+      .where(eq(communityPosts.authorId, userId))
+      .orderBy(asc(communityPosts.createdAt)),
+    db
+      .select({
+        id: comments.id,
+        postId: comments.postId,
+        body: comments.body,
+        upvotes: comments.upvotes,
+        downvotes: comments.downvotes,
+        isAccepted: comments.isAccepted,
+        isVerified: comments.isVerified,
+        deletedAt: comments.deletedAt,
+        createdAt: comments.createdAt,
+        updatedAt: comments.updatedAt,
+      })
+      .from(comments)
+      .where(eq(comments.authorId, userId))
+      .orderBy(asc(comments.createdAt)),
+    db
+      .select({ postId: postVotes.postId, value: postVotes.value, createdAt: postVotes.createdAt })
+      .from(postVotes)
+      .where(eq(postVotes.userId, userId)),
+    db
+      .select({ commentId: commentVotes.commentId, value: commentVotes.value, createdAt: commentVotes.createdAt })
+      .from(commentVotes)
+      .where(eq(commentVotes.userId, userId)),
+    db
+      .select({
+        faqId: freshReviewVotes.faqId,
+        cycle: freshReviewVotes.cycle,
+        verdict: freshReviewVotes.verdict,
+        suggestion: freshReviewVotes.suggestion,
+        createdAt: freshReviewVotes.createdAt,
+      })
+      .from(freshReviewVotes)
+      .where(eq(freshReviewVotes.voterId, userId)),
+    db
+      .select({ faqId: faqFeedback.faqId, helpful: faqFeedback.helpful, comment: faqFeedback.comment, createdAt: faqFeedback.createdAt })
+      .from(faqFeedback)
+      .where(eq(faqFeedback.userId, userId)),
+    db
+      .select({
+        id: notifications.id,
+        kind: notifications.kind,
+        title: notifications.title,
+        body: notifications.body,
+        link: notifications.link,
+        data: notifications.data,
+        readAt: notifications.readAt,
+        createdAt: notifications.createdAt,
+      })
+      .from(notifications)
+      .where(eq(notifications.userId, userId))
+      .orderBy(asc(notifications.createdAt)),
+    db
+      .select({
+        id: teaNotifications.id,
+        kind: teaNotifications.kind,
+        title: teaNotifications.title,
+        body: teaNotifications.body,
+        link: teaNotifications.link,
+        createdAt: teaNotifications.createdAt,
+      })
+      .from(teaNotifications)
+      .where(eq(teaNotifications.userId, userId))
+      .orderBy(asc(teaNotifications.createdAt)),
+    db
+      .select({
+        inApp: notificationSettings.inApp,
+        email: notificationSettings.email,
+        teaDrops: notificationSettings.teaDrops,
+        kinds: notificationSettings.kinds,
+      })
+      .from(notificationSettings)
+      .where(eq(notificationSettings.userId, userId)),
+    db
+      .select({
+        id: reputationLogs.id,
+        batchId: reputationLogs.batchId,
+        points: reputationLogs.points,
+        reason: reputationLogs.reason,
+        createdAt: reputationLogs.createdAt,
+      })
+      .from(reputationLogs)
+      .where(eq(reputationLogs.userId, userId))
+      .orderBy(asc(reputationLogs.createdAt)),
+    db
+      .select({
+        id: badges.id,
+        batchId: badges.batchId,
+        name: badges.name,
+        reason: badges.reason,
+        awardedAt: badges.awardedAt,
+        revokedAt: badges.revokedAt,
+      })
+      .from(badges)
+      .where(eq(badges.userId, userId)),
+  ]);
+  const [mod, reports, support, searches, unresolved, questions, meetings] = await Promise.all([
+    db
+      .select({
+        action: moderationLogs.action,
+        reason: moderationLogs.reason,
+        until: moderationLogs.until,
+        createdAt: moderationLogs.createdAt,
+      })
+      .from(moderationLogs)
+      .where(eq(moderationLogs.targetUserId, userId))
+      .orderBy(asc(moderationLogs.createdAt)),
+    db
+      .select({
+        id: faqReports.id,
+        faqId: faqReports.faqId,
+        reason: faqReports.reason,
+        status: faqReports.status,
+        createdAt: faqReports.createdAt,
+      })
+      .from(faqReports)
+      .where(eq(faqReports.reporterId, userId)),
+    db
+      .select({
+        id: supportRequests.id,
+        subject: supportRequests.subject,
+        body: supportRequests.body,
+        status: supportRequests.status,
+        createdAt: supportRequests.createdAt,
+      })
+      .from(supportRequests)
+      .where(eq(supportRequests.userId, userId)),
+    db
+      .select({ query: searchLogs.query, resultCount: searchLogs.resultCount, createdAt: searchLogs.createdAt })
+      .from(searchLogs)
+      .where(eq(searchLogs.userId, userId))
+      .orderBy(asc(searchLogs.createdAt)),
+    db
+      .select({ query: unresolvedSearches.query, status: unresolvedSearches.status, createdAt: unresolvedSearches.createdAt })
+      .from(unresolvedSearches)
+      .where(eq(unresolvedSearches.userId, userId)),
+    db
+      .select({ id: aiQuestions.id, question: aiQuestions.question, answer: aiQuestions.answer, createdAt: aiQuestions.createdAt })
+      .from(aiQuestions)
+      .where(eq(aiQuestions.userId, userId)),
+    db
+      .select({
+        id: confMeetings.id,
+        topic: confMeetings.topic,
+        status: confMeetings.status,
+        sourcing: confMeetings.sourcing,
+        startTime: confMeetings.startTime,
+        createdAt: confMeetings.createdAt,
+      })
+      .from(confMeetings)
+      .where(eq(confMeetings.userId, userId)),
+  ]);
+  return {
+    exportedAt: ctx.clock.now().toISOString(),
+    profile,
+    posts: plain(posts),
+    comments: plain(myComments),
+    votes: { posts: plain(pv), comments: plain(cv), faqReviews: plain(fv), faqFeedback: plain(fb) },
+    notifications: plain(notes),
+    teaDrops: plain(tea),
+    notificationSettings: plain(settings)[0] ?? null,
+    reputation: { total: profile.reputation, history: plain(rep), badges: plain(myBadges) },
+    moderation: plain(mod),
+    activity: {
+      faqReports: plain(reports),
+      supportRequests: plain(support),
+      searches: plain(searches),
+      unresolvedSearches: plain(unresolved),
+      aiQuestions: plain(questions),
+      meetings: plain(meetings),
+    },
+  };
+}

@@ -1,0 +1,153 @@
+import { randomUUID } from 'node:crypto';
+import type { DbOrTx } from '@cfaq/db';
+import { refreshTokens, users } from '@cfaq/db/schema/index';
+import { and, eq, gt, isNull } from 'drizzle-orm';
+import type { CoreContext } from '../context.js';
+import { randomToken, sha256Hex } from '../crypto/tokens.js';
+import { forbidden, unauthorized } from '../errors/index.js';
+import { DAY_MS } from '../runtime/clock.js';
+import { isSuspended, revokeUserTokens, toUserJson, type UserJson, type UserRow, userColumns } from './users.js';
+
+/**
+ * Signs and reads the JWTs, supplied by the API (it owns JWT_SECRET and the pinned algorithm).
+ * Access tokens authenticate requests; challenge tokens (typ '2fa') only complete a two-factor login.
+ */
+export interface TokenSigner {
+  accessToken(userId: string): string;
+  /** Lifetime of an access token in seconds (JWT_ACCESS_TTL_SECONDS). */
+  readonly accessTtlSeconds: number;
+  challengeToken(userId: string): string;
+  /** The user id of a valid, unexpired challenge token; null otherwise. */
+  readChallenge(token: string): string | null;
+}
+
+/** Who is asking, recorded on the refresh token row. */
+export interface ClientMeta {
+  ip?: string;
+  userAgent?: string;
+}
+
+export interface Session {
+  accessToken: string;
+  /** Opaque; stored only as its SHA-256; single use (rotated by POST /auth/refresh). */
+  refreshToken: string;
+  /** Access token lifetime in seconds. */
+  expiresIn: number;
+  user: UserJson;
+}
+
+/** Stores a new refresh token (a new family unless one is given) and returns the opaque value. */
+export async function createRefreshToken(
+  db: DbOrTx,
+  ctx: Pick<CoreContext, 'config' | 'clock'>,
+  params: { userId: string; familyId?: string; meta?: ClientMeta },
+): Promise<string> {
+  const token = randomToken(32);
+  await db.insert(refreshTokens).values({
+    userId: params.userId,
+    familyId: params.familyId ?? randomUUID(),
+    tokenHash: sha256Hex(token),
+    expiresAt: new Date(ctx.clock.now().getTime() + ctx.config.JWT_REFRESH_TTL_DAYS * DAY_MS),
+    userAgent: params.meta?.userAgent?.slice(0, 512) ?? null,
+    ip: params.meta?.ip ?? null,
+  });
+  return token;
+}
+
+/** A fresh session (new refresh-token family) for a user row that has passed every check. */
+export async function startSession(
+  ctx: Pick<CoreContext, 'db' | 'config' | 'clock'>,
+  signer: TokenSigner,
+  user: UserRow,
+  meta: ClientMeta = {},
+): Promise<Session> {
+  const refreshToken = await createRefreshToken(ctx.db, ctx, { userId: user.id, meta });
+  await ctx.db.update(users).set({ lastLoginAt: ctx.clock.now() }).where(eq(users.id, user.id));
+  return sessionOf(signer, user, refreshToken, ctx.clock.now());
+}
+
+export const sessionOf = (signer: TokenSigner, user: UserRow, refreshToken: string, now: Date): Session => ({
+  accessToken: signer.accessToken(user.id),
+  refreshToken,
+  expiresIn: signer.accessTtlSeconds,
+  user: toUserJson(user, now),
+});
+
+const invalidRefresh = () => unauthorized('The refresh token is invalid, expired or revoked', 'INVALID_REFRESH_TOKEN');
+
+/**
+ * Rotates a refresh token: one conditional UPDATE marks it used, so of two concurrent refreshes with
+ * the same token exactly one wins. Presenting a token that was already rotated (or revoked) is
+ * treated as theft: its whole family is revoked and the caller must sign in again.
+ */
+export async function refreshSession(
+  ctx: Pick<CoreContext, 'db' | 'config' | 'clock' | 'log'>,
+  signer: TokenSigner,
+  token: string,
+  meta: ClientMeta = {},
+): Promise<Session> {
+  const hash = sha256Hex(token);
+  const now = ctx.clock.now();
+  const result = await ctx.db.transaction(async (tx) => {
+    const [used] = await tx
+      .update(refreshTokens)
+      .set({ rotatedAt: now })
+      .where(
+        and(
+          eq(refreshTokens.tokenHash, hash),
+          isNull(refreshTokens.rotatedAt),
+          isNull(refreshTokens.revokedAt),
+          gt(refreshTokens.expiresAt, now),
+        ),
+      )
+      .returning({ userId: refreshTokens.userId, familyId: refreshTokens.familyId });
+    if (!used) return { kind: 'rejected' as const };
+    const [user] = await tx.select(userColumns).from(users).where(eq(users.id, used.userId)).limit(1);
+    if (!user) return { kind: 'rejected' as const };
+    if (isSuspended(user, now)) return { kind: 'suspended' as const };
+    const next = await createRefreshToken(tx, ctx, { userId: user.id, familyId: used.familyId, meta });
+    return { kind: 'ok' as const, user, next };
+  });
+  if (result.kind === 'suspended') throw forbidden('This account is suspended', 'ACCOUNT_SUSPENDED');
+  if (result.kind === 'ok') return sessionOf(signer, result.user, result.next, now);
+
+  // Not usable: unknown, expired, or already used. Reuse of a used token revokes its family.
+  const [row] = await ctx.db
+    .select({ familyId: refreshTokens.familyId, rotatedAt: refreshTokens.rotatedAt, revokedAt: refreshTokens.revokedAt })
+    .from(refreshTokens)
+    .where(eq(refreshTokens.tokenHash, hash))
+    .limit(1);
+  if (row && (row.rotatedAt || row.revokedAt)) {
+    const revoked = await ctx.db
+      .update(refreshTokens)
+      .set({ revokedAt: now })
+      .where(and(eq(refreshTokens.familyId, row.familyId), isNull(refreshTokens.revokedAt)))
+      .returning({ id: refreshTokens.id });
+    if (row.rotatedAt) ctx.log.warn({ familyId: row.familyId, revoked: revoked.length }, 'refresh token reused: family revoked');
+    throw unauthorized('This refresh token was already used; every session of its sign-in was revoked', 'REFRESH_TOKEN_REUSED');
+  }
+  throw invalidRefresh();
+}
+
+/**
+ * Logout: revokes the family of the given refresh token (this sign-in on every device it was
+ * rotated to), or with `allSessions` every refresh token of its owner. Unknown tokens are ignored so
+ * the answer reveals nothing.
+ */
+export async function logout(ctx: Pick<CoreContext, 'db' | 'clock'>, token: string, opts: { allSessions?: boolean } = {}): Promise<void> {
+  const now = ctx.clock.now();
+  const [row] = await ctx.db
+    .select({ userId: refreshTokens.userId, familyId: refreshTokens.familyId })
+    .from(refreshTokens)
+    .where(eq(refreshTokens.tokenHash, sha256Hex(token)))
+    .limit(1);
+  if (!row) return;
+  if (opts.allSessions) {
+    await revokeUserTokens(ctx.db, row.userId, now);
+    return;
+  }
+  await ctx.db
+    .update(refreshTokens)
+    .set({ revokedAt: now })
+    .where(and(eq(refreshTokens.familyId, row.familyId), isNull(refreshTokens.revokedAt)));
+}

@@ -1,0 +1,170 @@
+import { randomBytes } from 'node:crypto';
+import { recoveryCodes, users } from '@cfaq/db/schema/index';
+import { and, eq, isNull, lt, or } from 'drizzle-orm';
+import { generate, generateSecret, generateURI, verify } from 'otplib';
+import { writeAdminLog } from '../audit/index.js';
+import type { CoreContext } from '../context.js';
+import { sha256Hex } from '../crypto/tokens.js';
+import { badRequest, conflict, forbidden, notFound, unauthorized, unprocessable } from '../errors/index.js';
+import { type ClientMeta, type Session, startSession, type TokenSigner } from './sessions.js';
+import { isSuspended, userColumns } from './users.js';
+
+export const TOTP_ISSUER = 'community-faq';
+export const TOTP_PERIOD_SECONDS = 30;
+export const RECOVERY_CODE_COUNT = 10;
+
+/** The TOTP code of a secret at a moment (what an authenticator app shows then); for tests and tools. */
+export const totpCodeAt = (secret: string, at: Date) =>
+  generate({ secret, epoch: Math.floor(at.getTime() / 1000), period: TOTP_PERIOD_SECONDS });
+
+type Ctx = Pick<CoreContext, 'db' | 'config' | 'clock' | 'log' | 'secrets'>;
+
+const invalidCode = () =>
+  badRequest('INVALID_TWO_FACTOR_CODE', 'The code is wrong, expired or already used', [
+    { path: 'body.code', message: 'is wrong, expired or already used' },
+  ]);
+
+/**
+ * Checks a 6-digit TOTP code against the current and the previous 30 s step, and consumes its step:
+ * one conditional UPDATE moves users.totp_last_used_step forward, so a code (or any older one) is
+ * accepted once, even by two concurrent requests.
+ */
+async function consumeTotp(
+  ctx: Pick<CoreContext, 'db' | 'clock'>,
+  user: { id: string; totpLastUsedStep: number | null },
+  secret: string,
+  code: string,
+): Promise<boolean> {
+  const token = code.replace(/\s/g, '');
+  if (!/^\d{6}$/.test(token)) return false;
+  const epoch = Math.floor(ctx.clock.now().getTime() / 1000);
+  const result = await verify({
+    secret,
+    token,
+    epoch,
+    period: TOTP_PERIOD_SECONDS,
+    epochTolerance: [TOTP_PERIOD_SECONDS, 0],
+    ...(user.totpLastUsedStep !== null ? { afterTimeStep: user.totpLastUsedStep } : {}),
+  }).catch(() => ({ valid: false as const }));
+  if (!result.valid || !('timeStep' in result)) return false;
+  const claimed = await ctx.db
+    .update(users)
+    .set({ totpLastUsedStep: result.timeStep })
+    .where(and(eq(users.id, user.id), or(isNull(users.totpLastUsedStep), lt(users.totpLastUsedStep, result.timeStep))))
+    .returning({ id: users.id });
+  return claimed.length === 1;
+}
+
+async function loadTotpUser(ctx: Pick<CoreContext, 'db'>, userId: string) {
+  const [row] = await ctx.db
+    .select({
+      ...userColumns,
+      totpSecret: users.totpSecret,
+      totpPendingSecret: users.totpPendingSecret,
+      totpLastUsedStep: users.totpLastUsedStep,
+    })
+    .from(users)
+    .where(eq(users.id, userId))
+    .limit(1);
+  if (!row) throw notFound('User', 'USER_NOT_FOUND');
+  return row;
+}
+
+/**
+ * Starts enrolment: a new secret, kept encrypted (AES-256-GCM, the user id as additional data) as
+ * pending until a code confirms it. Admins only. Calling it again replaces the pending secret.
+ */
+export async function setupTwoFactor(ctx: Ctx, userId: string): Promise<{ secret: string; otpauthUrl: string }> {
+  const user = await loadTotpUser(ctx, userId);
+  if (user.role !== 'admin') throw forbidden('Two-factor authentication is for admins', 'TWO_FACTOR_ADMIN_ONLY');
+  if (user.totpEnabled) throw conflict('TWO_FACTOR_ALREADY_ENABLED', 'Two-factor authentication is already enabled');
+  const secret = generateSecret();
+  await ctx.db
+    .update(users)
+    .set({ totpPendingSecret: ctx.secrets.encrypt(secret, userId) })
+    .where(eq(users.id, userId));
+  return { secret, otpauthUrl: generateURI({ issuer: TOTP_ISSUER, label: user.email, secret, period: TOTP_PERIOD_SECONDS }) };
+}
+
+const newRecoveryCode = () => {
+  const raw = randomBytes(8).toString('hex');
+  return `${raw.slice(0, 8)}-${raw.slice(8)}`;
+};
+const normaliseRecovery = (code: string) =>
+  code
+    .trim()
+    .toLowerCase()
+    .replace(/[^0-9a-f]/g, '');
+
+/**
+ * Confirms enrolment with a code from the pending secret, turns two-factor on and returns the
+ * recovery codes: shown this once, stored only as SHA-256 hashes, each usable once.
+ */
+export async function enableTwoFactor(ctx: Ctx, userId: string, code: string): Promise<{ recoveryCodes: string[] }> {
+  const user = await loadTotpUser(ctx, userId);
+  if (user.role !== 'admin') throw forbidden('Two-factor authentication is for admins', 'TWO_FACTOR_ADMIN_ONLY');
+  if (user.totpEnabled) throw conflict('TWO_FACTOR_ALREADY_ENABLED', 'Two-factor authentication is already enabled');
+  if (!user.totpPendingSecret) throw unprocessable('TWO_FACTOR_NOT_SET_UP', 'Call POST /auth/2fa/setup first');
+  const secret = ctx.secrets.decrypt(user.totpPendingSecret, userId);
+  if (!(await consumeTotp(ctx, user, secret, code))) throw invalidCode();
+  const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
+  await ctx.db.transaction(async (tx) => {
+    const [done] = await tx
+      .update(users)
+      .set({ totpSecret: user.totpPendingSecret, totpPendingSecret: null, totpEnabled: true, updatedAt: ctx.clock.now() })
+      .where(and(eq(users.id, userId), eq(users.totpEnabled, false), eq(users.totpPendingSecret, user.totpPendingSecret as string)))
+      .returning({ id: users.id });
+    if (!done) throw conflict('TWO_FACTOR_ALREADY_ENABLED', 'Two-factor authentication was enabled concurrently');
+    await tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId));
+    await tx.insert(recoveryCodes).values(codes.map((c) => ({ userId, codeHash: sha256Hex(normaliseRecovery(c)) })));
+    await writeAdminLog(tx, { actorId: userId, action: 'two_factor.enabled', targetType: 'User', targetId: userId });
+  });
+  return { recoveryCodes: codes };
+}
+
+/** A current TOTP code, or else an unused recovery code (consumed by one conditional UPDATE). */
+async function checkSecondFactor(ctx: Ctx, user: Awaited<ReturnType<typeof loadTotpUser>>, code: string): Promise<boolean> {
+  if (!user.totpEnabled || !user.totpSecret) return false;
+  if (/^\d{6}$/.test(code.replace(/\s/g, ''))) return consumeTotp(ctx, user, ctx.secrets.decrypt(user.totpSecret, user.id), code);
+  const used = await ctx.db
+    .update(recoveryCodes)
+    .set({ usedAt: ctx.clock.now() })
+    .where(
+      and(eq(recoveryCodes.userId, user.id), eq(recoveryCodes.codeHash, sha256Hex(normaliseRecovery(code))), isNull(recoveryCodes.usedAt)),
+    )
+    .returning({ id: recoveryCodes.id });
+  return used.length === 1;
+}
+
+/** Completes a login that answered a challenge: the challenge token plus a TOTP or recovery code. */
+export async function verifyTwoFactorLogin(
+  ctx: Ctx,
+  signer: TokenSigner,
+  params: { challengeToken: string; code: string },
+  meta: ClientMeta = {},
+): Promise<Session> {
+  const userId = signer.readChallenge(params.challengeToken);
+  if (!userId) throw unauthorized('The challenge token is invalid or expired; sign in again', 'INVALID_CHALLENGE');
+  const user = await loadTotpUser(ctx, userId).catch(() => null);
+  if (!user?.totpEnabled) throw unauthorized('The challenge token is invalid or expired; sign in again', 'INVALID_CHALLENGE');
+  if (isSuspended(user, ctx.clock.now())) throw forbidden('This account is suspended', 'ACCOUNT_SUSPENDED');
+  if (!(await checkSecondFactor(ctx, user, params.code))) {
+    throw unauthorized('The code is wrong, expired or already used', 'INVALID_TWO_FACTOR_CODE');
+  }
+  return startSession(ctx, signer, user, meta);
+}
+
+/** Turns two-factor off; needs a current code (or a recovery code). Recovery codes are deleted. */
+export async function disableTwoFactor(ctx: Ctx, userId: string, code: string): Promise<void> {
+  const user = await loadTotpUser(ctx, userId);
+  if (!user.totpEnabled) throw unprocessable('TWO_FACTOR_NOT_ENABLED', 'Two-factor authentication is not enabled');
+  if (!(await checkSecondFactor(ctx, user, code))) throw invalidCode();
+  await ctx.db.transaction(async (tx) => {
+    await tx
+      .update(users)
+      .set({ totpEnabled: false, totpSecret: null, totpPendingSecret: null, totpLastUsedStep: null, updatedAt: ctx.clock.now() })
+      .where(eq(users.id, userId));
+    await tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId));
+    await writeAdminLog(tx, { actorId: userId, action: 'two_factor.disabled', targetType: 'User', targetId: userId });
+  });
+}

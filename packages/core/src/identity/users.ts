@@ -1,0 +1,257 @@
+import type { DbOrTx } from '@cfaq/db';
+import { refreshTokens, users } from '@cfaq/db/schema/index';
+import { and, count, desc, eq, gt, ilike, isNull, ne, not, or, type SQL, sql } from 'drizzle-orm';
+import { writeAdminLog } from '../audit/index.js';
+import type { CoreContext } from '../context.js';
+import { notFound, unprocessable } from '../errors/index.js';
+import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
+import type { Role } from './principal.js';
+
+/** The user as every route shows it: never a password hash, TOTP secret or provider token. */
+export interface UserJson {
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+  status: 'active' | 'suspended';
+  reputation: number;
+  bio: string | null;
+  avatarUrl: string | null;
+  twoFactorEnabled: boolean;
+  confConnected: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Explicit columns: secrets are never even read into a listing. */
+export const userColumns = {
+  id: users.id,
+  email: users.email,
+  name: users.name,
+  role: users.role,
+  status: users.status,
+  suspendedUntil: users.suspendedUntil,
+  reputation: users.reputation,
+  bio: users.bio,
+  avatarUrl: users.avatarUrl,
+  totpEnabled: users.totpEnabled,
+  confConnected: users.confConnected,
+  createdAt: users.createdAt,
+  updatedAt: users.updatedAt,
+};
+
+export type UserRow = {
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+  status: 'active' | 'suspended';
+  suspendedUntil: Date | null;
+  reputation: number;
+  bio: string | null;
+  avatarUrl: string | null;
+  totpEnabled: boolean;
+  confConnected: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+};
+
+/** A suspension whose `until` has passed no longer counts (same rule as the auth check). */
+export const isSuspended = (row: { status: string; suspendedUntil: Date | null }, now: Date) =>
+  row.status === 'suspended' && (row.suspendedUntil === null || row.suspendedUntil > now);
+
+export function toUserJson(row: UserRow, now: Date): UserJson {
+  return {
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    role: row.role,
+    status: isSuspended(row, now) ? 'suspended' : 'active',
+    reputation: row.reputation,
+    bio: row.bio,
+    avatarUrl: row.avatarUrl,
+    twoFactorEnabled: row.totpEnabled,
+    confConnected: row.confConnected,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+export async function getUser(ctx: Pick<CoreContext, 'db' | 'clock'>, userId: string): Promise<UserJson> {
+  const [row] = await ctx.db.select(userColumns).from(users).where(eq(users.id, userId)).limit(1);
+  if (!row) throw notFound('User', 'USER_NOT_FOUND');
+  return toUserJson(row, ctx.clock.now());
+}
+
+export interface UserDetail extends UserJson {
+  suspendedAt: string | null;
+  suspendedUntil: string | null;
+  suspendedReason: string | null;
+  lastLoginAt: string | null;
+}
+
+/** The admin view of one user: the user plus suspension terms and last sign-in. */
+export async function getUserDetail(ctx: Pick<CoreContext, 'db' | 'clock'>, userId: string): Promise<UserDetail> {
+  const [row] = await ctx.db
+    .select({ ...userColumns, suspendedAt: users.suspendedAt, suspendedReason: users.suspendedReason, lastLoginAt: users.lastLoginAt })
+    .from(users)
+    .where(eq(users.id, userId))
+    .limit(1);
+  if (!row) throw notFound('User', 'USER_NOT_FOUND');
+  const user = toUserJson(row, ctx.clock.now());
+  const suspended = user.status === 'suspended';
+  return {
+    ...user,
+    suspendedAt: suspended ? (row.suspendedAt?.toISOString() ?? null) : null,
+    suspendedUntil: suspended ? (row.suspendedUntil?.toISOString() ?? null) : null,
+    suspendedReason: suspended ? row.suspendedReason : null,
+    lastLoginAt: row.lastLoginAt?.toISOString() ?? null,
+  };
+}
+
+export interface UserListQuery extends PageQuery {
+  role?: Role;
+  status?: 'active' | 'suspended';
+  /** Matches name or email (case-insensitive substring). */
+  q?: string;
+}
+
+export async function listUsers(ctx: Pick<CoreContext, 'db' | 'clock'>, q: UserListQuery): Promise<Page<UserJson>> {
+  const w = pageWindow(q);
+  const conds: SQL[] = [];
+  if (q.role) conds.push(eq(users.role, q.role));
+  // Effective status: a suspension whose `until` has passed counts as active.
+  const now = ctx.clock.now();
+  const inForce = and(eq(users.status, 'suspended'), or(isNull(users.suspendedUntil), gt(users.suspendedUntil, now))) as SQL;
+  if (q.status === 'suspended') conds.push(inForce);
+  if (q.status === 'active') conds.push(not(inForce));
+  if (q.q) {
+    const like = `%${q.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    conds.push(or(ilike(users.name, like), ilike(users.email, like)) as SQL);
+  }
+  const where = conds.length ? and(...conds) : undefined;
+  const [rows, [total]] = await Promise.all([
+    ctx.db.select(userColumns).from(users).where(where).orderBy(desc(users.createdAt), desc(users.id)).limit(w.limit).offset(w.offset),
+    ctx.db.select({ n: count() }).from(users).where(where),
+  ]);
+  return toPage(
+    rows.map((r) => toUserJson(r, now)),
+    total?.n ?? 0,
+    w,
+  );
+}
+
+export interface ProfileUpdate {
+  name?: string;
+  bio?: string | null;
+  avatarUrl?: string | null;
+}
+
+/** Only name, bio and avatar: role, reputation and status are never settable here. */
+export async function updateProfile(ctx: Pick<CoreContext, 'db' | 'clock'>, userId: string, patch: ProfileUpdate): Promise<UserJson> {
+  const set: ProfileUpdate = {};
+  if (patch.name !== undefined) set.name = patch.name.trim();
+  if (patch.bio !== undefined) set.bio = patch.bio;
+  if (patch.avatarUrl !== undefined) set.avatarUrl = patch.avatarUrl;
+  if (Object.keys(set).length === 0) return getUser(ctx, userId);
+  const [row] = await ctx.db
+    .update(users)
+    .set({ ...set, updatedAt: ctx.clock.now() })
+    .where(eq(users.id, userId))
+    .returning(userColumns);
+  if (!row) throw notFound('User', 'USER_NOT_FOUND');
+  return toUserJson(row, ctx.clock.now());
+}
+
+/** Revokes every live refresh token of a user (logout everywhere, password change, suspension). */
+export async function revokeUserTokens(db: DbOrTx, userId: string, now: Date): Promise<number> {
+  const rows = await db
+    .update(refreshTokens)
+    .set({ revokedAt: now })
+    .where(and(eq(refreshTokens.userId, userId), isNull(refreshTokens.revokedAt)))
+    .returning({ id: refreshTokens.id });
+  return rows.length;
+}
+
+/**
+ * Serialises every change that can reduce the set of active admins (demote, delete, suspend), so two
+ * admins demoting each other at once cannot leave none: the second waits for the first to commit
+ * and then counts what is left.
+ */
+export async function lockAdminSet(tx: DbOrTx): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtext('cfaq:admin-set'))`);
+}
+
+/** Refuses (422 LAST_ADMIN) when no other active admin would remain. Call inside `lockAdminSet`. */
+export async function assertAnotherActiveAdmin(tx: DbOrTx, userId: string): Promise<void> {
+  const [row] = await tx
+    .select({ n: count() })
+    .from(users)
+    .where(and(eq(users.role, 'admin'), eq(users.status, 'active'), ne(users.id, userId)));
+  if ((row?.n ?? 0) === 0) throw unprocessable('LAST_ADMIN', 'The last active admin cannot be demoted, suspended or deleted');
+}
+
+export interface AdminActor {
+  id: string;
+  ip?: string;
+}
+
+/** Changes a user's role; effective on that user's next request. Logged to admin_logs. */
+export async function changeUserRole(
+  ctx: Pick<CoreContext, 'db' | 'clock'>,
+  actor: AdminActor,
+  params: { userId: string; role: Role },
+): Promise<UserJson> {
+  const row = await ctx.db.transaction(async (tx) => {
+    // Always the admin-set lock first, then the row: one lock order for every admin-set change.
+    await lockAdminSet(tx);
+    const [current] = await tx.select({ role: users.role }).from(users).where(eq(users.id, params.userId)).for('update');
+    if (!current) throw notFound('User', 'USER_NOT_FOUND');
+    if (current.role === 'admin' && params.role !== 'admin') await assertAnotherActiveAdmin(tx, params.userId);
+    const [updated] = await tx
+      .update(users)
+      .set({ role: params.role, updatedAt: ctx.clock.now() })
+      .where(eq(users.id, params.userId))
+      .returning(userColumns);
+    if (current.role !== params.role) {
+      await writeAdminLog(tx, {
+        actorId: actor.id,
+        action: 'user.role_changed',
+        targetType: 'User',
+        targetId: params.userId,
+        details: { from: current.role, to: params.role },
+        ...(actor.ip ? { ip: actor.ip } : {}),
+      });
+    }
+    return updated as UserRow;
+  });
+  return toUserJson(row, ctx.clock.now());
+}
+
+/**
+ * Deletes a user for good. The schema decides what happens to their rows: personal data (tokens,
+ * votes, notifications, reputation, badges) is deleted with them; content they wrote (posts,
+ * comments, FAQs) stays with its author set to null. Logged to admin_logs.
+ */
+export async function deleteUser(ctx: Pick<CoreContext, 'db' | 'clock'>, actor: AdminActor, params: { userId: string }): Promise<void> {
+  await ctx.db.transaction(async (tx) => {
+    // Lock first, then read: a concurrent demotion of another admin cannot slip between check and delete.
+    await lockAdminSet(tx);
+    const [current] = await tx
+      .select({ role: users.role, email: users.email })
+      .from(users)
+      .where(eq(users.id, params.userId))
+      .for('update');
+    if (!current) throw notFound('User', 'USER_NOT_FOUND');
+    if (current.role === 'admin') await assertAnotherActiveAdmin(tx, params.userId);
+    await tx.delete(users).where(eq(users.id, params.userId));
+    await writeAdminLog(tx, {
+      actorId: actor.id === params.userId ? null : actor.id,
+      action: 'user.deleted',
+      targetType: 'User',
+      targetId: params.userId,
+      details: { role: current.role },
+      ...(actor.ip ? { ip: actor.ip } : {}),
+    });
+  });
+}
