@@ -14,5 +14,6 @@ export * from './retention/index.js';
 export * from './runtime/bootstrap.js';
 export * from './runtime/clock.js';
 export * from './runtime/logger.js';
+export * from './runtime/main.js';
 export * from './shared/db.js';
 export * from './shared/pagination.js';

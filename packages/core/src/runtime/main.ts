@@ -1,0 +1,48 @@
+import { ConfigError } from '../config/load.js';
+import { type ProcessRole, type Runtime, startRuntime } from './bootstrap.js';
+
+/** What a started process gives back: how to stop what it serves, before the runtime closes. */
+export type Serve = (runtime: Runtime) => Promise<() => Promise<void>>;
+
+const FORCE_EXIT_MS = 10_000;
+
+/**
+ * The body of every start file: read `.env`, start the runtime, serve, and on SIGTERM/SIGINT stop
+ * serving, close the runtime and exit 0 (forced exit 1 after 10 s). A bad setting exits 1 with a
+ * message naming it.
+ */
+export function runMain(role: ProcessRole, serve: Serve): void {
+  try {
+    process.loadEnvFile();
+  } catch {
+    /* no .env file */
+  }
+  const main = async () => {
+    const runtime = await startRuntime({ role });
+    let stopServing: (() => Promise<void>) | null = null;
+    let stopping = false;
+    const stop = async (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      runtime.log.info({ signal, role }, `${role} stopping`);
+      setTimeout(() => process.exit(1), FORCE_EXIT_MS).unref();
+      try {
+        await stopServing?.();
+        await runtime.close();
+        runtime.log.info({ role }, `${role} stopped`);
+        process.exit(0);
+      } catch (err) {
+        runtime.log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      }
+    };
+    process.on('SIGTERM', () => void stop('SIGTERM'));
+    process.on('SIGINT', () => void stop('SIGINT'));
+    stopServing = await serve(runtime);
+  };
+  main().catch((err) => {
+    if (err instanceof ConfigError) console.error(err.message);
+    else console.error(`${role} failed to start:`, err);
+    process.exit(1);
+  });
+}
