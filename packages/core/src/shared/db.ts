@@ -1,10 +1,6 @@
-import type { Db } from '@cfaq/db';
 import type { Role } from '../identity/principal.js';
 
-/** A drizzle transaction, as handed to `db.transaction(async (tx) => ...)`. */
-export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
-/** Anything queries run on: the database or an open transaction. */
-export type DbOrTx = Db | Tx;
+export type { DbOrTx, Tx } from '@cfaq/db';
 
 /** The signed-in caller as domain code sees it. */
 export interface Actor {
