@@ -11,3 +11,4 @@ export * from './runtime/bootstrap.js';
 export * from './runtime/clock.js';
 export * from './runtime/logger.js';
 export * from './shared/pagination.js';
+export * from './search/index.js';

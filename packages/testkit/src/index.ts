@@ -2,3 +2,5 @@ export * from './config.js';
 export * from './context.js';
 export * from './database.js';
 export * from './factories.js';
+export * from './fakes/embedders.js';
+export * from './fakes/ollama.js';

@@ -1,5 +1,6 @@
 import type { AnyJobHandler } from '../handler.js';
+import { embedRowHandler } from './embed-row.js';
 import { retentionHandler } from './retention.js';
 
 /** The worker's registration list: one handler per queue in core's JOBS. */
-export const HANDLERS: readonly AnyJobHandler[] = [retentionHandler];
+export const HANDLERS: readonly AnyJobHandler[] = [retentionHandler, embedRowHandler];
