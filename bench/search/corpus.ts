@@ -16,7 +16,33 @@ export function mulberry32(seed: number): () => number {
   };
 }
 
-const ONSETS = ['b', 'c', 'd', 'f', 'g', 'h', 'l', 'm', 'n', 'p', 'r', 's', 't', 'v', 'w', 'br', 'cl', 'cr', 'dr', 'gr', 'pl', 'pr', 'sh', 'st', 'tr'];
+const ONSETS = [
+  'b',
+  'c',
+  'd',
+  'f',
+  'g',
+  'h',
+  'l',
+  'm',
+  'n',
+  'p',
+  'r',
+  's',
+  't',
+  'v',
+  'w',
+  'br',
+  'cl',
+  'cr',
+  'dr',
+  'gr',
+  'pl',
+  'pr',
+  'sh',
+  'st',
+  'tr',
+];
 const VOWELS = ['a', 'e', 'i', 'o', 'u', 'ai', 'ea', 'io', 'ou'];
 const CODAS = ['', 'n', 'r', 'l', 'm', 'nd', 'nt', 'st', 'ck', 'x', 'p', 'k'];
 const FUNCTION_WORDS = 'the a to of and in is for on with how do i can my what when it be that you this are at or from not'.split(' ');

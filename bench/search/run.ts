@@ -134,7 +134,8 @@ async function load(opts: autocannon.Options) {
 async function main() {
   out(`# bench:search — ${ROWS} FAQs + ${ROWS} posts`);
   const seeded = await seed(out);
-  if (seeded.seededMs !== null) out(`seeded in ${(seeded.seededMs / 1000).toFixed(1)} s (multi-row INSERT ... unnest, indexes built after loading)`);
+  if (seeded.seededMs !== null)
+    out(`seeded in ${(seeded.seededMs / 1000).toFixed(1)} s (multi-row INSERT ... unnest, indexes built after loading)`);
   const pool = new pg.Pool({ connectionString: benchUrl(), max: 2 });
   const client = await pool.connect();
   await client.query('SET hnsw.iterative_scan = relaxed_order; SET hnsw.ef_search = 40');
@@ -170,7 +171,7 @@ async function main() {
     out(`${`${source} ${mode}`.padEnd(17)} p50 ${ms(r.p50)}  p99 ${ms(r.p99)}`);
   }
   for (const set of ['realistic', 'common'] as const) {
-    const r = await timeSql(client, buildHybridSql({ modes: ['text'], boundedText: false }), qs[set].slice(0, 30), programId, 1);
+    const r = await timeSql(client, buildHybridSql({ modes: ['text'], boundedText: false }), qs[set].slice(0, 20), programId, 1);
     out(`unbounded text ranking (both tables, ${set}): p50 ${ms(r.p50)}  p99 ${ms(r.p99)}`);
   }
 
@@ -178,7 +179,7 @@ async function main() {
   const rec = await recall(client, qs.realistic.slice(0, 50), programId, [40, 100]);
   for (const [k, v] of Object.entries(rec)) out(`recall@5 HNSW vs exact, ${k}: ${v.toFixed(3)}`);
   for (const set of ['realistic', 'common', 'selective'] as const) {
-    const ov = await overlap(client, qs[set].slice(0, 50), programId);
+    const ov = await overlap(client, qs[set].slice(0, 40), programId);
     out(`top-5 overlap bounded vs unbounded text ranking, ${set}: faq ${ov.faq?.toFixed(3)}  community ${ov.community?.toFixed(3)}`);
   }
 
@@ -187,8 +188,10 @@ async function main() {
     for (const maxRareLexemes of [3, 6]) {
       const knobs = { candidateCap, maxRareLexemes };
       const r = await timeSql(client, buildHybridSql(knobs), qs.realistic, programId, 1);
-      const ov = await overlap(client, qs.realistic.slice(0, 50), programId, knobs);
-      out(`cap ${String(candidateCap).padStart(4)} rare lexemes <= ${maxRareLexemes}: p50 ${ms(r.p50)} p99 ${ms(r.p99)}  overlap ${ov.faq?.toFixed(3)} / ${ov.community?.toFixed(3)}`);
+      const ov = await overlap(client, qs.realistic.slice(0, 40), programId, knobs);
+      out(
+        `cap ${String(candidateCap).padStart(4)} rare lexemes <= ${maxRareLexemes}: p50 ${ms(r.p50)} p99 ${ms(r.p99)}  overlap ${ov.faq?.toFixed(3)} / ${ov.community?.toFixed(3)}`,
+      );
     }
   }
   client.release();
@@ -220,12 +223,22 @@ async function main() {
     ],
   };
   const miss1 = await load({ ...rotating, connections: 1 });
-  out(`POST /search cache misses, 1 connection   ${miss1.rps.toFixed(0)} req/s  p50 ${miss1.p50} ms  p99 ${miss1.p99} ms  errors ${miss1.errors}`);
+  out(
+    `POST /search cache misses, 1 connection   ${miss1.rps.toFixed(0)} req/s  p50 ${miss1.p50} ms  p99 ${miss1.p99} ms  errors ${miss1.errors}`,
+  );
   const missN = await load({ ...rotating, connections: 8 });
-  out(`POST /search cache misses, 8 connections  ${missN.rps.toFixed(0)} req/s  p50 ${missN.p50} ms  p99 ${missN.p99} ms  errors ${missN.errors}`);
+  out(
+    `POST /search cache misses, 8 connections  ${missN.rps.toFixed(0)} req/s  p50 ${missN.p50} ms  p99 ${missN.p99} ms  errors ${missN.errors}`,
+  );
   const body = JSON.stringify({ query: qs.realistic[0] });
   await fetch(`${api}/api/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-  const hit = await load({ url: `${api}/api/search`, method: 'POST', headers: { 'content-type': 'application/json' }, body, connections: 10 });
+  const hit = await load({
+    url: `${api}/api/search`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+    connections: 10,
+  });
   out(`POST /search cache hits, 10 connections   ${hit.rps.toFixed(0)} req/s  p50 ${hit.p50} ms  p99 ${hit.p99} ms  errors ${hit.errors}`);
   child.kill('SIGTERM');
   const [last] = (await once(lines, 'line')) as [string];
@@ -235,11 +248,23 @@ async function main() {
   const realistic = fusedBy.realistic as { p50: number };
   out('\n## targets');
   const worst = Object.values(fusedBy);
-  out(`fused SQL p50 <= 15 ms on every set: ${worst.every((r) => r.p50 <= 15) ? 'met' : 'NOT met'}; p99 <= 50 ms: ${worst.every((r) => r.p99 <= 50) ? 'met' : 'NOT met'}`);
-  out(`recall@5 >= 0.95 (ef_search 40): ${Object.entries(rec).filter(([k]) => k.endsWith('=40')).every(([, v]) => v >= 0.95) ? 'met' : 'NOT met'}`);
+  out(
+    `fused SQL p50 <= 15 ms on every set: ${worst.every((r) => r.p50 <= 15) ? 'met' : 'NOT met'}; p99 <= 50 ms: ${worst.every((r) => r.p99 <= 50) ? 'met' : 'NOT met'}`,
+  );
+  out(
+    `recall@5 >= 0.95 (ef_search 40): ${
+      Object.entries(rec)
+        .filter(([k]) => k.endsWith('=40'))
+        .every(([, v]) => v >= 0.95)
+        ? 'met'
+        : 'NOT met'
+    }`,
+  );
   const bound = 1.5 * (realistic.p50 + embedP50);
   out(`API miss p50 ${miss1.p50} ms <= 1.5 x (SQL p50 + embedding) = ${bound.toFixed(1)} ms: ${miss1.p50 <= bound ? 'met' : 'NOT met'}`);
-  out(`cache-hit throughput ${((hit.rps / hello.rps) * 100).toFixed(0)} % of hello-world (target >= 50 %): ${hit.rps >= hello.rps / 2 ? 'met' : 'NOT met'}`);
+  out(
+    `cache-hit throughput ${((hit.rps / hello.rps) * 100).toFixed(0)} % of hello-world (target >= 50 %): ${hit.rps >= hello.rps / 2 ? 'met' : 'NOT met'}`,
+  );
 }
 
 main().catch((err) => {

@@ -13,7 +13,10 @@ export function benchUrl(): string {
   return u.toString();
 }
 
-const vec = (text: string) => `[${embedText(text).map((x) => Math.round(x * 1e5) / 1e5).join(',')}]`;
+const vec = (text: string) =>
+  `[${embedText(text)
+    .map((x) => Math.round(x * 1e5) / 1e5)
+    .join(',')}]`;
 
 const INDEXES = [
   ['faqs_embedding_hnsw_idx', 'faqs USING hnsw (embedding vector_cosine_ops)'],

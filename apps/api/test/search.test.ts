@@ -46,7 +46,11 @@ type Search = {
   degraded?: boolean;
 };
 
-async function addFaq(question: string, answer: string, opts: { batchId?: string; reviewStatus?: 'draft' | 'approved'; embed?: boolean } = {}) {
+async function addFaq(
+  question: string,
+  answer: string,
+  opts: { batchId?: string; reviewStatus?: 'draft' | 'approved'; embed?: boolean } = {},
+) {
   const [row] = await t.ctx.db
     .insert(faqs)
     .values({ batchId: opts.batchId ?? programId, question, answer, reviewStatus: opts.reviewStatus ?? 'approved' })
@@ -318,7 +322,12 @@ describe('unresolved searches', () => {
     expectProblem(await t.app.inject({ method: 'POST', url: resolveUrl, headers: user.headers, payload: { faqId } }), 403);
     expectProblem(await t.app.inject({ method: 'POST', url: resolveUrl, headers: admin.headers, payload: {} }), 400);
     expectProblem(
-      await t.app.inject({ method: 'POST', url: resolveUrl, headers: admin.headers, payload: { faqId: '00000000-0000-4000-8000-000000000000' } }),
+      await t.app.inject({
+        method: 'POST',
+        url: resolveUrl,
+        headers: admin.headers,
+        payload: { faqId: '00000000-0000-4000-8000-000000000000' },
+      }),
       404,
       'FAQ_NOT_FOUND',
     );
@@ -335,7 +344,11 @@ describe('unresolved searches', () => {
     const resolved = await t.app.inject({ method: 'POST', url: resolveUrl, headers: admin.headers, payload: { faqId } });
     expect(resolved.statusCode).toBe(200);
     expect(resolved.json()).toMatchObject({ id: row.id, status: 'resolved', resolvedFaqId: faqId, resolvedBy: admin.id });
-    expectProblem(await t.app.inject({ method: 'POST', url: resolveUrl, headers: admin.headers, payload: { faqId } }), 422, 'ALREADY_RESOLVED');
+    expectProblem(
+      await t.app.inject({ method: 'POST', url: resolveUrl, headers: admin.headers, payload: { faqId } }),
+      422,
+      'ALREADY_RESOLVED',
+    );
 
     const openAfter = (await t.app.inject({ method: 'GET', url: '/api/search/unresolved' })).json() as { items: { id: string }[] };
     expect(openAfter.items.map((i) => i.id)).not.toContain(row.id);
@@ -361,7 +374,10 @@ describe('search log', () => {
     expect(res.statusCode).toBe(200);
     expect(app.searchService.logs.size).toBe(1);
     await app.close();
-    const rows = await t.ctx.db.select().from(searchLogs).where(eq(searchLogs.normalizedQuery, normalizeQuery(q)));
+    const rows = await t.ctx.db
+      .select()
+      .from(searchLogs)
+      .where(eq(searchLogs.normalizedQuery, normalizeQuery(q)));
     expect(rows).toHaveLength(1);
   });
 });

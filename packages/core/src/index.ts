@@ -10,5 +10,5 @@ export * from './retention/index.js';
 export * from './runtime/bootstrap.js';
 export * from './runtime/clock.js';
 export * from './runtime/logger.js';
-export * from './shared/pagination.js';
 export * from './search/index.js';
+export * from './shared/pagination.js';

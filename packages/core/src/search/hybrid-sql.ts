@@ -109,14 +109,12 @@ function textCte(t: SourceTable, opts: HybridSqlOptions): string {
   const cap = Math.floor(opts.candidateCap ?? TEXT_CANDIDATE_CAP);
   const rare = Number(opts.rareFraction ?? RARE_FRACTION);
   const maxRare = Math.floor(opts.maxRareLexemes ?? MAX_RARE_LEXEMES);
-  const candidates = bounded
-    ? `(SELECT id, ts_delete(search_vector, '{}'::text[]) AS sv FROM ${t.table}
+  const candidates = `(SELECT id, ts_delete(search_vector, '{}'::text[]) AS sv FROM ${t.table}
         WHERE search_vector @@ (SELECT sel FROM ${a}_m) AND ${t.visible} LIMIT ${cap})
        UNION ALL
        (SELECT id, ts_delete(search_vector, '{}'::text[]) AS sv FROM ${t.table}
         WHERE search_vector @@ (SELECT fallback FROM ${a}_m) AND NOT search_vector @@ (SELECT sel FROM ${a}_m)
-          AND ${t.visible} LIMIT ${PER_LIST * 40})`
-    : `SELECT id, ts_delete(search_vector, '{}'::text[]) AS sv FROM ${t.table} WHERE search_vector @@ (SELECT anyq FROM ${a}_m) AND ${t.visible}`;
+          AND ${t.visible} LIMIT ${PER_LIST * 40})`;
   return `${a}_st AS MATERIALIZED (
     SELECT s.most_common_elems::text::text[] AS elems, s.most_common_elem_freqs AS freqs
     FROM pg_stats s
@@ -140,15 +138,21 @@ function textCte(t: SourceTable, opts: HybridSqlOptions): string {
         ELSE string_agg(quote_literal(lex), ' & ') FILTER (WHERE rn <= 4) END)::tsquery AS sel,
       (CASE WHEN bool_or(frac <= ${rare}) THEN NULL
         ELSE min(quote_literal(lex)) FILTER (WHERE rn = 1) END)::tsquery AS fallback,
-      string_agg(quote_literal(lex), ' | ')::tsquery AS anyq,
       sum(idf) AS total
     FROM ${a}_w
   ),
-  ${a}_c AS MATERIALIZED (
+  ${a}_c AS MATERIALIZED (${
+    bounded
+      ? `
     SELECT c.id,
       (SELECT sum(w.idf * CASE WHEN c.sv @@ w.q_title THEN 1.0 WHEN c.sv @@ w.q_any THEN 0.5 ELSE 0 END) FROM ${a}_w w)
         / (SELECT total FROM ${a}_m) AS score
-    FROM (${candidates}) c
+    FROM (${candidates}) c`
+      : `
+    SELECT x.id, sum(w.idf * CASE WHEN x.search_vector @@ w.q_title THEN 1.0 ELSE 0.5 END) / (SELECT total FROM ${a}_m) AS score
+    FROM ${a}_w w JOIN ${t.table} x ON x.search_vector @@ w.q_any AND ${t.visible}
+    GROUP BY x.id`
+  }
   ),
   ${a} AS MATERIALIZED (
     SELECT id, score, row_number() OVER (ORDER BY score DESC, id) AS rank
@@ -247,7 +251,16 @@ export async function runHybridSearch(pool: pg.Pool, p: RunHybridParams): Promis
   const modes = (p.modes ?? ['vector', 'text']).filter((m) => m !== 'vector' || p.embedding !== null);
   if (modes.length === 0) return [];
   const opts: HybridSqlOptions = { ...p, modes };
-  const key = JSON.stringify([opts.sources, opts.modes, opts.filter, opts.limit, opts.boundedText, opts.candidateCap, opts.rareFraction, opts.maxRareLexemes]);
+  const key = JSON.stringify([
+    opts.sources,
+    opts.modes,
+    opts.filter,
+    opts.limit,
+    opts.boundedText,
+    opts.candidateCap,
+    opts.rareFraction,
+    opts.maxRareLexemes,
+  ]);
   let text = sqlCache.get(key);
   if (!text) {
     text = buildHybridSql(opts);

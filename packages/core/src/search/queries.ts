@@ -42,7 +42,10 @@ const likePrefix = (s: string) => `${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
  * Typeahead: FAQ questions where a word starts with the prefix (publicly visible FAQs of the
  * program, most viewed first), then popular past queries starting with it (last 30 days).
  */
-export async function suggestSearches(ctx: Ctx, p: { q: string; batchId?: string | undefined; limit?: number }): Promise<{ suggestions: Suggestion[] }> {
+export async function suggestSearches(
+  ctx: Ctx,
+  p: { q: string; batchId?: string | undefined; limit?: number },
+): Promise<{ suggestions: Suggestion[] }> {
   const prefix = normalizeQuery(p.q);
   const limit = p.limit ?? 8;
   const programId = await resolveProgramId(ctx, p.batchId);
@@ -164,7 +167,10 @@ export async function listOpenUnresolved(ctx: Ctx, p: PageQuery & { batchId?: st
 }
 
 /** Admin list: every program unless filtered, open and resolved unless filtered. */
-export async function adminListUnresolved(ctx: Ctx, p: PageQuery & { batchId?: string | undefined; status?: 'open' | 'resolved' | undefined }) {
+export async function adminListUnresolved(
+  ctx: Ctx,
+  p: PageQuery & { batchId?: string | undefined; status?: 'open' | 'resolved' | undefined },
+) {
   const programId = p.batchId ? await resolveProgramId(ctx, p.batchId, { allowArchived: true }) : undefined;
   const where = and(
     programId ? eq(unresolvedSearches.batchId, programId) : undefined,
@@ -201,7 +207,13 @@ export async function unresolvedStats(ctx: Ctx, p: { batchId?: string | undefine
     .where(and(scope, eq(unresolvedSearches.status, 'open')))
     .orderBy(desc(unresolvedSearches.count), unresolvedSearches.id)
     .limit(10);
-  return { open: s?.open ?? 0, resolved: s?.resolved ?? 0, openSearches: s?.openSearches ?? 0, resolvedLast7Days: s?.resolvedLast7Days ?? 0, top };
+  return {
+    open: s?.open ?? 0,
+    resolved: s?.resolved ?? 0,
+    openSearches: s?.openSearches ?? 0,
+    resolvedLast7Days: s?.resolvedLast7Days ?? 0,
+    top,
+  };
 }
 
 /** Links the FAQ that answers an open unresolved search and closes it (one conditional UPDATE). */

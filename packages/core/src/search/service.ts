@@ -70,7 +70,13 @@ export function createSearchService(ctx: CoreContext): SearchService {
     }
   }
 
-  function log(p: SearchParams, normalized: string, programId: string, results: SearchResult[], extra: { cacheHit: boolean; degraded: boolean; start: number }) {
+  function log(
+    p: SearchParams,
+    normalized: string,
+    programId: string,
+    results: SearchResult[],
+    extra: { cacheHit: boolean; degraded: boolean; start: number },
+  ) {
     const top = results[0];
     logs.add({
       query: p.query,

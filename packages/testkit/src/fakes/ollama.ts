@@ -26,9 +26,7 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
  * `{ model, embeddings: number[][], total_duration, load_duration, prompt_eval_count }`; unknown
  * model -> 404 `{ error }`. Vectors come from `vectorFor(text)` (default: a deterministic 768-dim one).
  */
-export async function startFakeOllama(
-  opts: { models?: string[]; vectorFor?: (text: string) => number[] } = {},
-): Promise<FakeOllama> {
+export async function startFakeOllama(opts: { models?: string[]; vectorFor?: (text: string) => number[] } = {}): Promise<FakeOllama> {
   const models = opts.models ?? ['nomic-embed-text'];
   const vectorFor =
     opts.vectorFor ??

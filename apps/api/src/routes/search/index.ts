@@ -7,8 +7,8 @@ import {
   trendingSearches,
   unresolvedStats,
 } from '@cfaq/core';
-import { BatchQuery, IdParams } from '../../lib/schemas.js';
 import { problemResponses } from '../../lib/problem.js';
+import { BatchQuery, IdParams } from '../../lib/schemas.js';
 import type { RoutePlugin } from '../../lib/types.js';
 import {
   AdminUnresolvedQuery,
@@ -64,7 +64,8 @@ export const searchRoutes: RoutePlugin = async (app) => {
         response: { 200: SearchResponse, ...problemResponses(400, 404, 429) },
       },
     },
-    async (request) => search.searchSources({ query: request.query.q, batchId: request.query.batchId, sources: ['faq', 'community'], modes: ['vector'] }),
+    async (request) =>
+      search.searchSources({ query: request.query.q, batchId: request.query.batchId, sources: ['faq', 'community'], modes: ['vector'] }),
   );
 
   app.get(
@@ -78,7 +79,8 @@ export const searchRoutes: RoutePlugin = async (app) => {
         response: { 200: SearchResponse, ...problemResponses(400, 404, 429) },
       },
     },
-    async (request) => search.searchSources({ query: request.query.q, batchId: request.query.batchId, sources: ['faq'], modes: ['vector', 'text'] }),
+    async (request) =>
+      search.searchSources({ query: request.query.q, batchId: request.query.batchId, sources: ['faq'], modes: ['vector', 'text'] }),
   );
 
   app.get(

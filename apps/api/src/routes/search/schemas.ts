@@ -46,13 +46,14 @@ export const TrendingResponse = T.Object({
 });
 
 export const SuggestQuery = T.Composite(
-  [T.Object({ q: T.String({ minLength: 1, maxLength: 100 }), limit: T.Optional(T.Integer({ minimum: 1, maximum: 20, default: 8 })) }), BatchQuery],
+  [
+    T.Object({ q: T.String({ minLength: 1, maxLength: 100 }), limit: T.Optional(T.Integer({ minimum: 1, maximum: 20, default: 8 })) }),
+    BatchQuery,
+  ],
   { additionalProperties: false },
 );
 export const SuggestResponse = T.Object({
-  suggestions: T.Array(
-    T.Object({ text: T.String(), source: T.Union([T.Literal('faq'), T.Literal('query')]), faqId: Nullable(Uuid) }),
-  ),
+  suggestions: T.Array(T.Object({ text: T.String(), source: T.Union([T.Literal('faq'), T.Literal('query')]), faqId: Nullable(Uuid) })),
 });
 
 export const UnresolvedBody = T.Object({ query: Query, batchId: T.Optional(Uuid) }, { additionalProperties: false });
