@@ -35,6 +35,10 @@ describe('Ollama embedder', () => {
 
   it('fails on an unknown model, a server error, or a wrong dimension', async () => {
     await expect(new OllamaEmbedder({ host: ollama.url, model: 'missing-model' }).embed(['x'])).rejects.toThrow(/not found/);
+    await expect(new OllamaEmbedder({ host: ollama.url, model: 'missing-model' }).warm()).rejects.toMatchObject({
+      status: 503,
+      code: 'EMBEDDER_UNAVAILABLE',
+    });
     ollama.failNext(500, 'model crashed');
     await expect(new OllamaEmbedder({ host: ollama.url, model: 'nomic-embed-text' }).embed(['x'])).rejects.toThrow(/model crashed/);
     const narrow = await startFakeOllama({ vectorFor: () => [0.1, 0.2, 0.3] });

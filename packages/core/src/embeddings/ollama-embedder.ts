@@ -1,4 +1,5 @@
 import { Ollama } from 'ollama';
+import { unavailable } from '../errors/index.js';
 import { EMBEDDING_DIMENSIONS, type Embedder } from './embedder.js';
 
 export interface OllamaEmbedderOptions {
@@ -44,9 +45,14 @@ export class OllamaEmbedder implements Embedder {
     return res.embeddings;
   }
 
+  /** Loads the model; an unreachable server or missing model is a 503 for GET /warm, not a 500. */
   async warm() {
     const start = performance.now();
-    await this.embed(['warm up']);
+    try {
+      await this.embed(['warm up']);
+    } catch (err) {
+      throw unavailable('EMBEDDER_UNAVAILABLE', `embedding model ${this.model} is not available: ${(err as Error).message}`);
+    }
     return { model: this.model, ms: performance.now() - start };
   }
 }

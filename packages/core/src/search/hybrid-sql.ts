@@ -28,7 +28,7 @@ export const VECTOR_CUTOFF = 0.8;
 export const RARE_FRACTION = 0.01;
 export const TEXT_CANDIDATE_CAP = 1000;
 /** At most this many of the query's rarest lexemes drive the GIN match. */
-export const MAX_RARE_LEXEMES = 6;
+export const MAX_RARE_LEXEMES = 3;
 export const SNIPPET_CHARS = 240;
 /** HNSW candidate list per index scan (pgvector default 40; recall@5 measured in bench/search). */
 export const HNSW_EF_SEARCH = 40;
