@@ -1,5 +1,5 @@
 import { embedText } from '@cfaq/core';
-import { createPool, runMigrations } from '@cfaq/db';
+import { runMigrations } from '@cfaq/db';
 import pg from 'pg';
 import { Corpus } from './corpus.js';
 
@@ -19,9 +19,9 @@ const vec = (text: string) =>
     .join(',')}]`;
 
 const INDEXES = [
-  ['faqs_embedding_hnsw_idx', 'faqs USING hnsw (embedding vector_cosine_ops)'],
+  ['faqs_embedding_hnsw_idx', 'faqs USING hnsw (embedding vector_cosine_ops) WITH (m = 32, ef_construction = 128)'],
   ['faqs_search_vector_idx', 'faqs USING gin (search_vector)'],
-  ['community_posts_embedding_hnsw_idx', 'community_posts USING hnsw (embedding vector_cosine_ops)'],
+  ['community_posts_embedding_hnsw_idx', 'community_posts USING hnsw (embedding vector_cosine_ops) WITH (m = 32, ef_construction = 128)'],
   ['community_posts_search_vector_idx', 'community_posts USING gin (search_vector)'],
 ] as const;
 
@@ -33,7 +33,12 @@ export async function seed(log: (s: string) => void): Promise<{ programId: strin
   if (exists.rowCount === 0) await admin.query(`CREATE DATABASE "${BENCH_DB}"`);
   await admin.end();
 
-  const pool = createPool({ connectionString: benchUrl(), max: 4 });
+  // Index builds (seeding, or a migration that rebuilds an index) get memory and parallel workers.
+  const pool = new pg.Pool({
+    connectionString: benchUrl(),
+    max: 4,
+    options: '-c maintenance_work_mem=2GB -c max_parallel_maintenance_workers=2',
+  });
   try {
     await runMigrations(pool);
     const { rows } = await pool.query<{ id: string }>('select id from batches where is_default limit 1');
@@ -83,14 +88,8 @@ export async function seed(log: (s: string) => void): Promise<{ programId: strin
       );
       if ((done + BATCH) % 20_000 === 0) log(`  loaded ${done + BATCH} FAQs + ${done + BATCH} posts`);
     }
-    log('  building indexes (HNSW m=16 ef_construction=64, GIN)');
-    const client = await pool.connect();
-    try {
-      await client.query("SET maintenance_work_mem = '2GB'; SET max_parallel_maintenance_workers = 2");
-      for (const [name, def] of INDEXES) await client.query(`CREATE INDEX ${name} ON ${def}`);
-    } finally {
-      client.release();
-    }
+    log('  building indexes (HNSW m=32 ef_construction=128 as in the schema, GIN)');
+    for (const [name, def] of INDEXES) await pool.query(`CREATE INDEX ${name} ON ${def}`);
     await pool.query('VACUUM ANALYZE faqs');
     await pool.query('VACUUM ANALYZE community_posts');
     return { programId, seededMs: performance.now() - start };

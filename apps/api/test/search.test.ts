@@ -244,6 +244,20 @@ describe('duplicate check', () => {
     expect(no.json()).toEqual({ matched: false });
   });
 
+  it('answers 503 when the embedder is down (no vector, no verdict)', async () => {
+    embedder.failing = true;
+    try {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/faq/check-duplicate',
+        payload: { query: 'is this zqdup83 already asked' },
+      });
+      expectProblem(res, 503, 'EMBEDDER_UNAVAILABLE');
+    } finally {
+      embedder.failing = false;
+    }
+  });
+
   it('needs at least 10 characters', async () => {
     const res = await t.app.inject({ method: 'POST', url: '/api/faq/check-duplicate', payload: { query: '  short   ' } });
     expectProblem(res, 400, 'QUERY_TOO_SHORT');

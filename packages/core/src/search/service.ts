@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { CoreContext } from '../context.js';
 import { embedOne } from '../embeddings/embedder.js';
-import { badRequest } from '../errors/index.js';
+import { badRequest, unavailable } from '../errors/index.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import { type HybridRow, runHybridSearch, type SearchMode, type SearchSource } from './hybrid-sql.js';
 import { SearchLogBuffer } from './log-buffer.js';
@@ -139,7 +139,9 @@ export function createSearchService(ctx: CoreContext): SearchService {
         ]);
       }
       const programId = await resolveProgramId(ctx, p.batchId);
-      const embedding = await embedOne(ctx.embedder, normalized);
+      // No text fallback here: the check is a similarity threshold, so without a vector it cannot answer.
+      const embedding = await embedQuery(normalized);
+      if (!embedding) throw unavailable('EMBEDDER_UNAVAILABLE', 'the embedding model is not available; try again shortly');
       const rows = await runHybridSearch(ctx.pool, {
         query: normalized,
         embedding,

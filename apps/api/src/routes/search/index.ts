@@ -107,7 +107,7 @@ export const searchRoutes: RoutePlugin = async (app) => {
           tags: ['search'],
           summary: 'Duplicate check before posting: matched when the nearest FAQ has vectorScore >= 0.82',
           body: DuplicateBody,
-          response: { 200: DuplicateResponse, ...problemResponses(400, 404, 429) },
+          response: { 200: DuplicateResponse, ...problemResponses(400, 404, 429, 503) },
         },
       },
       async (request) => search.checkDuplicate(request.body),
