@@ -8,6 +8,7 @@ import { metricsPlugin } from './plugins/metrics.js';
 import { openapiPlugin } from './plugins/openapi.js';
 import { problemPlugin } from './plugins/problem.js';
 import { rateLimitPlugin } from './plugins/rate-limit.js';
+import { searchPlugin } from './plugins/search.js';
 import { apiRoutes } from './routes/index.js';
 
 export interface BuildAppOptions {
@@ -55,6 +56,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   await app.register(metricsPlugin);
   await app.register(authPlugin);
   await app.register(rateLimitPlugin);
+  await app.register(searchPlugin);
   await app.register(apiRoutes, { prefix: '/api' });
   return app;
 }

@@ -3,3 +3,5 @@ export * from './context.js';
 export * from './database.js';
 export * from './factories.js';
 export * from './process.js';
+export * from './fakes/embedders.js';
+export * from './fakes/ollama.js';

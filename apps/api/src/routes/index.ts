@@ -6,6 +6,7 @@ import { faqRoutes } from './faq/index.js';
 import { moderationRoutes } from './moderation/index.js';
 import { opsRoutes } from './ops/index.js';
 import { programRoutes } from './programs/index.js';
+import { searchRoutes } from './search/index.js';
 
 /** Every route group, mounted under /api. */
 export const apiRoutes: RoutePlugin = async (app) => {
@@ -16,4 +17,5 @@ export const apiRoutes: RoutePlugin = async (app) => {
   await app.register(programRoutes);
   await app.register(faqRoutes);
   await app.register(communityRoutes);
+  await app.register(searchRoutes);
 };

@@ -2,12 +2,15 @@ import type { Config } from '../config/schema.js';
 import type { Logger } from '../runtime/logger.js';
 import type { Embedder } from './embedder.js';
 import { LocalEmbedder } from './local-embedder.js';
+import { OllamaEmbedder } from './ollama-embedder.js';
 
 /** `auto`: Ollama when OLLAMA_HOST is set, otherwise the local lexical embedder. */
 export function createEmbedder(config: Config, log: Logger): Embedder {
   const useOllama = config.EMBEDDER === 'ollama' || (config.EMBEDDER === 'auto' && config.OLLAMA_HOST);
   if (useOllama) {
-    log.warn('Ollama embedder is not available in this build; using the local lexical embedder');
+    if (!config.OLLAMA_HOST) throw new Error('EMBEDDER=ollama needs OLLAMA_HOST');
+    log.info({ host: config.OLLAMA_HOST, model: config.OLLAMA_EMBED_MODEL }, 'embeddings from Ollama');
+    return new OllamaEmbedder({ host: config.OLLAMA_HOST, model: config.OLLAMA_EMBED_MODEL });
   }
   return new LocalEmbedder();
 }

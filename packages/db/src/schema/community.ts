@@ -51,7 +51,8 @@ export const communityPosts = pgTable(
     index('community_posts_author_idx').on(t.authorId),
     index('community_posts_ai_status_idx').on(t.aiAnswerStatus),
     index('community_posts_escalation_idx').on(t.escalationStatus),
-    index('community_posts_embedding_hnsw_idx').using('hnsw', t.embedding.op('vector_cosine_ops')),
+    // m = 32, ef_construction = 128: recall@5 at ef_search 40 rose from 0.69 to 0.85 at 100k rows (bench/search).
+    index('community_posts_embedding_hnsw_idx').using('hnsw', t.embedding.op('vector_cosine_ops')).with({ m: 32, ef_construction: 128 }),
     index('community_posts_search_vector_idx').using('gin', t.searchVector),
   ],
 );

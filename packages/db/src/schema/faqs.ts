@@ -56,7 +56,8 @@ export const faqs = pgTable(
     index('faqs_batch_status_idx').on(t.batchId, t.reviewStatus),
     index('faqs_last_checked_idx').on(t.reviewStatus, t.lastCheckedAt),
     index('faqs_promotion_idx').on(t.promotionStatus, t.promotionEligibleAt),
-    index('faqs_embedding_hnsw_idx').using('hnsw', t.embedding.op('vector_cosine_ops')),
+    // m = 32, ef_construction = 128: recall@5 at ef_search 40 rose from 0.69 to 0.85 at 100k rows (bench/search).
+    index('faqs_embedding_hnsw_idx').using('hnsw', t.embedding.op('vector_cosine_ops')).with({ m: 32, ef_construction: 128 }),
     index('faqs_search_vector_idx').using('gin', t.searchVector),
   ],
 );

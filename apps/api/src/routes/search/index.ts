@@ -1,0 +1,227 @@
+import {
+  adminListUnresolved,
+  listOpenUnresolved,
+  logUnresolvedSearch,
+  resolveUnresolvedSearch,
+  suggestSearches,
+  trendingSearches,
+  unresolvedStats,
+} from '@cfaq/core';
+import { problemResponses } from '../../lib/problem.js';
+import { BatchQuery, IdParams } from '../../lib/schemas.js';
+import type { RoutePlugin } from '../../lib/types.js';
+import {
+  AdminUnresolvedQuery,
+  DuplicateBody,
+  DuplicateResponse,
+  PublicUnresolvedList,
+  PublicUnresolvedQuery,
+  ResolveBody,
+  SearchBody,
+  SearchQuery,
+  SearchResponse,
+  SuggestQuery,
+  SuggestResponse,
+  TrendingQuery,
+  TrendingResponse,
+  UnresolvedBody,
+  UnresolvedItem,
+  UnresolvedList,
+  UnresolvedStats,
+} from './schemas.js';
+
+/**
+ * Search routes: the hybrid pipeline (POST /search), single-source and semantic searches, trending,
+ * suggestions, unresolved searches, and the duplicate check under /faq. The search service (result
+ * cache and buffered search log) is plugins/search.ts.
+ */
+export const searchRoutes: RoutePlugin = async (app) => {
+  const search = app.searchService;
+  const serialized = new WeakMap<object, string>();
+  const auth = (r: { auth: { id: string } | null }) => r.auth?.id ?? null;
+
+  app.post(
+    '/search',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['search'],
+        summary: 'Hybrid search: vector + keyword over FAQs and posts, fused by RRF (k = 60), at most 5 results',
+        body: SearchBody,
+        response: { 200: SearchResponse, ...problemResponses(400, 404, 429) },
+      },
+    },
+    async (request, reply) => {
+      const res = await search.search({ query: request.body.query, batchId: request.body.batchId, userId: auth(request) });
+      // A cache hit returns the cached results array itself: its JSON is kept beside it, so a hit
+      // costs no serialisation (the shape is the declared SearchResponse; the core builds it).
+      let json = serialized.get(res.results);
+      if (json === undefined) {
+        json = JSON.stringify(res);
+        serialized.set(res.results, json);
+      }
+      return reply.type('application/json; charset=utf-8').send(json as never);
+    },
+  );
+
+  app.get(
+    '/search',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['search'],
+        summary: 'Semantic search: vector only over FAQs and posts (same result shape and filter)',
+        querystring: SearchQuery,
+        response: { 200: SearchResponse, ...problemResponses(400, 404, 429) },
+      },
+    },
+    async (request) =>
+      search.searchSources({ query: request.query.q, batchId: request.query.batchId, sources: ['faq', 'community'], modes: ['vector'] }),
+  );
+
+  app.get(
+    '/faq/search',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['search'],
+        summary: 'Search FAQs: vector + keyword over FAQs only, fused by RRF',
+        querystring: SearchQuery,
+        response: { 200: SearchResponse, ...problemResponses(400, 404, 429) },
+      },
+    },
+    async (request) =>
+      search.searchSources({ query: request.query.q, batchId: request.query.batchId, sources: ['faq'], modes: ['vector', 'text'] }),
+  );
+
+  app.get(
+    '/community/search',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['search'],
+        summary: 'Search community posts: vector + keyword over posts only, fused by RRF',
+        querystring: SearchQuery,
+        response: { 200: SearchResponse, ...problemResponses(400, 404, 429) },
+      },
+    },
+    async (request) =>
+      search.searchSources({ query: request.query.q, batchId: request.query.batchId, sources: ['community'], modes: ['vector', 'text'] }),
+  );
+
+  for (const path of ['/faq/check-match', '/faq/check-duplicate']) {
+    app.post(
+      path,
+      {
+        config: { access: 'public' },
+        schema: {
+          tags: ['search'],
+          summary: 'Duplicate check before posting: matched when the nearest FAQ has vectorScore >= 0.82',
+          body: DuplicateBody,
+          response: { 200: DuplicateResponse, ...problemResponses(400, 404, 429, 503) },
+        },
+      },
+      async (request) => search.checkDuplicate(request.body),
+    );
+  }
+
+  app.get(
+    '/search/trending',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['search'],
+        summary: 'Most searched normalised queries of the program over the last `days` days',
+        querystring: TrendingQuery,
+        response: { 200: TrendingResponse, ...problemResponses(400, 404, 429) },
+      },
+    },
+    async (request) => trendingSearches(app.ctx, request.query),
+  );
+
+  app.get(
+    '/search/suggest',
+    {
+      config: { access: 'public', rateLimit: app.limits.searchSuggest },
+      schema: {
+        tags: ['search'],
+        summary: 'Typeahead: FAQ questions with a word starting with q, then popular past queries (30 per minute)',
+        querystring: SuggestQuery,
+        response: { 200: SuggestResponse, ...problemResponses(400, 404, 429) },
+      },
+    },
+    async (request) => suggestSearches(app.ctx, request.query),
+  );
+
+  app.post(
+    '/search/unresolved',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['search'],
+        summary: 'Log a search that found no answer (repeats count up on the open row)',
+        body: UnresolvedBody,
+        response: { 201: UnresolvedItem, ...problemResponses(400, 404, 429) },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await logUnresolvedSearch(app.ctx, { ...request.body, userId: auth(request) })),
+  );
+
+  app.get(
+    '/search/unresolved',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['search'],
+        summary: "The program's open unresolved searches, most frequent first (no user ids)",
+        querystring: PublicUnresolvedQuery,
+        response: { 200: PublicUnresolvedList, ...problemResponses(400, 404, 429) },
+      },
+    },
+    async (request) => listOpenUnresolved(app.ctx, request.query),
+  );
+
+  app.get(
+    '/search/unresolved-list',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['search'],
+        summary: 'Admin: unresolved searches of every program (or ?batchId=), open and resolved (or ?status=)',
+        querystring: AdminUnresolvedQuery,
+        response: { 200: UnresolvedList, ...problemResponses(400, 401, 403, 404, 429) },
+      },
+    },
+    async (request) => adminListUnresolved(app.ctx, request.query),
+  );
+
+  app.get(
+    '/search/unresolved-stats',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['search'],
+        summary: 'Admin: counts of open and resolved unresolved searches and the top open ones',
+        querystring: BatchQuery,
+        response: { 200: UnresolvedStats, ...problemResponses(400, 401, 403, 404, 429) },
+      },
+    },
+    async (request) => unresolvedStats(app.ctx, request.query),
+  );
+
+  app.post(
+    '/search/unresolved/:id/resolve',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['search'],
+        summary: 'Admin: mark an open unresolved search resolved by an FAQ',
+        params: IdParams,
+        body: ResolveBody,
+        response: { 200: UnresolvedItem, ...problemResponses(400, 401, 403, 404, 422, 429) },
+      },
+    },
+    async (request) =>
+      resolveUnresolvedSearch(app.ctx, { id: request.params.id, faqId: request.body.faqId, adminId: (request.auth as { id: string }).id }),
+  );
+};

@@ -1,0 +1,37 @@
+/**
+ * The API under test, in its own process so its peak RSS is its own: the real app over the bench
+ * database, plus a bare hello-world Fastify server as the throughput ceiling of this machine and
+ * runtime. Prints {"api":port,"hello":port} when ready; on SIGTERM prints {"maxRssMb":...}.
+ */
+import { createCoreContext, createLogger, loadConfig, MemoryJobQueue } from '@cfaq/core';
+import { createPool } from '@cfaq/db';
+import Fastify from 'fastify';
+import { buildApp } from '../../apps/api/src/app.js';
+
+const config = loadConfig({
+  NODE_ENV: 'production',
+  LOG_LEVEL: 'warn',
+  DATABASE_URL: process.env.BENCH_URL,
+  JWT_SECRET: 'bench-jwt-secret-that-is-long-enough-0123456789',
+  ENCRYPTION_KEY: '0f'.repeat(32),
+  MIGRATE_ON_START: 'false',
+  RATE_LIMIT_USER_BURST_MAX: '100000',
+});
+const log = createLogger({ level: 'warn' });
+const pool = createPool({ connectionString: config.DATABASE_URL as string, max: config.DATABASE_POOL_MAX });
+const ctx = createCoreContext({ config, log, pool, jobs: new MemoryJobQueue() });
+const app = await buildApp({ ctx, logger: false });
+await app.listen({ host: '127.0.0.1', port: 0 });
+const hello = Fastify({ logger: false });
+hello.get('/hello', async () => ({ hello: 'world' }));
+await hello.listen({ host: '127.0.0.1', port: 0 });
+const port = (a: ReturnType<typeof app.server.address>) => (typeof a === 'object' && a ? a.port : 0);
+console.log(JSON.stringify({ api: port(app.server.address()), hello: port(hello.server.address()) }));
+
+process.on('SIGTERM', async () => {
+  await app.close();
+  await hello.close();
+  await pool.end();
+  console.log(JSON.stringify({ maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024) }));
+  process.exit(0);
+});

@@ -1,0 +1,279 @@
+/**
+ * `npm run bench:search`: hybrid search at 100k FAQs + 100k posts. Seeds a separate database
+ * (community_faq_bench, created if missing; reused when already seeded), then prints fused-SQL
+ * latency per query set, each sub-query's time, HNSW recall@5 against exact search, top-5 overlap of
+ * the bounded text ranking against the unbounded one, API POST /search latency and throughput for
+ * cache misses and hits beside a hello-world ceiling, and the API's peak RSS.
+ * Env: BENCH_ROWS (100000), BENCH_DATABASE, BENCH_SERVER_URL, BENCH_DURATION (seconds per load run, 10).
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { buildHybridSql, embedText, HNSW_EF_SEARCH, type HybridSqlOptions, toVectorLiteral } from '@cfaq/core';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { Corpus } from './corpus.js';
+import { benchUrl, ROWS, seed } from './seed.js';
+
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const out = (s: string) => console.log(s);
+
+function pct(samples: number[], p: number): number {
+  const s = [...samples].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))] as number;
+}
+const ms = (x: number) => `${x.toFixed(2)} ms`;
+
+interface QuerySets {
+  selective: string[];
+  realistic: string[];
+  common: string[];
+  /** Distinct realistic queries for the API cache-miss run. */
+  rotating: string[];
+}
+
+async function buildQueries(pool: pg.Pool): Promise<QuerySets> {
+  // The seeding corpus's vocabulary (same seed), so "common" words are the corpus's common words.
+  const corpus = new Corpus(42);
+  const rank = new Map(corpus.vocab.map((w, i) => [w, i]));
+  const { rows } = await pool.query<{ question: string }>('SELECT question FROM faqs ORDER BY md5(id::text) LIMIT 3100');
+  const content = (q: string) =>
+    q
+      .replace(/^how do i /, '')
+      .split(' ')
+      .filter((w) => rank.has(w));
+  const realisticOf = (q: string) => {
+    const words = corpus.shuffle(content(q)).slice(0, Math.max(2, Math.ceil(content(q).length * 0.7)));
+    return `${corpus.pick(['how can i', 'what is the way to', 'help with', 'where do i'])} ${words.join(' ')} ${corpus.commonWord(50)}`;
+  };
+  const sample = rows.slice(0, 100).map((r) => r.question);
+  return {
+    selective: sample.map((q) =>
+      content(q)
+        .sort((a, b) => (rank.get(b) as number) - (rank.get(a) as number))
+        .slice(0, 2)
+        .join(' '),
+    ),
+    realistic: sample.map(realisticOf),
+    common: sample.map(() => `how do i ${corpus.commonWord(30)} the ${corpus.commonWord(30)} ${corpus.commonWord(30)}`),
+    rotating: rows.slice(100).map((r) => realisticOf(r.question)),
+  };
+}
+
+async function timeSql(client: pg.PoolClient, text: string, queries: string[], programId: string, rounds = 3) {
+  const samples: number[] = [];
+  for (const q of queries) await client.query(text, [q, toVectorLiteral(embedText(q)), programId]);
+  for (let r = 0; r < rounds; r++) {
+    for (const q of queries) {
+      const v = toVectorLiteral(embedText(q));
+      const t0 = performance.now();
+      await client.query(text, [q, v, programId]);
+      samples.push(performance.now() - t0);
+    }
+  }
+  return { p50: pct(samples, 50), p99: pct(samples, 99), max: Math.max(...samples) };
+}
+
+async function recall(client: pg.PoolClient, queries: string[], programId: string, efs: number[]) {
+  const res: Record<string, number> = {};
+  for (const table of ['faqs', 'community_posts']) {
+    const visible = table === 'faqs' ? "review_status <> 'draft'" : 'deleted_at IS NULL';
+    const q = `SELECT id FROM ${table} WHERE batch_id = $2 AND ${visible} AND embedding IS NOT NULL ORDER BY embedding <=> $1::vector LIMIT 5`;
+    const exact: string[][] = [];
+    await client.query('BEGIN');
+    await client.query('SET LOCAL enable_indexscan = off');
+    for (const text of queries) exact.push((await client.query(q, [toVectorLiteral(embedText(text)), programId])).rows.map((r) => r.id));
+    await client.query('COMMIT');
+    for (const ef of efs) {
+      await client.query(`SET hnsw.ef_search = ${ef}`);
+      let hit = 0;
+      let total = 0;
+      for (const [i, text] of queries.entries()) {
+        const got = new Set((await client.query(q, [toVectorLiteral(embedText(text)), programId])).rows.map((r) => r.id));
+        for (const id of exact[i] as string[]) if (got.has(id)) hit++;
+        total += (exact[i] as string[]).length;
+      }
+      res[`${table} ef_search=${ef}`] = hit / total;
+    }
+  }
+  await client.query(`SET hnsw.ef_search = ${HNSW_EF_SEARCH}`);
+  return res;
+}
+
+const unboundedTop = new Map<string, Set<string>>();
+
+/** Top-5 overlap of the bounded text ranking (with knobs) against the unbounded one, per source. */
+async function overlap(client: pg.PoolClient, queries: string[], programId: string, knobs: HybridSqlOptions = {}) {
+  const out: Record<string, number> = {};
+  for (const source of ['faq', 'community'] as const) {
+    const base: HybridSqlOptions = { sources: [source], modes: ['text'], filter: false };
+    const bounded = buildHybridSql({ ...base, ...knobs, boundedText: true });
+    const unbounded = buildHybridSql({ ...base, boundedText: false });
+    let same = 0;
+    let total = 0;
+    for (const q of queries) {
+      const key = `${source}:${q}`;
+      let b = unboundedTop.get(key);
+      if (!b) {
+        b = new Set((await client.query(unbounded, [q, null, programId])).rows.map((r) => r.id));
+        unboundedTop.set(key, b);
+      }
+      const a = (await client.query(bounded, [q, null, programId])).rows.map((r) => r.id);
+      for (const id of a) if (b.has(id)) same++;
+      total += b.size;
+    }
+    out[source] = total === 0 ? 1 : same / total;
+  }
+  return out;
+}
+
+async function load(opts: autocannon.Options) {
+  const r = await autocannon({ duration: DURATION, ...opts });
+  return { p50: r.latency.p50, p99: r.latency.p99, rps: r.requests.average, errors: r.errors + r.non2xx };
+}
+
+async function main() {
+  out(`# bench:search — ${ROWS} FAQs + ${ROWS} posts`);
+  const seeded = await seed(out);
+  if (seeded.seededMs !== null)
+    out(`seeded in ${(seeded.seededMs / 1000).toFixed(1)} s (multi-row INSERT ... unnest, indexes built after loading)`);
+  const pool = new pg.Pool({ connectionString: benchUrl(), max: 2 });
+  const client = await pool.connect();
+  await client.query(`SET hnsw.iterative_scan = relaxed_order; SET hnsw.ef_search = ${HNSW_EF_SEARCH}`);
+  const qs = await buildQueries(pool);
+  const { programId } = seeded;
+
+  const e: number[] = [];
+  for (const q of qs.realistic) {
+    const t0 = performance.now();
+    embedText(q);
+    e.push(performance.now() - t0);
+  }
+  const embedP50 = pct(e, 50);
+  out(`\nembedding (local lexical embedder, in process): p50 ${ms(embedP50)}`);
+
+  out('\n## fused SQL (one statement, 4 sub-searches, sequential, 3 rounds x 100 queries)');
+  const fused = buildHybridSql();
+  const fusedBy: Record<string, { p50: number; p99: number }> = {};
+  for (const set of ['selective', 'realistic', 'common'] as const) {
+    const r = await timeSql(client, fused, qs[set], programId);
+    fusedBy[set] = r;
+    out(`${set.padEnd(10)} p50 ${ms(r.p50)}  p99 ${ms(r.p99)}  max ${ms(r.max)}   e.g. "${qs[set][0]}"`);
+  }
+
+  out('\n## each sub-query alone (realistic set)');
+  for (const [source, mode] of [
+    ['faq', 'vector'],
+    ['faq', 'text'],
+    ['community', 'vector'],
+    ['community', 'text'],
+  ] as const) {
+    const r = await timeSql(client, buildHybridSql({ sources: [source], modes: [mode], filter: false }), qs.realistic, programId, 1);
+    out(`${`${source} ${mode}`.padEnd(17)} p50 ${ms(r.p50)}  p99 ${ms(r.p99)}`);
+  }
+  for (const set of ['realistic', 'common'] as const) {
+    const r = await timeSql(client, buildHybridSql({ modes: ['text'], boundedText: false }), qs[set].slice(0, 20), programId, 1);
+    out(`unbounded text ranking (both tables, ${set}): p50 ${ms(r.p50)}  p99 ${ms(r.p99)}`);
+  }
+
+  out('\n## relevance of the fast paths');
+  const rec = await recall(client, qs.realistic.slice(0, 50), programId, [...new Set([40, 100, 200, HNSW_EF_SEARCH])]);
+  for (const [k, v] of Object.entries(rec)) out(`recall@5 HNSW vs exact, ${k}: ${v.toFixed(3)}`);
+  for (const set of ['realistic', 'common', 'selective'] as const) {
+    const ov = await overlap(client, qs[set].slice(0, 40), programId);
+    out(`top-5 overlap bounded vs unbounded text ranking, ${set}: faq ${ov.faq?.toFixed(3)}  community ${ov.community?.toFixed(3)}`);
+  }
+
+  out('\n## tuning the bounded text side (realistic set: fused p50/p99, top-5 overlap faq/community)');
+  for (const candidateCap of [250, 500, 1000]) {
+    for (const maxRareLexemes of [2, 3, 6]) {
+      const knobs = { candidateCap, maxRareLexemes };
+      const r = await timeSql(client, buildHybridSql(knobs), qs.realistic, programId, 1);
+      const ov = await overlap(client, qs.realistic.slice(0, 40), programId, knobs);
+      out(
+        `cap ${String(candidateCap).padStart(4)} rare lexemes <= ${maxRareLexemes}: p50 ${ms(r.p50)} p99 ${ms(r.p99)}  overlap ${ov.faq?.toFixed(3)} / ${ov.community?.toFixed(3)}`,
+      );
+    }
+  }
+  client.release();
+  await pool.end();
+
+  out(`\n## API (autocannon, ${DURATION} s per run)`);
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/search/api-server.ts'], {
+    env: { ...process.env, BENCH_URL: benchUrl() },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: child.stdout });
+  const [first] = (await once(lines, 'line')) as [string];
+  const ports = JSON.parse(first) as { api: number; hello: number };
+  const api = `http://127.0.0.1:${ports.api}`;
+  const hello = await load({ url: `http://127.0.0.1:${ports.hello}/hello`, connections: 10 });
+  out(`hello-world (ceiling)       ${hello.rps.toFixed(0)} req/s  p50 ${hello.p50} ms  p99 ${hello.p99} ms`);
+  let i = 0;
+  const rotating = {
+    url: `${api}/api/search`,
+    method: 'POST' as const,
+    headers: { 'content-type': 'application/json' },
+    requests: [
+      {
+        setupRequest: (req: autocannon.Request) => {
+          i++;
+          return { ...req, body: JSON.stringify({ query: qs.rotating[i % qs.rotating.length] }) };
+        },
+      },
+    ],
+  };
+  const miss1 = await load({ ...rotating, connections: 1 });
+  out(
+    `POST /search cache misses, 1 connection   ${miss1.rps.toFixed(0)} req/s  p50 ${miss1.p50} ms  p99 ${miss1.p99} ms  errors ${miss1.errors}`,
+  );
+  const missN = await load({ ...rotating, connections: 8 });
+  out(
+    `POST /search cache misses, 8 connections  ${missN.rps.toFixed(0)} req/s  p50 ${missN.p50} ms  p99 ${missN.p99} ms  errors ${missN.errors}`,
+  );
+  const body = JSON.stringify({ query: qs.realistic[0] });
+  await fetch(`${api}/api/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  // At most 5 s: the app's per-client burst limiter (RATE_LIMIT_USER_BURST_MAX, at most 100,000 a minute) stays clear.
+  const short = Math.min(DURATION, 5);
+  const hit = await load({
+    url: `${api}/api/search`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+    connections: 10,
+    duration: short,
+  });
+  out(`POST /search cache hits, 10 connections   ${hit.rps.toFixed(0)} req/s  p50 ${hit.p50} ms  p99 ${hit.p99} ms  errors ${hit.errors}`);
+  const trivial = await load({ url: `${api}/api/warm`, connections: 10, duration: short });
+  out(`GET /warm, a trivial route of the same app ${trivial.rps.toFixed(0)} req/s  (the app's plugin stack alone)`);
+  child.kill('SIGTERM');
+  const [last] = (await once(lines, 'line')) as [string];
+  const { maxRssMb } = JSON.parse(last) as { maxRssMb: number };
+  out(`API peak RSS ${maxRssMb} MB`);
+
+  const realistic = fusedBy.realistic as { p50: number };
+  out('\n## targets');
+  const worst = Object.values(fusedBy);
+  out(
+    `fused SQL p50 <= 15 ms on every set: ${worst.every((r) => r.p50 <= 15) ? 'met' : 'NOT met'}; p99 <= 50 ms: ${worst.every((r) => r.p99 <= 50) ? 'met' : 'NOT met'}`,
+  );
+  out(
+    `recall@5 >= 0.95 (ef_search ${HNSW_EF_SEARCH}): ${
+      Object.entries(rec)
+        .filter(([k]) => k.endsWith(`=${HNSW_EF_SEARCH}`))
+        .every(([, v]) => v >= 0.95)
+        ? 'met'
+        : 'NOT met'
+    }`,
+  );
+  const bound = 1.5 * (realistic.p50 + embedP50);
+  out(`API miss p50 ${miss1.p50} ms <= 1.5 x (SQL p50 + embedding) = ${bound.toFixed(1)} ms: ${miss1.p50 <= bound ? 'met' : 'NOT met'}`);
+  out(
+    `cache-hit throughput ${((hit.rps / hello.rps) * 100).toFixed(0)} % of hello-world (target >= 50 %): ${hit.rps >= hello.rps / 2 ? 'met' : 'NOT met'}`,
+  );
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

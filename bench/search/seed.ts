@@ -1,0 +1,99 @@
+import { embedText } from '@cfaq/core';
+import { runMigrations } from '@cfaq/db';
+import pg from 'pg';
+import { Corpus } from './corpus.js';
+
+export const BENCH_DB = process.env.BENCH_DATABASE ?? 'community_faq_bench';
+export const SERVER_URL = process.env.BENCH_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
+
+export function benchUrl(): string {
+  const u = new URL(SERVER_URL);
+  u.pathname = `/${BENCH_DB}`;
+  return u.toString();
+}
+
+const vec = (text: string) =>
+  `[${embedText(text)
+    .map((x) => Math.round(x * 1e5) / 1e5)
+    .join(',')}]`;
+
+const INDEXES = [
+  ['faqs_embedding_hnsw_idx', 'faqs USING hnsw (embedding vector_cosine_ops) WITH (m = 32, ef_construction = 128)'],
+  ['faqs_search_vector_idx', 'faqs USING gin (search_vector)'],
+  ['community_posts_embedding_hnsw_idx', 'community_posts USING hnsw (embedding vector_cosine_ops) WITH (m = 32, ef_construction = 128)'],
+  ['community_posts_search_vector_idx', 'community_posts USING gin (search_vector)'],
+] as const;
+
+/** Creates the bench database if missing, migrates it, and loads ROWS FAQs and ROWS posts (once). */
+export async function seed(log: (s: string) => void): Promise<{ programId: string; seededMs: number | null }> {
+  const admin = new pg.Client({ connectionString: SERVER_URL });
+  await admin.connect();
+  const exists = await admin.query('select 1 from pg_database where datname = $1', [BENCH_DB]);
+  if (exists.rowCount === 0) await admin.query(`CREATE DATABASE "${BENCH_DB}"`);
+  await admin.end();
+
+  // Index builds (seeding, or a migration that rebuilds an index) get memory and parallel workers.
+  const pool = new pg.Pool({
+    connectionString: benchUrl(),
+    max: 4,
+    options: '-c maintenance_work_mem=2GB -c max_parallel_maintenance_workers=2',
+  });
+  try {
+    await runMigrations(pool);
+    const { rows } = await pool.query<{ id: string }>('select id from batches where is_default limit 1');
+    const programId = rows[0]?.id;
+    if (!programId) throw new Error('no default program');
+    const counts = await pool.query<{ f: number; p: number }>(
+      'select (select count(*) from faqs)::int f, (select count(*) from community_posts)::int p',
+    );
+    const c = counts.rows[0] as { f: number; p: number };
+    if (c.f >= ROWS && c.p >= ROWS) {
+      log(`bench database ${BENCH_DB} already holds ${c.f} FAQs and ${c.p} posts; not reseeding`);
+      return { programId, seededMs: null };
+    }
+    const start = performance.now();
+    await pool.query('TRUNCATE faqs, community_posts CASCADE');
+    for (const [name] of INDEXES) await pool.query(`DROP INDEX IF EXISTS ${name}`);
+    const corpus = new Corpus(42);
+    const BATCH = 1000;
+    for (let done = 0; done < ROWS; done += BATCH) {
+      const q: string[] = [];
+      const a: string[] = [];
+      const e: string[] = [];
+      for (let i = 0; i < BATCH; i++) {
+        const f = corpus.faq();
+        q.push(f.question);
+        a.push(f.answer);
+        e.push(vec(`${f.question}\n${f.answer}`));
+      }
+      await pool.query(
+        `INSERT INTO faqs (batch_id, question, answer, embedding, embedded_at)
+         SELECT $1, q, a, e::vector, now() FROM unnest($2::text[], $3::text[], $4::text[]) AS t(q, a, e)`,
+        [programId, q, a, e],
+      );
+      const t: string[] = [];
+      const b: string[] = [];
+      const pe: string[] = [];
+      for (let i = 0; i < BATCH; i++) {
+        const p = corpus.post();
+        t.push(p.title);
+        b.push(p.body);
+        pe.push(vec(`${p.title}\n${p.body}`));
+      }
+      await pool.query(
+        `INSERT INTO community_posts (batch_id, title, body, embedding, embedded_at)
+         SELECT $1, t, b, e::vector, now() FROM unnest($2::text[], $3::text[], $4::text[]) AS x(t, b, e)`,
+        [programId, t, b, pe],
+      );
+      if ((done + BATCH) % 20_000 === 0) log(`  loaded ${done + BATCH} FAQs + ${done + BATCH} posts`);
+    }
+    log('  building indexes (HNSW m=32 ef_construction=128 as in the schema, GIN)');
+    for (const [name, def] of INDEXES) await pool.query(`CREATE INDEX ${name} ON ${def}`);
+    await pool.query('VACUUM ANALYZE faqs');
+    await pool.query('VACUUM ANALYZE community_posts');
+    return { programId, seededMs: performance.now() - start };
+  } finally {
+    await pool.end();
+  }
+}

@@ -1,0 +1,88 @@
+import type { CoreContext } from '../context.js';
+import type { Embedder } from './embedder.js';
+import { EMBEDDED_TABLES, type EmbeddedTable } from './job.js';
+
+/** The text columns each embedded table is embedded from (title-like, body-like). */
+const TEXT_COLUMNS: Record<EmbeddedTable, readonly [string, string]> = {
+  faqs: ['question', 'answer'],
+  community_posts: ['title', 'body'],
+  transcript_knowledge: ['title', 'content'],
+  document_insights: ['title', 'content'],
+};
+
+/** The text an embedding is computed from: the same two fields the tsvector is generated from. */
+export const embeddingText = (title: string, body: string) => `${title}\n${body}`;
+
+const toLiteral = (v: readonly number[]) => `[${v.join(',')}]`;
+
+interface TextRow {
+  id: string;
+  title: string;
+  body: string;
+}
+
+async function storeEmbeddings(ctx: Pick<CoreContext, 'pool'>, table: EmbeddedTable, rows: TextRow[], vectors: number[][]) {
+  const [t, b] = TEXT_COLUMNS[table];
+  // Written only where the text is still the text that was embedded: an edit racing the job wins,
+  // and its own job embeds the new text.
+  const res = await ctx.pool.query(
+    `UPDATE ${table} AS x SET embedding = u.e::vector, embedded_at = now()
+     FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[]) AS u(id, t, b, e)
+     WHERE x.id = u.id AND x.${t} = u.t AND x.${b} = u.b`,
+    [rows.map((r) => r.id), rows.map((r) => r.title), rows.map((r) => r.body), vectors.map(toLiteral)],
+  );
+  return res.rowCount ?? 0;
+}
+
+export type EmbedRowResult = { status: 'embedded' } | { status: 'missing' } | { status: 'changed' };
+
+/**
+ * The embed-row job's work: load the row's text, embed it, store the vector if the text is unchanged.
+ * A missing row (deleted since) is not an error; a changed one is left to the job its edit sent.
+ */
+export async function embedRow(
+  ctx: Pick<CoreContext, 'pool' | 'embedder' | 'log'>,
+  p: { table: EmbeddedTable; id: string },
+): Promise<EmbedRowResult> {
+  const [t, b] = TEXT_COLUMNS[p.table];
+  const { rows } = await ctx.pool.query<TextRow>(`SELECT id, ${t} AS title, ${b} AS body FROM ${p.table} WHERE id = $1`, [p.id]);
+  const row = rows[0];
+  if (!row) return { status: 'missing' };
+  const vectors = await ctx.embedder.embed([embeddingText(row.title, row.body)]);
+  const written = await storeEmbeddings(ctx, p.table, [row], vectors);
+  return written === 1 ? { status: 'embedded' } : { status: 'changed' };
+}
+
+export interface BackfillResult {
+  table: EmbeddedTable;
+  embedded: number;
+}
+
+/** Embeds every row without an embedding, `batchSize` rows per embedder call and UPDATE. */
+export async function backfillEmbeddings(
+  ctx: Pick<CoreContext, 'pool' | 'embedder' | 'log'>,
+  opts: { batchSize?: number; tables?: readonly EmbeddedTable[]; embedder?: Embedder } = {},
+): Promise<BackfillResult[]> {
+  const batchSize = opts.batchSize ?? 64;
+  const embedder = opts.embedder ?? ctx.embedder;
+  const out: BackfillResult[] = [];
+  for (const table of opts.tables ?? EMBEDDED_TABLES) {
+    const [t, b] = TEXT_COLUMNS[table];
+    let embedded = 0;
+    let after = '00000000-0000-0000-0000-000000000000';
+    for (;;) {
+      // Keyset by id, so a row whose text changes mid-run (and is skipped) is not fetched forever.
+      const { rows } = await ctx.pool.query<TextRow>(
+        `SELECT id, ${t} AS title, ${b} AS body FROM ${table} WHERE embedding IS NULL AND id > $1 ORDER BY id LIMIT $2`,
+        [after, batchSize],
+      );
+      if (rows.length === 0) break;
+      const vectors = await embedder.embed(rows.map((r) => embeddingText(r.title, r.body)));
+      embedded += await storeEmbeddings(ctx, table, rows, vectors);
+      after = (rows[rows.length - 1] as TextRow).id;
+      ctx.log.info({ table, embedded }, 'embeddings backfill progress');
+    }
+    out.push({ table, embedded });
+  }
+  return out;
+}

@@ -1,0 +1,58 @@
+import { Ollama } from 'ollama';
+import { unavailable } from '../errors/index.js';
+import { EMBEDDING_DIMENSIONS, type Embedder } from './embedder.js';
+
+export interface OllamaEmbedderOptions {
+  host: string;
+  model: string;
+  /** How long Ollama keeps the model loaded after a request. */
+  keepAlive?: string;
+  /** Per-request timeout; a hung model server must not hang a search (it degrades to text-only). */
+  timeoutMs?: number;
+}
+
+/**
+ * Semantic embeddings from an Ollama server (POST /api/embed, `{ model, input: [...] }` ->
+ * `{ embeddings: [[...]] }`). The model must produce 768 dimensions (nomic-embed-text does); any other
+ * width is an error rather than a silently broken index.
+ */
+export class OllamaEmbedder implements Embedder {
+  readonly model: string;
+  private readonly client: Ollama;
+  private readonly keepAlive: string;
+
+  constructor(opts: OllamaEmbedderOptions) {
+    this.model = opts.model;
+    this.keepAlive = opts.keepAlive ?? '30m';
+    const timeoutMs = opts.timeoutMs ?? 10_000;
+    this.client = new Ollama({
+      host: opts.host,
+      fetch: (input, init) => fetch(input, { ...init, signal: AbortSignal.timeout(timeoutMs) }),
+    });
+  }
+
+  async embed(texts: string[]): Promise<number[][]> {
+    if (texts.length === 0) return [];
+    const res = await this.client.embed({ model: this.model, input: texts, truncate: true, keep_alive: this.keepAlive });
+    if (!Array.isArray(res.embeddings) || res.embeddings.length !== texts.length) {
+      throw new Error(`ollama returned ${res.embeddings?.length ?? 0} embeddings for ${texts.length} inputs`);
+    }
+    for (const v of res.embeddings) {
+      if (v.length !== EMBEDDING_DIMENSIONS) {
+        throw new Error(`ollama model ${this.model} returned ${v.length} dimensions, expected ${EMBEDDING_DIMENSIONS}`);
+      }
+    }
+    return res.embeddings;
+  }
+
+  /** Loads the model; an unreachable server or missing model is a 503 for GET /warm, not a 500. */
+  async warm() {
+    const start = performance.now();
+    try {
+      await this.embed(['warm up']);
+    } catch (err) {
+      throw unavailable('EMBEDDER_UNAVAILABLE', `embedding model ${this.model} is not available: ${(err as Error).message}`);
+    }
+    return { model: this.model, ms: performance.now() - start };
+  }
+}

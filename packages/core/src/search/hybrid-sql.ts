@@ -1,0 +1,277 @@
+import type pg from 'pg';
+
+/**
+ * The hybrid search statement: one SQL statement with up to four sub-searches (vector and text over
+ * FAQs, vector and text over community posts, 5 rows each), fused by Reciprocal Rank Fusion.
+ *
+ * Vector side: each nearest-neighbour CTE is `ORDER BY embedding <=> $2 LIMIT 5` over one table,
+ * MATERIALIZED, with the program filter inside; with `hnsw.iterative_scan = relaxed_order` set on the
+ * connection (see `prepareSearchConnection`) the HNSW index keeps scanning until 5 rows pass the
+ * filter. Relaxed order is restored by ranking on the distance outside the index scan.
+ *
+ * Text side: the query is parsed with `websearch_to_tsquery('english', ...)` (the generated columns'
+ * configuration) and its non-negated lexemes are matched with OR semantics, so a natural-language
+ * question matches documents that share any meaningful word. Each lexeme gets an IDF weight from the
+ * planner's lexeme statistics (pg_stats.most_common_elems of the tsvector column, kept by ANALYZE);
+ * textScore = sum of the weights of the lexemes a document contains (title hits count 1, body-only
+ * hits 0.5) / the sum of all the query's weights, so it ranks by how many and how rare, in (0, 1].
+ * Cost stays bounded: the GIN match uses only the query's rare lexemes (document frequency <= 1 %;
+ * with none rare, the AND of the rarest four plus a sample of the rarest one), and at most
+ * TEXT_CANDIDATE_CAP rows are scored.
+ */
+
+export const RRF_K = 60;
+export const PER_LIST = 5;
+export const MAX_RESULTS = 5;
+export const VECTOR_CUTOFF = 0.8;
+/** A lexeme in at most this fraction of rows is "rare" and drives the GIN match. */
+export const RARE_FRACTION = 0.01;
+export const TEXT_CANDIDATE_CAP = 1000;
+/** At most this many of the query's rarest lexemes drive the GIN match. */
+export const MAX_RARE_LEXEMES = 3;
+export const SNIPPET_CHARS = 240;
+/** HNSW candidate list per index scan (pgvector default 40). 100 trades ~1.5 ms per vector sub-query for recall (bench/search). */
+export const HNSW_EF_SEARCH = 100;
+
+export type SearchSource = 'faq' | 'community';
+export type SearchMode = 'vector' | 'text';
+
+interface SourceTable {
+  source: SearchSource;
+  alias: string;
+  table: string;
+  title: string;
+  body: string;
+  /** Public visibility within program $3. */
+  visible: string;
+}
+
+const TABLES: Record<SearchSource, SourceTable> = {
+  faq: {
+    source: 'faq',
+    alias: 'f',
+    table: 'faqs',
+    title: 'question',
+    body: 'answer',
+    visible: "batch_id = $3 AND review_status <> 'draft'",
+  },
+  community: {
+    source: 'community',
+    alias: 'p',
+    table: 'community_posts',
+    title: 'title',
+    body: 'body',
+    visible: 'batch_id = $3 AND deleted_at IS NULL',
+  },
+};
+
+export interface HybridSqlOptions {
+  sources?: readonly SearchSource[];
+  modes?: readonly SearchMode[];
+  /** Keep only textScore > 0 or vectorScore >= 0.80 (the spec's fixed filter). */
+  filter?: boolean;
+  limit?: number;
+  /** false: the unbounded text ranking (every row sharing any lexeme is scored), for the benchmark. */
+  boundedText?: boolean;
+  /** Tuning knobs of the bounded text side (defaults: TEXT_CANDIDATE_CAP, RARE_FRACTION, MAX_RARE_LEXEMES). */
+  candidateCap?: number;
+  rareFraction?: number;
+  maxRareLexemes?: number;
+}
+
+export interface HybridRow {
+  id: string;
+  source: SearchSource;
+  title: string;
+  snippet: string;
+  rrfScore: number;
+  textScore: number;
+  vectorScore: number;
+  textRank: number | null;
+  vectorRank: number | null;
+}
+
+function vectorCte(t: SourceTable): string {
+  const a = `${t.alias}_v`;
+  return `${a}_nn AS MATERIALIZED (
+    SELECT id, embedding <=> $2::vector AS dist FROM ${t.table}
+    WHERE ${t.visible} AND embedding IS NOT NULL
+    ORDER BY embedding <=> $2::vector LIMIT ${PER_LIST}
+  ),
+  ${a} AS MATERIALIZED (
+    SELECT id, 1 - dist AS score, row_number() OVER (ORDER BY dist, id) AS rank FROM ${a}_nn
+  )`;
+}
+
+function textCte(t: SourceTable, opts: HybridSqlOptions): string {
+  const a = `${t.alias}_t`;
+  const bounded = opts.boundedText ?? true;
+  const cap = Math.floor(opts.candidateCap ?? TEXT_CANDIDATE_CAP);
+  const rare = Number(opts.rareFraction ?? RARE_FRACTION);
+  const maxRare = Math.floor(opts.maxRareLexemes ?? MAX_RARE_LEXEMES);
+  const candidates = `(SELECT id, ts_delete(search_vector, '{}'::text[]) AS sv FROM ${t.table}
+        WHERE search_vector @@ (SELECT sel FROM ${a}_m) AND ${t.visible} LIMIT ${cap})
+       UNION ALL
+       (SELECT id, ts_delete(search_vector, '{}'::text[]) AS sv FROM ${t.table}
+        WHERE search_vector @@ (SELECT fallback FROM ${a}_m) AND NOT search_vector @@ (SELECT sel FROM ${a}_m)
+          AND ${t.visible} LIMIT ${PER_LIST * 40})`;
+  return `${a}_st AS MATERIALIZED (
+    SELECT s.most_common_elems::text::text[] AS elems, s.most_common_elem_freqs AS freqs
+    FROM pg_stats s
+    WHERE s.schemaname = current_schema() AND s.tablename = '${t.table}' AND s.attname = 'search_vector'
+    LIMIT 1
+  ),
+  ${a}_w AS MATERIALIZED (
+    SELECT l.lex, w.frac, ln(1 + 1 / (w.frac + 0.0005)) AS idf,
+      quote_literal(l.lex)::tsquery AS q_any, (quote_literal(l.lex) || ':A')::tsquery AS q_title,
+      row_number() OVER (ORDER BY w.frac, l.lex) AS rn
+    FROM qlex l
+    LEFT JOIN ${a}_st st ON true
+    CROSS JOIN LATERAL (
+      SELECT coalesce(st.freqs[array_position(st.elems, l.lex)], st.freqs[array_length(st.elems, 1) + 1] / 2, 0)::float8 AS frac
+    ) w
+  ),
+  ${a}_m AS MATERIALIZED (
+    SELECT
+      (CASE WHEN bool_or(frac <= ${rare})
+        THEN string_agg(quote_literal(lex), ' | ') FILTER (WHERE frac <= ${rare} AND rn <= ${maxRare})
+        ELSE string_agg(quote_literal(lex), ' & ') FILTER (WHERE rn <= 4) END)::tsquery AS sel,
+      (CASE WHEN bool_or(frac <= ${rare}) THEN NULL
+        ELSE min(quote_literal(lex)) FILTER (WHERE rn = 1) END)::tsquery AS fallback,
+      sum(idf) AS total
+    FROM ${a}_w
+  ),
+  ${a}_c AS MATERIALIZED (${
+    bounded
+      ? `
+    SELECT c.id,
+      (SELECT sum(w.idf * CASE WHEN c.sv @@ w.q_title THEN 1.0 WHEN c.sv @@ w.q_any THEN 0.5 ELSE 0 END) FROM ${a}_w w)
+        / (SELECT total FROM ${a}_m) AS score
+    FROM (${candidates}) c`
+      : `
+    SELECT x.id, sum(w.idf * CASE WHEN x.search_vector @@ w.q_title THEN 1.0 ELSE 0.5 END) / (SELECT total FROM ${a}_m) AS score
+    FROM ${a}_w w JOIN ${t.table} x ON x.search_vector @@ w.q_any AND ${t.visible}
+    GROUP BY x.id`
+  }
+  ),
+  ${a} AS MATERIALIZED (
+    SELECT id, score, row_number() OVER (ORDER BY score DESC, id) AS rank
+    FROM ${a}_c WHERE score > 0 ORDER BY score DESC, id LIMIT ${PER_LIST}
+  )`;
+}
+
+/** Builds the statement. Parameters: $1 normalised query, $2 query embedding (pgvector text), $3 program id. */
+export function buildHybridSql(opts: HybridSqlOptions = {}): string {
+  const sources = opts.sources ?? ['faq', 'community'];
+  const modes = opts.modes ?? ['vector', 'text'];
+  const ctes: string[] = [];
+  const lists: string[] = [];
+  if (modes.includes('text')) {
+    ctes.push(`qlex AS MATERIALIZED (
+    SELECT DISTINCT m[2] AS lex
+    FROM regexp_matches(websearch_to_tsquery('english', $1)::text, '(!?)''((?:[^'']|'''')+)''', 'g') AS m
+    WHERE m[1] = '' AND m[2] !~ '[''\\\\]'
+    LIMIT 16
+  )`);
+  }
+  for (const s of sources) {
+    const t = TABLES[s];
+    if (modes.includes('vector')) {
+      ctes.push(vectorCte(t));
+      lists.push(`SELECT '${s}'::text AS source, id, 'v'::text AS kind, score, rank FROM ${t.alias}_v`);
+    }
+    if (modes.includes('text')) {
+      ctes.push(textCte(t, opts));
+      lists.push(`SELECT '${s}'::text AS source, id, 't'::text AS kind, score, rank FROM ${t.alias}_t`);
+    }
+  }
+  // Keep every parameter referenced so each variant takes the same three.
+  if (!modes.includes('vector')) ctes.push('unused_vec AS (SELECT $2::text AS v)');
+  if (!modes.includes('text')) ctes.push('unused_query AS (SELECT $1::text AS q)');
+  const filter = opts.filter ?? true;
+  const limit = opts.limit ?? MAX_RESULTS;
+  const join = sources
+    .map((s) => {
+      const t = TABLES[s];
+      return `LEFT JOIN ${t.table} ${t.alias} ON fused.source = '${s}' AND ${t.alias}.id = fused.id`;
+    })
+    .join('\n  ');
+  const pick = (col: 'title' | 'body') => sources.map((s) => `${TABLES[s].alias}.${TABLES[s][col]}`).join(', ');
+  return `WITH ${ctes.join(',\n  ')},
+  lists AS (
+    ${lists.join('\n    UNION ALL\n    ')}
+  ),
+  fused AS (
+    SELECT source, id,
+      sum(1.0 / (${RRF_K} + rank))::float8 AS rrf_score,
+      coalesce(max(score) FILTER (WHERE kind = 't'), 0)::float8 AS text_score,
+      coalesce(max(score) FILTER (WHERE kind = 'v'), 0)::float8 AS vector_score,
+      max(rank) FILTER (WHERE kind = 't')::int AS text_rank,
+      max(rank) FILTER (WHERE kind = 'v')::int AS vector_rank
+    FROM lists GROUP BY source, id
+  )
+  SELECT fused.id, fused.source, coalesce(${pick('title')}) AS title,
+    left(coalesce(${pick('body')}), ${SNIPPET_CHARS}) AS snippet,
+    fused.rrf_score AS "rrfScore", fused.text_score AS "textScore", fused.vector_score AS "vectorScore",
+    fused.text_rank AS "textRank", fused.vector_rank AS "vectorRank"
+  FROM fused
+  ${join}
+  ${filter ? `WHERE fused.text_score > 0 OR fused.vector_score >= ${VECTOR_CUTOFF}` : ''}
+  ORDER BY fused.rrf_score DESC, fused.text_score + fused.vector_score DESC, fused.source, fused.id
+  LIMIT ${limit}`;
+}
+
+/** pgvector's text form of a vector. */
+export const toVectorLiteral = (v: readonly number[]) => `[${v.join(',')}]`;
+
+const prepared = new WeakSet<pg.PoolClient>();
+
+/**
+ * Session settings for the vector sub-searches, applied once per pooled connection so each search
+ * stays one statement: iterative index scans (pgvector 0.8) so a filtered nearest-neighbour query
+ * still finds 5 rows, and the HNSW candidate list size.
+ */
+export async function prepareSearchConnection(client: pg.PoolClient): Promise<void> {
+  if (prepared.has(client)) return;
+  await client.query(`SET hnsw.iterative_scan = relaxed_order; SET hnsw.ef_search = ${HNSW_EF_SEARCH}`);
+  prepared.add(client);
+}
+
+const sqlCache = new Map<string, string>();
+
+export interface RunHybridParams extends HybridSqlOptions {
+  query: string;
+  /** null: text-only (the embedder failed or vector mode is off). */
+  embedding: readonly number[] | null;
+  programId: string;
+}
+
+/** Runs the statement on a pooled connection prepared for iterative scans. */
+export async function runHybridSearch(pool: pg.Pool, p: RunHybridParams): Promise<HybridRow[]> {
+  const modes = (p.modes ?? ['vector', 'text']).filter((m) => m !== 'vector' || p.embedding !== null);
+  if (modes.length === 0) return [];
+  const opts: HybridSqlOptions = { ...p, modes };
+  const key = JSON.stringify([
+    opts.sources,
+    opts.modes,
+    opts.filter,
+    opts.limit,
+    opts.boundedText,
+    opts.candidateCap,
+    opts.rareFraction,
+    opts.maxRareLexemes,
+  ]);
+  let text = sqlCache.get(key);
+  if (!text) {
+    text = buildHybridSql(opts);
+    sqlCache.set(key, text);
+  }
+  const client = await pool.connect();
+  try {
+    await prepareSearchConnection(client);
+    const res = await client.query<HybridRow>(text, [p.query, p.embedding ? toVectorLiteral(p.embedding) : null, p.programId]);
+    return res.rows;
+  } finally {
+    client.release();
+  }
+}

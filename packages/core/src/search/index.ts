@@ -1,0 +1,4 @@
+export * from './hybrid-sql.js';
+export * from './log-buffer.js';
+export * from './queries.js';
+export * from './service.js';

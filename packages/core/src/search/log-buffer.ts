@@ -1,0 +1,101 @@
+import type { searchLogs } from '@cfaq/db/schema/index';
+import type { CoreContext } from '../context.js';
+
+export type SearchLogEntry = typeof searchLogs.$inferInsert;
+
+/**
+ * One INSERT of column arrays: eleven parameters whatever the batch size, so a flush costs the API
+ * process little (a 500-row VALUES list would be 5,500 parameters to build and parse).
+ */
+async function insertLogs(ctx: Pick<CoreContext, 'pool'>, rows: SearchLogEntry[]): Promise<void> {
+  const col = <K extends keyof SearchLogEntry>(k: K) => rows.map((r) => r[k] ?? null);
+  await ctx.pool.query(
+    `INSERT INTO search_logs (query, normalized_query, user_id, batch_id, result_count, top_result_id, top_source,
+       cache_hit, degraded, latency_ms, created_at)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::uuid[], $4::uuid[], $5::int[], $6::uuid[], $7::text[],
+       $8::bool[], $9::bool[], $10::int[], $11::timestamptz[])`,
+    [
+      col('query'),
+      col('normalizedQuery'),
+      col('userId'),
+      col('batchId'),
+      col('resultCount'),
+      col('topResultId'),
+      col('topSource'),
+      rows.map((r) => r.cacheHit ?? false),
+      rows.map((r) => r.degraded ?? false),
+      col('latencyMs'),
+      col('createdAt'),
+    ],
+  );
+}
+
+/** Rows per INSERT when flushing. */
+const CHUNK = 2000;
+/** Beyond this many unflushed entries (database down), the oldest are dropped rather than growing without bound. */
+const MAX_PENDING = 50_000;
+
+/**
+ * The search log, buffered in memory and written in multi-row INSERTs every SEARCH_LOG_FLUSH_MS, when
+ * a chunk fills, and on shutdown (`stop()`), so a search never waits on its log row and a SIGTERM loses
+ * no entry.
+ */
+export class SearchLogBuffer {
+  private pending: SearchLogEntry[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private chain: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly ctx: Pick<CoreContext, 'pool' | 'log' | 'clock'>,
+    private readonly flushMs: number,
+  ) {}
+
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => void this.flush(), this.flushMs);
+    this.timer.unref();
+  }
+
+  add(entry: Omit<SearchLogEntry, 'createdAt'>): void {
+    this.pending.push({ ...entry, createdAt: this.ctx.clock.now() });
+    if (this.pending.length > MAX_PENDING) {
+      this.pending.splice(0, this.pending.length - MAX_PENDING);
+      this.ctx.log.warn({ kept: MAX_PENDING }, 'search log buffer full; oldest entries dropped');
+    }
+    if (this.pending.length >= CHUNK) void this.flush();
+  }
+
+  get size(): number {
+    return this.pending.length;
+  }
+
+  /** Writes everything buffered so far; flushes run one after another. Resolves to the rows written. */
+  flush(): Promise<number> {
+    const run = this.chain.then(() => this.writePending());
+    this.chain = run.catch(() => {});
+    return run;
+  }
+
+  private async writePending(): Promise<number> {
+    let written = 0;
+    while (this.pending.length > 0) {
+      const batch = this.pending.slice(0, CHUNK);
+      try {
+        await insertLogs(this.ctx, batch);
+      } catch (err) {
+        this.ctx.log.error({ err, pending: this.pending.length }, 'search log flush failed; will retry');
+        return written;
+      }
+      this.pending.splice(0, batch.length);
+      written += batch.length;
+    }
+    return written;
+  }
+
+  /** Stops the timer and flushes what is left (the app's onClose hook). */
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.flush();
+  }
+}

@@ -1,0 +1,232 @@
+import { faqs, searchLogs, unresolvedSearches } from '@cfaq/db/schema/index';
+import { and, count, desc, eq, gte, ne, type SQL, sql } from 'drizzle-orm';
+import type { CoreContext } from '../context.js';
+import { notFound, unprocessable } from '../errors/index.js';
+import { resolveProgramId } from '../programs/resolve.js';
+import { DAY_MS } from '../runtime/clock.js';
+import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
+import { normalizeQuery } from './service.js';
+
+type Ctx = Pick<CoreContext, 'db' | 'clock'>;
+
+export interface TrendingQuery {
+  query: string;
+  count: number;
+  lastSearchedAt: string;
+}
+
+/** The most searched normalised queries of a program over the last `days` days (search log). */
+export async function trendingSearches(ctx: Ctx, p: { batchId?: string | undefined; days?: number; limit?: number }) {
+  const programId = await resolveProgramId(ctx, p.batchId);
+  const since = new Date(ctx.clock.now().getTime() - (p.days ?? 7) * DAY_MS);
+  const n = count();
+  const rows = await ctx.db
+    .select({ query: searchLogs.normalizedQuery, count: n, last: sql<Date>`max(${searchLogs.createdAt})` })
+    .from(searchLogs)
+    .where(and(eq(searchLogs.batchId, programId), gte(searchLogs.createdAt, since)))
+    .groupBy(searchLogs.normalizedQuery)
+    .orderBy(desc(n), searchLogs.normalizedQuery)
+    .limit(p.limit ?? 10);
+  return { items: rows.map((r) => ({ query: r.query, count: r.count, lastSearchedAt: new Date(r.last).toISOString() })) };
+}
+
+export interface Suggestion {
+  text: string;
+  source: 'faq' | 'query';
+  faqId: string | null;
+}
+
+const likePrefix = (s: string) => `${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/**
+ * Typeahead: FAQ questions where a word starts with the prefix (publicly visible FAQs of the
+ * program, most viewed first), then popular past queries starting with it (last 30 days).
+ */
+export async function suggestSearches(
+  ctx: Ctx,
+  p: { q: string; batchId?: string | undefined; limit?: number },
+): Promise<{ suggestions: Suggestion[] }> {
+  const prefix = normalizeQuery(p.q);
+  const limit = p.limit ?? 8;
+  const programId = await resolveProgramId(ctx, p.batchId);
+  const pattern = likePrefix(prefix);
+  const faqRows = await ctx.db
+    .select({ id: faqs.id, question: faqs.question })
+    .from(faqs)
+    .where(
+      and(
+        eq(faqs.batchId, programId),
+        ne(faqs.reviewStatus, 'draft'),
+        sql`(lower(${faqs.question}) LIKE ${pattern} OR lower(${faqs.question}) LIKE ${`% ${pattern}`})`,
+      ),
+    )
+    .orderBy(desc(faqs.viewCount), faqs.question)
+    .limit(limit);
+  const since = new Date(ctx.clock.now().getTime() - 30 * DAY_MS);
+  const n = count();
+  const queryRows = await ctx.db
+    .select({ query: searchLogs.normalizedQuery, n })
+    .from(searchLogs)
+    .where(and(eq(searchLogs.batchId, programId), gte(searchLogs.createdAt, since), sql`${searchLogs.normalizedQuery} LIKE ${pattern}`))
+    .groupBy(searchLogs.normalizedQuery)
+    .orderBy(desc(n), searchLogs.normalizedQuery)
+    .limit(limit);
+  const seen = new Set<string>();
+  const suggestions: Suggestion[] = [];
+  for (const r of faqRows) {
+    seen.add(normalizeQuery(r.question));
+    suggestions.push({ text: r.question, source: 'faq', faqId: r.id });
+  }
+  for (const r of queryRows) {
+    if (suggestions.length >= limit) break;
+    if (seen.has(r.query)) continue;
+    suggestions.push({ text: r.query, source: 'query', faqId: null });
+  }
+  return { suggestions: suggestions.slice(0, limit) };
+}
+
+export interface UnresolvedSearchItem {
+  id: string;
+  query: string;
+  normalizedQuery: string;
+  count: number;
+  status: 'open' | 'resolved';
+  batchId: string | null;
+  resolvedFaqId: string | null;
+  resolvedBy: string | null;
+  resolvedAt: string | null;
+  lastSeenAt: string;
+  createdAt: string;
+}
+
+const unresolvedColumns = {
+  id: unresolvedSearches.id,
+  query: unresolvedSearches.query,
+  normalizedQuery: unresolvedSearches.normalizedQuery,
+  count: unresolvedSearches.count,
+  status: unresolvedSearches.status,
+  batchId: unresolvedSearches.batchId,
+  resolvedFaqId: unresolvedSearches.resolvedFaqId,
+  resolvedBy: unresolvedSearches.resolvedBy,
+  resolvedAt: unresolvedSearches.resolvedAt,
+  lastSeenAt: unresolvedSearches.lastSeenAt,
+  createdAt: unresolvedSearches.createdAt,
+};
+
+type UnresolvedRow = Omit<UnresolvedSearchItem, 'resolvedAt' | 'lastSeenAt' | 'createdAt'> & {
+  resolvedAt: Date | null;
+  lastSeenAt: Date;
+  createdAt: Date;
+};
+
+const toItem = (r: UnresolvedRow): UnresolvedSearchItem => ({
+  ...r,
+  resolvedAt: r.resolvedAt?.toISOString() ?? null,
+  lastSeenAt: r.lastSeenAt.toISOString(),
+  createdAt: r.createdAt.toISOString(),
+});
+
+/**
+ * Logs a search that found nothing useful: one open row per program and normalised query, whose
+ * count goes up atomically on every repeat (upsert on the partial unique index over open rows).
+ */
+export async function logUnresolvedSearch(
+  ctx: Ctx,
+  p: { query: string; batchId?: string | undefined; userId?: string | null },
+): Promise<UnresolvedSearchItem> {
+  const programId = await resolveProgramId(ctx, p.batchId);
+  const now = ctx.clock.now();
+  const inserted = await ctx.db.execute<{ id: string }>(sql`
+    INSERT INTO unresolved_searches (query, normalized_query, batch_id, user_id, last_seen_at)
+    VALUES (${p.query.trim()}, ${normalizeQuery(p.query)}, ${programId}, ${p.userId ?? null}, ${now})
+    ON CONFLICT (coalesce(batch_id, '00000000-0000-0000-0000-000000000000'::uuid), normalized_query) WHERE status = 'open'
+    DO UPDATE SET count = unresolved_searches.count + 1, last_seen_at = EXCLUDED.last_seen_at
+    RETURNING id`);
+  const id = inserted.rows[0]?.id as string;
+  const [row] = await ctx.db.select(unresolvedColumns).from(unresolvedSearches).where(eq(unresolvedSearches.id, id));
+  return toItem(row as UnresolvedRow);
+}
+
+async function listUnresolved(ctx: Ctx, where: SQL | undefined, q: PageQuery): Promise<Page<UnresolvedSearchItem>> {
+  const w = pageWindow(q);
+  const rows = await ctx.db
+    .select(unresolvedColumns)
+    .from(unresolvedSearches)
+    .where(where)
+    .orderBy(desc(unresolvedSearches.count), desc(unresolvedSearches.lastSeenAt), unresolvedSearches.id)
+    .limit(w.limit)
+    .offset(w.offset);
+  const [total] = await ctx.db.select({ n: count() }).from(unresolvedSearches).where(where);
+  return toPage(rows.map(toItem), total?.n ?? 0, w);
+}
+
+/** GET /search/unresolved: the program's open unresolved searches, most frequent first. */
+export async function listOpenUnresolved(ctx: Ctx, p: PageQuery & { batchId?: string | undefined }) {
+  const programId = await resolveProgramId(ctx, p.batchId);
+  return listUnresolved(ctx, and(eq(unresolvedSearches.batchId, programId), eq(unresolvedSearches.status, 'open')), p);
+}
+
+/** Admin list: every program unless filtered, open and resolved unless filtered. */
+export async function adminListUnresolved(
+  ctx: Ctx,
+  p: PageQuery & { batchId?: string | undefined; status?: 'open' | 'resolved' | undefined },
+) {
+  const programId = p.batchId ? await resolveProgramId(ctx, p.batchId, { allowArchived: true }) : undefined;
+  const where = and(
+    programId ? eq(unresolvedSearches.batchId, programId) : undefined,
+    p.status ? eq(unresolvedSearches.status, p.status) : undefined,
+  );
+  return listUnresolved(ctx, where, p);
+}
+
+export interface UnresolvedStats {
+  open: number;
+  resolved: number;
+  /** Times open queries were searched (sum of counts). */
+  openSearches: number;
+  resolvedLast7Days: number;
+  top: { id: string; query: string; count: number }[];
+}
+
+export async function unresolvedStats(ctx: Ctx, p: { batchId?: string | undefined }): Promise<UnresolvedStats> {
+  const programId = p.batchId ? await resolveProgramId(ctx, p.batchId, { allowArchived: true }) : undefined;
+  const scope = programId ? eq(unresolvedSearches.batchId, programId) : undefined;
+  const weekAgo = new Date(ctx.clock.now().getTime() - 7 * DAY_MS);
+  const [s] = await ctx.db
+    .select({
+      open: sql<number>`count(*) FILTER (WHERE ${unresolvedSearches.status} = 'open')::int`,
+      resolved: sql<number>`count(*) FILTER (WHERE ${unresolvedSearches.status} = 'resolved')::int`,
+      openSearches: sql<number>`coalesce(sum(${unresolvedSearches.count}) FILTER (WHERE ${unresolvedSearches.status} = 'open'), 0)::int`,
+      resolvedLast7Days: sql<number>`count(*) FILTER (WHERE ${unresolvedSearches.resolvedAt} >= ${weekAgo})::int`,
+    })
+    .from(unresolvedSearches)
+    .where(scope);
+  const top = await ctx.db
+    .select({ id: unresolvedSearches.id, query: unresolvedSearches.query, count: unresolvedSearches.count })
+    .from(unresolvedSearches)
+    .where(and(scope, eq(unresolvedSearches.status, 'open')))
+    .orderBy(desc(unresolvedSearches.count), unresolvedSearches.id)
+    .limit(10);
+  return {
+    open: s?.open ?? 0,
+    resolved: s?.resolved ?? 0,
+    openSearches: s?.openSearches ?? 0,
+    resolvedLast7Days: s?.resolvedLast7Days ?? 0,
+    top,
+  };
+}
+
+/** Links the FAQ that answers an open unresolved search and closes it (one conditional UPDATE). */
+export async function resolveUnresolvedSearch(ctx: Ctx, p: { id: string; faqId: string; adminId: string }): Promise<UnresolvedSearchItem> {
+  const [faq] = await ctx.db.select({ id: faqs.id }).from(faqs).where(eq(faqs.id, p.faqId)).limit(1);
+  if (!faq) throw notFound('FAQ', 'FAQ_NOT_FOUND');
+  const [row] = await ctx.db
+    .update(unresolvedSearches)
+    .set({ status: 'resolved', resolvedFaqId: p.faqId, resolvedBy: p.adminId, resolvedAt: ctx.clock.now() })
+    .where(and(eq(unresolvedSearches.id, p.id), eq(unresolvedSearches.status, 'open')))
+    .returning(unresolvedColumns);
+  if (row) return toItem(row);
+  const [exists] = await ctx.db.select({ id: unresolvedSearches.id }).from(unresolvedSearches).where(eq(unresolvedSearches.id, p.id));
+  if (!exists) throw notFound('Unresolved search', 'UNRESOLVED_SEARCH_NOT_FOUND');
+  throw unprocessable('ALREADY_RESOLVED', 'this unresolved search is already resolved');
+}

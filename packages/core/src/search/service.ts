@@ -1,0 +1,164 @@
+import { LRUCache } from 'lru-cache';
+import type { CoreContext } from '../context.js';
+import { embedOne } from '../embeddings/embedder.js';
+import { badRequest, unavailable } from '../errors/index.js';
+import { resolveProgramId } from '../programs/resolve.js';
+import { type HybridRow, runHybridSearch, type SearchMode, type SearchSource } from './hybrid-sql.js';
+import { SearchLogBuffer } from './log-buffer.js';
+
+export type SearchResult = HybridRow;
+
+export interface SearchResponse {
+  results: SearchResult[];
+  /** Present (true) when the embedder failed and the ranking is text-only. */
+  degraded?: true;
+}
+
+export interface SearchParams {
+  query: string;
+  batchId?: string | undefined;
+  userId?: string | null | undefined;
+}
+
+/** The spec's duplicate threshold: a new question this close to an FAQ is the same question. */
+export const DUPLICATE_THRESHOLD = 0.82;
+export const DUPLICATE_MIN_CHARS = 10;
+
+/** Step 1 of the pipeline: trim and lower-case (also collapses inner whitespace). */
+export const normalizeQuery = (q: string) => q.trim().toLowerCase().replace(/\s+/g, ' ');
+
+interface CachedEntry {
+  programId: string;
+  results: SearchResult[];
+}
+
+export interface SearchService {
+  /** POST /search: the hybrid pipeline with the result cache and the search log. */
+  search(p: SearchParams): Promise<SearchResponse>;
+  /** Hybrid or semantic search over some sources, no cache (GET /search, /faq/search, /community/search). */
+  searchSources(p: SearchParams & { sources: readonly SearchSource[]; modes: readonly SearchMode[] }): Promise<SearchResponse>;
+  /** POST /faq/check-match and /faq/check-duplicate. */
+  checkDuplicate(p: { query: string; batchId?: string | undefined }): Promise<DuplicateCheck>;
+  readonly logs: SearchLogBuffer;
+  readonly cacheSize: number;
+  close(): Promise<void>;
+}
+
+export type DuplicateCheck = { matched: true; faq: { id: string; question: string }; vectorScore: number } | { matched: false };
+
+/**
+ * One per API process: holds the LRU result cache (SEARCH_CACHE_MAX entries for
+ * SEARCH_CACHE_TTL_SECONDS, keyed on the program AND the normalised query, so one program's results
+ * never answer another's) and the buffered search log.
+ */
+export function createSearchService(ctx: CoreContext): SearchService {
+  const { config } = ctx;
+  const cache =
+    config.SEARCH_CACHE_MAX > 0
+      ? new LRUCache<string, CachedEntry>({ max: config.SEARCH_CACHE_MAX, ttl: config.SEARCH_CACHE_TTL_SECONDS * 1000 })
+      : null;
+  const logs = new SearchLogBuffer(ctx, config.SEARCH_LOG_FLUSH_MS);
+  logs.start();
+
+  /** The query embedding, or null when the embedder fails (the caller degrades to text-only). */
+  async function embedQuery(query: string): Promise<number[] | null> {
+    try {
+      return await embedOne(ctx.embedder, query);
+    } catch (err) {
+      ctx.log.warn({ err, model: ctx.embedder.model }, 'embedder failed; searching text only');
+      return null;
+    }
+  }
+
+  function log(
+    p: SearchParams,
+    normalized: string,
+    programId: string,
+    results: SearchResult[],
+    extra: { cacheHit: boolean; degraded: boolean; start: number },
+  ) {
+    const top = results[0];
+    logs.add({
+      query: p.query,
+      normalizedQuery: normalized,
+      userId: p.userId ?? null,
+      batchId: programId,
+      resultCount: results.length,
+      topResultId: top?.id ?? null,
+      topSource: top?.source ?? null,
+      cacheHit: extra.cacheHit,
+      degraded: extra.degraded,
+      latencyMs: Math.round(performance.now() - extra.start),
+    });
+  }
+
+  async function searchSources(p: SearchParams & { sources: readonly SearchSource[]; modes: readonly SearchMode[] }) {
+    const normalized = normalizeQuery(p.query);
+    if (!normalized) throw badRequest('VALIDATION_FAILED', 'query is empty', [{ path: '/query', message: 'must not be blank' }]);
+    const programId = await resolveProgramId(ctx, p.batchId);
+    const embedding = p.modes.includes('vector') ? await embedQuery(normalized) : null;
+    const degraded = p.modes.includes('vector') && embedding === null;
+    const results = await runHybridSearch(ctx.pool, { query: normalized, embedding, programId, sources: p.sources, modes: p.modes });
+    return { results, degraded, normalized, programId };
+  }
+
+  return {
+    logs,
+    get cacheSize() {
+      return cache?.size ?? 0;
+    },
+
+    async search(p) {
+      const start = performance.now();
+      const normalized = normalizeQuery(p.query);
+      if (!normalized) throw badRequest('VALIDATION_FAILED', 'query is empty', [{ path: '/query', message: 'must not be blank' }]);
+      // The requested program (or "default") is part of the key; a hit needs no database round trip.
+      const key = `${p.batchId?.toLowerCase() ?? 'default'}\u0000${normalized}`;
+      const hit = cache?.get(key);
+      if (hit) {
+        log(p, normalized, hit.programId, hit.results, { cacheHit: true, degraded: false, start });
+        return { results: hit.results };
+      }
+      const r = await searchSources({ ...p, sources: ['faq', 'community'], modes: ['vector', 'text'] });
+      // A degraded (text-only) answer is not cached: the next request should get the full ranking.
+      if (!r.degraded) cache?.set(key, { programId: r.programId, results: r.results });
+      log(p, normalized, r.programId, r.results, { cacheHit: false, degraded: r.degraded, start });
+      return r.degraded ? { results: r.results, degraded: true } : { results: r.results };
+    },
+
+    async searchSources(p) {
+      const r = await searchSources(p);
+      return r.degraded ? { results: r.results, degraded: true } : { results: r.results };
+    },
+
+    async checkDuplicate(p) {
+      const normalized = normalizeQuery(p.query);
+      if (normalized.length < DUPLICATE_MIN_CHARS) {
+        throw badRequest('QUERY_TOO_SHORT', `query must be at least ${DUPLICATE_MIN_CHARS} characters`, [
+          { path: '/query', message: `must be at least ${DUPLICATE_MIN_CHARS} characters` },
+        ]);
+      }
+      const programId = await resolveProgramId(ctx, p.batchId);
+      // No text fallback here: the check is a similarity threshold, so without a vector it cannot answer.
+      const embedding = await embedQuery(normalized);
+      if (!embedding) throw unavailable('EMBEDDER_UNAVAILABLE', 'the embedding model is not available; try again shortly');
+      const rows = await runHybridSearch(ctx.pool, {
+        query: normalized,
+        embedding,
+        programId,
+        sources: ['faq'],
+        modes: ['vector'],
+        filter: false,
+      });
+      const top = rows[0];
+      if (top && top.vectorScore >= DUPLICATE_THRESHOLD) {
+        return { matched: true, faq: { id: top.id, question: top.title }, vectorScore: top.vectorScore };
+      }
+      return { matched: false };
+    },
+
+    async close() {
+      await logs.stop();
+    },
+  };
+}

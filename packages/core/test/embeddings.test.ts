@@ -1,0 +1,107 @@
+import { backfillEmbeddings, createEmbedder, createLogger, embedRow, OllamaEmbedder, resolveProgramId } from '@cfaq/core';
+import { communityPosts, documentInsights, faqs, transcriptKnowledge } from '@cfaq/db/schema/index';
+import { createTestContext, type FakeOllama, startFakeOllama, type TestContext, testConfig } from '@cfaq/testkit';
+import { eq, isNull } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+let t: TestContext;
+let ollama: FakeOllama;
+let programId: string;
+
+beforeAll(async () => {
+  ollama = await startFakeOllama();
+  t = await createTestContext();
+  programId = await resolveProgramId(t.ctx, undefined);
+});
+afterAll(async () => {
+  await t.close();
+  await ollama.close();
+});
+
+describe('Ollama embedder', () => {
+  it('speaks POST /api/embed with the configured model and returns 768-dim vectors', async () => {
+    const e = new OllamaEmbedder({ host: ollama.url, model: 'nomic-embed-text' });
+    const vectors = await e.embed(['reset my password', 'opening hours']);
+    expect(vectors).toHaveLength(2);
+    expect(vectors[0]).toHaveLength(768);
+    const last = ollama.requests.at(-1);
+    expect(last).toMatchObject({
+      path: '/api/embed',
+      body: { model: 'nomic-embed-text', input: ['reset my password', 'opening hours'], truncate: true },
+    });
+    const warm = await e.warm();
+    expect(warm.model).toBe('nomic-embed-text');
+  });
+
+  it('fails on an unknown model, a server error, or a wrong dimension', async () => {
+    await expect(new OllamaEmbedder({ host: ollama.url, model: 'missing-model' }).embed(['x'])).rejects.toThrow(/not found/);
+    await expect(new OllamaEmbedder({ host: ollama.url, model: 'missing-model' }).warm()).rejects.toMatchObject({
+      status: 503,
+      code: 'EMBEDDER_UNAVAILABLE',
+    });
+    ollama.failNext(500, 'model crashed');
+    await expect(new OllamaEmbedder({ host: ollama.url, model: 'nomic-embed-text' }).embed(['x'])).rejects.toThrow(/model crashed/);
+    const narrow = await startFakeOllama({ vectorFor: () => [0.1, 0.2, 0.3] });
+    try {
+      await expect(new OllamaEmbedder({ host: narrow.url, model: 'nomic-embed-text' }).embed(['x'])).rejects.toThrow(/3 dimensions/);
+    } finally {
+      await narrow.close();
+    }
+  });
+
+  it('is chosen by the factory when OLLAMA_HOST is set (EMBEDDER=auto), the local one otherwise', () => {
+    const log = createLogger({ level: 'silent' });
+    const base = { DATABASE_URL: t.url };
+    expect(createEmbedder(testConfig({ ...base, OLLAMA_HOST: ollama.url }), log)).toBeInstanceOf(OllamaEmbedder);
+    expect(createEmbedder(testConfig(base), log).model).toBe('local-hash-v1');
+    expect(createEmbedder(testConfig({ ...base, OLLAMA_HOST: ollama.url, EMBEDDER: 'local' }), log).model).toBe('local-hash-v1');
+  });
+});
+
+describe('embed-row job and backfill', () => {
+  it('embeds a row, reports a missing one, and leaves a row whose text changed meanwhile', async () => {
+    const [f] = await t.ctx.db.insert(faqs).values({ batchId: programId, question: 'Q one', answer: 'A one' }).returning({ id: faqs.id });
+    const id = (f as { id: string }).id;
+    expect(await embedRow(t.ctx, { table: 'faqs', id })).toEqual({ status: 'embedded' });
+    const [row] = await t.ctx.db.select({ embedding: faqs.embedding, embeddedAt: faqs.embeddedAt }).from(faqs).where(eq(faqs.id, id));
+    expect(row?.embedding).toHaveLength(768);
+    expect(row?.embeddedAt).toBeInstanceOf(Date);
+
+    expect(await embedRow(t.ctx, { table: 'community_posts', id: '00000000-0000-4000-8000-000000000000' })).toEqual({ status: 'missing' });
+
+    // An edit lands while the embedder works: the stale vector is not written.
+    const [p] = await t.ctx.db
+      .insert(communityPosts)
+      .values({ batchId: programId, title: 'T', body: 'B' })
+      .returning({ id: communityPosts.id });
+    const postId = (p as { id: string }).id;
+    const slow = {
+      model: 'slow',
+      warm: async () => ({ model: 'slow', ms: 0 }),
+      embed: async (texts: string[]) => {
+        await t.ctx.db.update(communityPosts).set({ body: 'B edited' }).where(eq(communityPosts.id, postId));
+        return t.ctx.embedder.embed(texts);
+      },
+    };
+    expect(await embedRow({ ...t.ctx, embedder: slow }, { table: 'community_posts', id: postId })).toEqual({ status: 'changed' });
+    const [post] = await t.ctx.db.select({ embedding: communityPosts.embedding }).from(communityPosts).where(eq(communityPosts.id, postId));
+    expect(post?.embedding).toBeNull();
+  });
+
+  it('backfills every table in batches', async () => {
+    await t.ctx.db.insert(faqs).values(Array.from({ length: 5 }, (_, i) => ({ batchId: programId, question: `bf ${i}`, answer: 'a' })));
+    await t.ctx.db.insert(transcriptKnowledge).values({ batchId: programId, title: 'tk', content: 'c' });
+    await t.ctx.db.insert(documentInsights).values({ batchId: programId, title: 'di', content: 'c' });
+    const before = await t.ctx.db.select({ id: faqs.id }).from(faqs).where(isNull(faqs.embedding));
+    const result = await backfillEmbeddings(t.ctx, { batchSize: 2 });
+    const byTable = Object.fromEntries(result.map((r) => [r.table, r.embedded]));
+    expect(byTable.faqs).toBe(before.length);
+    expect(byTable.transcript_knowledge).toBe(1);
+    expect(byTable.document_insights).toBe(1);
+    expect(byTable.community_posts).toBeGreaterThanOrEqual(1);
+    for (const table of [faqs, communityPosts, transcriptKnowledge, documentInsights]) {
+      expect(await t.ctx.db.select({ id: table.id }).from(table).where(isNull(table.embedding))).toEqual([]);
+    }
+    expect(await backfillEmbeddings(t.ctx)).toEqual(result.map((r) => ({ table: r.table, embedded: 0 })));
+  });
+});

@@ -1,0 +1,83 @@
+import { buildHybridSql, embedText, prepareSearchConnection, resolveProgramId, toVectorLiteral } from '@cfaq/core';
+import { createTestContext, type TestContext } from '@cfaq/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+let t: TestContext;
+let programId: string;
+
+const WORDS = 'alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa'.split(' ');
+const text = (i: number, n: number) => Array.from({ length: n }, (_, k) => WORDS[(i * 7 + k * 3) % WORDS.length]).join(' ');
+
+beforeAll(async () => {
+  t = await createTestContext();
+  programId = await resolveProgramId(t.ctx, undefined);
+  const n = 400;
+  const rows = Array.from({ length: n }, (_, i) => ({ title: `${text(i, 5)} item${i}`, body: text(i + 1, 20) }));
+  const vec = (r: { title: string; body: string }) => toVectorLiteral(embedText(`${r.title}\n${r.body}`));
+  await t.ctx.pool.query(
+    `INSERT INTO faqs (batch_id, question, answer, embedding) SELECT $1, q, a, e::vector FROM unnest($2::text[], $3::text[], $4::text[]) u(q, a, e)`,
+    [programId, rows.map((r) => r.title), rows.map((r) => r.body), rows.map(vec)],
+  );
+  await t.ctx.pool.query(
+    `INSERT INTO community_posts (batch_id, title, body, embedding) SELECT $1, q, a, e::vector FROM unnest($2::text[], $3::text[], $4::text[]) u(q, a, e)`,
+    [programId, rows.map((r) => r.title), rows.map((r) => r.body), rows.map(vec)],
+  );
+  await t.ctx.pool.query('ANALYZE faqs; ANALYZE community_posts');
+});
+afterAll(async () => {
+  await t.close();
+});
+
+describe('hybrid search statement', () => {
+  it('uses the HNSW and GIN indexes of both tables, no sequential scan of them', async () => {
+    const client = await t.ctx.pool.connect();
+    try {
+      await prepareSearchConnection(client);
+      await client.query('BEGIN');
+      // At 400 rows "read the program's rows by its btree and sort" is cheapest; at 100k rows
+      // (bench/search) the planner picks HNSW and GIN by itself. Inside a rolled-back transaction,
+      // the program btrees are dropped and sequential scans priced out, which shows the statement's
+      // shape lets every sub-search use its HNSW or GIN index.
+      await client.query('DROP INDEX faqs_batch_status_idx, community_posts_batch_idx; SET LOCAL enable_seqscan = off');
+      const q = 'how do I use alpha with item7';
+      const res = await client.query(`EXPLAIN ${buildHybridSql()}`, [q, toVectorLiteral(embedText(q)), programId]);
+      await client.query('ROLLBACK');
+      const plan = res.rows.map((r) => r['QUERY PLAN'] as string).join('\n');
+      for (const index of [
+        'faqs_embedding_hnsw_idx',
+        'community_posts_embedding_hnsw_idx',
+        'faqs_search_vector_idx',
+        'community_posts_search_vector_idx',
+      ]) {
+        expect(plan).toContain(index);
+      }
+      expect(plan).not.toMatch(/Seq Scan on (faqs|community_posts)/);
+    } finally {
+      client.release();
+    }
+  });
+
+  it('is one statement whose text side ORs the query lexemes with the english configuration', () => {
+    const sql = buildHybridSql();
+    expect(sql.trim().startsWith('WITH')).toBe(true);
+    expect(sql).not.toContain(';');
+    expect(sql).toContain("websearch_to_tsquery('english', $1)");
+    expect(sql).toContain("' | '");
+    expect(sql.match(/ORDER BY embedding <=> \$2::vector LIMIT 5/g)).toHaveLength(2);
+  });
+
+  it('ranks documents with more and rarer query words first, with deterministic ties', async () => {
+    const client = await t.ctx.pool.connect();
+    try {
+      await prepareSearchConnection(client);
+      const sql = buildHybridSql({ sources: ['faq'], modes: ['text'] });
+      const run = async () => (await client.query(sql, ['item7 alpha', null, programId])).rows;
+      const a = await run();
+      expect(a[0]?.title).toContain('item7');
+      expect(a[0]?.textScore).toBeGreaterThan(a[1]?.textScore ?? 0);
+      expect(await run()).toEqual(a);
+    } finally {
+      client.release();
+    }
+  });
+});
