@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cloneDatabase, spawnEntry, TEST_ENV } from '@cfaq/testkit';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 let db: { url: string; drop: () => Promise<void> };
@@ -38,17 +39,43 @@ describe('API process', () => {
 });
 
 describe('npm start with DATABASE_URL', () => {
-  it('runs API and worker against that PostgreSQL server', async () => {
+  it('runs API and worker against that PostgreSQL server: a FAQ written over HTTP is embedded by the worker', async () => {
     const p = spawnEntry('scripts/start.ts', { ...TEST_ENV, LOG_LEVEL: 'info', DATABASE_URL: db.url, PORT: '0', HOST: '127.0.0.1' });
+    const pool = new pg.Pool({ connectionString: db.url, max: 1 });
     try {
       const [, port] = await p.waitFor(listening);
       expect(p.output()).toMatch(/worker started/);
       expect(p.output()).not.toMatch(/embedded database/);
-      expect((await fetch(`http://127.0.0.1:${port}/api/health`)).status).toBe(200);
+      const base = `http://127.0.0.1:${port}/api`;
+      expect((await fetch(`${base}/health`)).status).toBe(200);
+      const login = await fetch(`${base}/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: TEST_ENV.ADMIN_EMAIL, password: TEST_ENV.ADMIN_PASSWORD }),
+      });
+      expect(login.status).toBe(200);
+      const { accessToken } = (await login.json()) as { accessToken: string };
+      const created = await fetch(`${base}/faq`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${accessToken}` },
+        body: JSON.stringify({ question: 'How do I reset my password?', answer: 'Use the reset link on the sign-in page.' }),
+      });
+      expect(created.status).toBe(201);
+      const { id } = (await created.json()) as { id: string };
+      // The write enqueued the embedding job in its transaction; the worker computes it.
+      const deadline = Date.now() + 20_000;
+      let embedded = false;
+      while (!embedded && Date.now() < deadline) {
+        const { rows } = await pool.query('select embedding is not null as done from faqs where id = $1', [id]);
+        embedded = rows[0]?.done === true;
+        if (!embedded) await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(embedded).toBe(true);
       const { code, ms } = await p.stop('SIGTERM');
       expect(code).toBe(0);
       expect(ms).toBeLessThan(10_000);
     } finally {
+      await pool.end();
       if (p.child.exitCode === null) p.child.kill('SIGKILL');
     }
   });

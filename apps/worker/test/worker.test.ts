@@ -49,6 +49,15 @@ afterAll(async () => {
 });
 
 describe('worker', () => {
+  it('registers every job definition core exports, so no send targets a missing queue', async () => {
+    const core = (await import('@cfaq/core')) as Record<string, unknown>;
+    const defined = Object.values(core).filter(
+      (v): v is { name: string } => typeof v === 'object' && v !== null && 'name' in v && 'payload' in v && 'policy' in v,
+    );
+    expect(defined.length).toBeGreaterThan(0);
+    expect(JOBS.map((j) => j.name).sort()).toEqual(expect.arrayContaining(defined.map((j) => j.name).sort()));
+  });
+
   it('has a handler for every queue in the registry', () => {
     expect(HANDLERS.map((h) => h.job.name).sort()).toEqual(JOBS.map((j) => j.name).sort());
   });

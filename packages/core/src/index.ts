@@ -15,6 +15,6 @@ export * from './runtime/bootstrap.js';
 export * from './runtime/clock.js';
 export * from './runtime/logger.js';
 export * from './runtime/main.js';
-export * from './shared/db.js';
 export * from './search/index.js';
+export * from './shared/db.js';
 export * from './shared/pagination.js';
