@@ -1,4 +1,4 @@
-import { embedText } from '@cfaq/core';
+import { embeddingText, embedText } from '@cfaq/core';
 import { runMigrations } from '@cfaq/db';
 import pg from 'pg';
 import { Corpus } from './corpus.js';
@@ -65,7 +65,7 @@ export async function seed(log: (s: string) => void): Promise<{ programId: strin
         const f = corpus.faq();
         q.push(f.question);
         a.push(f.answer);
-        e.push(vec(`${f.question}\n${f.answer}`));
+        e.push(vec(embeddingText('faqs', f.question, f.answer)));
       }
       await pool.query(
         `INSERT INTO faqs (batch_id, question, answer, embedding, embedded_at)
@@ -79,7 +79,7 @@ export async function seed(log: (s: string) => void): Promise<{ programId: strin
         const p = corpus.post();
         t.push(p.title);
         b.push(p.body);
-        pe.push(vec(`${p.title}\n${p.body}`));
+        pe.push(vec(embeddingText('community_posts', p.title, p.body)));
       }
       await pool.query(
         `INSERT INTO community_posts (batch_id, title, body, embedding, embedded_at)

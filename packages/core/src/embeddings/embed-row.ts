@@ -10,8 +10,13 @@ const TEXT_COLUMNS: Record<EmbeddedTable, readonly [string, string]> = {
   document_insights: ['title', 'content'],
 };
 
-/** The text an embedding is computed from: the same two fields the tsvector is generated from. */
-export const embeddingText = (title: string, body: string) => `${title}\n${body}`;
+/**
+ * The text a row's embedding is computed from. A FAQ is embedded from its question alone: people
+ * search with rephrasings of questions and the duplicate check compares a new question with existing
+ * ones, so answer words would only dilute the vector (the answer stays searchable through the
+ * tsvector). Posts and knowledge rows are embedded from title and body together.
+ */
+export const embeddingText = (table: EmbeddedTable, title: string, body: string) => (table === 'faqs' ? title : `${title}\n${body}`);
 
 const toLiteral = (v: readonly number[]) => `[${v.join(',')}]`;
 
@@ -48,7 +53,7 @@ export async function embedRow(
   const { rows } = await ctx.pool.query<TextRow>(`SELECT id, ${t} AS title, ${b} AS body FROM ${p.table} WHERE id = $1`, [p.id]);
   const row = rows[0];
   if (!row) return { status: 'missing' };
-  const vectors = await ctx.embedder.embed([embeddingText(row.title, row.body)]);
+  const vectors = await ctx.embedder.embed([embeddingText(p.table, row.title, row.body)]);
   const written = await storeEmbeddings(ctx, p.table, [row], vectors);
   return written === 1 ? { status: 'embedded' } : { status: 'changed' };
 }
@@ -77,7 +82,7 @@ export async function backfillEmbeddings(
         [after, batchSize],
       );
       if (rows.length === 0) break;
-      const vectors = await embedder.embed(rows.map((r) => embeddingText(r.title, r.body)));
+      const vectors = await embedder.embed(rows.map((r) => embeddingText(table, r.title, r.body)));
       embedded += await storeEmbeddings(ctx, table, rows, vectors);
       after = (rows[rows.length - 1] as TextRow).id;
       ctx.log.info({ table, embedded }, 'embeddings backfill progress');

@@ -1,0 +1,53 @@
+import { embedRow } from '@cfaq/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from './helpers.js';
+
+// The real local embedder (no crafted vectors): what a user of the default install gets.
+let t: TestApp;
+let faqId: string;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  const staff = await t.signIn('moderator');
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/api/faq',
+    headers: staff.headers,
+    payload: {
+      question: 'How do I reset my password?',
+      answer:
+        'Open the sign-in page, choose "Forgot password" and follow the link we email you. The link expires after one hour; ' +
+        'if it does, request another one. Contact support if no email arrives within ten minutes.',
+    },
+  });
+  expect(res.statusCode).toBe(201);
+  faqId = res.json().id;
+  // The write sent its embedding job; run it as the worker would.
+  expect(t.jobs).toBeDefined();
+  await embedRow(t.ctx, { table: 'faqs', id: faqId });
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const check = async (query: string) => {
+  const res = await t.app.inject({ method: 'POST', url: '/api/faq/check-duplicate', payload: { query } });
+  expect(res.statusCode).toBe(200);
+  return res.json() as { matched: boolean; faq?: { id: string; question: string }; vectorScore?: number };
+};
+
+describe('duplicate check with the local embedder', () => {
+  it('matches a question asked again word for word, however long the FAQ answer is', async () => {
+    const r = await check('How do I reset my password?');
+    expect(r).toMatchObject({ matched: true, faq: { id: faqId, question: 'How do I reset my password?' } });
+    expect(r.vectorScore).toBeGreaterThanOrEqual(0.82);
+  });
+
+  it('matches the same question in other function words and case', async () => {
+    expect((await check('how can I RESET my passwords')).matched).toBe(true);
+  });
+
+  it('does not match a different question', async () => {
+    expect(await check('When does the spring program start?')).toEqual({ matched: false });
+  });
+});
