@@ -51,3 +51,17 @@ describe('duplicate check with the local embedder', () => {
     expect(await check('When does the spring program start?')).toEqual({ matched: false });
   });
 });
+
+describe('blank search text', () => {
+  it('is a 400 naming the field, in the body or in the query string', async () => {
+    const post = await t.app.inject({ method: 'POST', url: '/api/search', payload: { query: '   ' } });
+    expect(post.statusCode).toBe(400);
+    expect(post.json().errors).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'body.query' })]));
+    const get = await t.app.inject({ method: 'GET', url: '/api/faq/search?q=%20%20' });
+    expect(get.statusCode).toBe(400);
+    expect(get.json().errors).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'query.q' })]));
+    const short = await t.app.inject({ method: 'POST', url: '/api/faq/check-match', payload: { query: 'short' } });
+    expect(short.statusCode).toBe(400);
+    expect(short.json().errors).toEqual([expect.objectContaining({ path: 'body.query' })]);
+  });
+});

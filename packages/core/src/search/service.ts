@@ -94,7 +94,7 @@ export function createSearchService(ctx: CoreContext): SearchService {
 
   async function searchSources(p: SearchParams & { sources: readonly SearchSource[]; modes: readonly SearchMode[] }) {
     const normalized = normalizeQuery(p.query);
-    if (!normalized) throw badRequest('VALIDATION_FAILED', 'query is empty', [{ path: '/query', message: 'must not be blank' }]);
+    if (!normalized) throw badRequest('VALIDATION_FAILED', 'query is empty', [{ path: 'body.query', message: 'must not be blank' }]);
     const programId = await resolveProgramId(ctx, p.batchId);
     const embedding = p.modes.includes('vector') ? await embedQuery(normalized) : null;
     const degraded = p.modes.includes('vector') && embedding === null;
@@ -111,7 +111,7 @@ export function createSearchService(ctx: CoreContext): SearchService {
     async search(p) {
       const start = performance.now();
       const normalized = normalizeQuery(p.query);
-      if (!normalized) throw badRequest('VALIDATION_FAILED', 'query is empty', [{ path: '/query', message: 'must not be blank' }]);
+      if (!normalized) throw badRequest('VALIDATION_FAILED', 'query is empty', [{ path: 'body.query', message: 'must not be blank' }]);
       // The requested program (or "default") is part of the key; a hit needs no database round trip.
       const key = `${p.batchId?.toLowerCase() ?? 'default'}\u0000${normalized}`;
       const hit = cache?.get(key);
@@ -135,7 +135,7 @@ export function createSearchService(ctx: CoreContext): SearchService {
       const normalized = normalizeQuery(p.query);
       if (normalized.length < DUPLICATE_MIN_CHARS) {
         throw badRequest('QUERY_TOO_SHORT', `query must be at least ${DUPLICATE_MIN_CHARS} characters`, [
-          { path: '/query', message: `must be at least ${DUPLICATE_MIN_CHARS} characters` },
+          { path: 'body.query', message: `must be at least ${DUPLICATE_MIN_CHARS} characters` },
         ]);
       }
       const programId = await resolveProgramId(ctx, p.batchId);

@@ -1,7 +1,12 @@
 import { Type as T } from '@sinclair/typebox';
 import { BatchQuery, DateTime, listOf, Nullable, PageQuery, Uuid } from '../../lib/schemas.js';
 
-const Query = T.String({ minLength: 1, maxLength: 500, description: 'search text (normalised by trim and lower-case)' });
+const Query = T.String({
+  minLength: 1,
+  maxLength: 500,
+  pattern: '\\S',
+  description: 'search text, not blank (normalised by trim and lower-case)',
+});
 
 export const SearchBody = T.Object(
   {
