@@ -249,7 +249,7 @@ async function main() {
   });
   out(`POST /search cache hits, 10 connections   ${hit.rps.toFixed(0)} req/s  p50 ${hit.p50} ms  p99 ${hit.p99} ms  errors ${hit.errors}`);
   const trivial = await load({ url: `${api}/api/warm`, connections: 10 });
-  out(`GET /warm, a trivial route of the same app ${trivial.rps.toFixed(0)} req/s  (the app's plugin stack alone)`);
+  out(`GET /warm of the same app (embeds a phrase per call) ${trivial.rps.toFixed(0)} req/s`);
   child.kill('SIGTERM');
   const [last] = (await once(lines, 'line')) as [string];
   const { maxRssMb } = JSON.parse(last) as { maxRssMb: number };
