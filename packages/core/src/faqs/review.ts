@@ -1,5 +1,5 @@
 import { faqs, freshReviewLogs, freshReviewVotes } from '@cfaq/db/schema/index';
-import { and, asc, count, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { unprocessable } from '../errors/index.js';
 import { resolveProgramId } from '../programs/resolve.js';
@@ -185,13 +185,41 @@ export interface FreshnessRunResult {
 type Moved = { id: string; review_cycle: number; from_status: ReviewStatus } & Record<string, unknown>;
 
 /**
+ * A scheduled state move: one conditional UPDATE (rows locked with skip locked, so two workers never
+ * move the same FAQ), each moved FAQ's transition written to FreshReviewLog and to the pipeline log.
+ */
+async function moveDue(
+  ctx: Ctx,
+  move: { statement: SQL; action: Transition['action']; toStatus: ReviewStatus; reason: string; verb: string },
+): Promise<string[]> {
+  const now = ctx.clock.now();
+  return ctx.db.transaction(async (tx) => {
+    const res = await tx.execute<Moved>(move.statement);
+    await logTransitions(
+      tx,
+      res.rows.map((r) => ({
+        faqId: r.id,
+        cycle: r.review_cycle,
+        action: move.action,
+        fromStatus: r.from_status,
+        toStatus: move.toStatus,
+        reason: move.reason,
+      })),
+      now,
+    );
+    for (const r of res.rows) ctx.log.info(`[freshness] ${move.verb} id=${r.id} cycle=${r.review_cycle} verdict=${move.toStatus}`);
+    return res.rows.map((r) => r.id);
+  });
+}
+
+/**
  * The freshness check: approved or verified non-evergreen FAQs whose lastVerifiedDate is more than
  * reviewIntervalDays ago -> pending_review (flaggedAt = now, reviewCycle + 1, flagType auto).
  */
-export async function flagDueFaqs(ctx: Ctx): Promise<string[]> {
+export function flagDueFaqs(ctx: Ctx): Promise<string[]> {
   const now = ctx.clock.now();
-  return ctx.db.transaction(async (tx) => {
-    const res = await tx.execute<Moved>(sql`
+  return moveDue(ctx, {
+    statement: sql`
       with due as (
         select id, review_status from faqs
         where freshness_tier <> 'evergreen' and review_interval_days is not null
@@ -203,30 +231,20 @@ export async function flagDueFaqs(ctx: Ctx): Promise<string[]> {
         flag_type = 'auto', flag_reason = '[Freshness] review interval of ' || f.review_interval_days || ' days exceeded',
         updated_at = ${now}
       from due where f.id = due.id
-      returning f.id, f.review_cycle, due.review_status as from_status`);
-    await logTransitions(
-      tx,
-      res.rows.map((r) => ({
-        faqId: r.id,
-        cycle: r.review_cycle,
-        action: 'flagged',
-        fromStatus: r.from_status,
-        toStatus: 'pending_review',
-        reason: 'freshness interval exceeded',
-      })),
-      now,
-    );
-    for (const r of res.rows) ctx.log.info(`[freshness] flag id=${r.id} cycle=${r.review_cycle} verdict=pending_review`);
-    return res.rows.map((r) => r.id);
+      returning f.id, f.review_cycle, due.review_status as from_status`,
+    action: 'flagged',
+    toStatus: 'pending_review',
+    reason: 'freshness interval exceeded',
+    verb: 'flag',
   });
 }
 
 /** Auto-escalation: pending_review for FAQ_ESCALATION_DAYS without resolution -> update_requested (escalatedAt = now). */
-export async function escalateOverdueReviews(ctx: Ctx): Promise<string[]> {
+export function escalateOverdueReviews(ctx: Ctx): Promise<string[]> {
   const now = ctx.clock.now();
   const cutoff = new Date(now.getTime() - ctx.config.FAQ_ESCALATION_DAYS * DAY_MS);
-  return ctx.db.transaction(async (tx) => {
-    const res = await tx.execute<Moved>(sql`
+  return moveDue(ctx, {
+    statement: sql`
       with due as (
         select id, review_status from faqs
         where review_status = 'pending_review' and coalesce(flagged_at, last_checked_at, updated_at) <= ${cutoff}
@@ -234,21 +252,11 @@ export async function escalateOverdueReviews(ctx: Ctx): Promise<string[]> {
       )
       update faqs f set review_status = 'update_requested', escalated_at = ${now}, updated_at = ${now}
       from due where f.id = due.id
-      returning f.id, f.review_cycle, due.review_status as from_status`);
-    await logTransitions(
-      tx,
-      res.rows.map((r) => ({
-        faqId: r.id,
-        cycle: r.review_cycle,
-        action: 'escalated',
-        fromStatus: r.from_status,
-        toStatus: 'update_requested',
-        reason: `no resolution within ${ctx.config.FAQ_ESCALATION_DAYS} days`,
-      })),
-      now,
-    );
-    for (const r of res.rows) ctx.log.info(`[freshness] escalate id=${r.id} cycle=${r.review_cycle} verdict=update_requested`);
-    return res.rows.map((r) => r.id);
+      returning f.id, f.review_cycle, due.review_status as from_status`,
+    action: 'escalated',
+    toStatus: 'update_requested',
+    reason: `no resolution within ${ctx.config.FAQ_ESCALATION_DAYS} days`,
+    verb: 'escalate',
   });
 }
 
