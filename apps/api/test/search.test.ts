@@ -1,4 +1,4 @@
-import { embedRow, normalizeQuery, resolveProgramId } from '@cfaq/core';
+import { embedRow, normalizeQuery, resolveProgramId, SearchLogBuffer } from '@cfaq/core';
 import { batches, communityPosts, faqs, searchLogs } from '@cfaq/db/schema/index';
 import { CraftedEmbedder, unitVector } from '@cfaq/testkit';
 import { eq } from 'drizzle-orm';
@@ -393,5 +393,31 @@ describe('search log', () => {
       .from(searchLogs)
       .where(eq(searchLogs.normalizedQuery, normalizeQuery(q)));
     expect(rows).toHaveLength(1);
+  });
+
+  it('keeps each search time exactly and files rows under time-ordered (UUIDv7) ids', async () => {
+    const tag = `ordered ${Date.now()}`;
+    const base = Date.UTC(2026, 10, 22, 12, 0, 0, 123);
+    let tick = 0;
+    const logs = new SearchLogBuffer({ pool: t.ctx.pool, log: t.ctx.log, clock: { now: () => new Date(base + tick++) } }, 60_000);
+    for (const i of [0, 1, 2]) {
+      logs.add({ query: `${tag} ${i}`, normalizedQuery: `${tag} ${i}`, resultCount: i, cacheHit: i === 1, degraded: false, latencyMs: i });
+    }
+    const before = Date.now();
+    expect(await logs.flush()).toBe(3);
+    const { rows } = await t.ctx.pool.query<{ id: string; created_at: Date; cache_hit: boolean; n: string }>(
+      'SELECT id, created_at, cache_hit, normalized_query n FROM search_logs WHERE normalized_query LIKE $1 ORDER BY created_at',
+      [`${tag}%`],
+    );
+    expect(rows.map((r) => r.n)).toEqual([0, 1, 2].map((i) => `${tag} ${i}`));
+    expect(rows.map((r) => r.created_at.getTime())).toEqual([base, base + 1, base + 2]);
+    expect(rows.map((r) => r.cache_hit)).toEqual([false, true, false]);
+    for (const r of rows) {
+      expect(r.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      // The first 48 bits are the insert's Unix milliseconds.
+      const ms = Number.parseInt(r.id.replace(/-/g, '').slice(0, 12), 16);
+      expect(ms).toBeGreaterThanOrEqual(before - 5_000);
+      expect(ms).toBeLessThanOrEqual(Date.now() + 5_000);
+    }
   });
 });

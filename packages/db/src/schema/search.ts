@@ -10,7 +10,9 @@ import { batches } from './programs.js';
 export const searchLogs = pgTable(
   'search_logs',
   {
-    id: id(),
+    // Time-ordered (UUIDv7, migration 0004): every search appends a row, and random v4 keys made each
+    // insert dirty a random primary-key page (a full-page WAL image after each checkpoint).
+    id: uuid('id').primaryKey().default(sql`uuid_v7()`),
     query: text().notNull(),
     normalizedQuery: text().notNull(),
     userId: uuid().references(() => users.id, { onDelete: 'set null' }),
