@@ -1,4 +1,13 @@
-import { backfillEmbeddings, createEmbedder, createLogger, embedRow, OllamaEmbedder, resolveProgramId } from '@cfaq/core';
+import {
+  backfillEmbeddings,
+  createEmbedder,
+  createLogger,
+  embeddingText,
+  embedRow,
+  embedText,
+  OllamaEmbedder,
+  resolveProgramId,
+} from '@cfaq/core';
 import { communityPosts, documentInsights, faqs, transcriptKnowledge } from '@cfaq/db/schema/index';
 import { createTestContext, type FakeOllama, startFakeOllama, type TestContext, testConfig } from '@cfaq/testkit';
 import { eq, isNull } from 'drizzle-orm';
@@ -86,6 +95,26 @@ describe('embed-row job and backfill', () => {
     expect(await embedRow({ ...t.ctx, embedder: slow }, { table: 'community_posts', id: postId })).toEqual({ status: 'changed' });
     const [post] = await t.ctx.db.select({ embedding: communityPosts.embedding }).from(communityPosts).where(eq(communityPosts.id, postId));
     expect(post?.embedding).toBeNull();
+  });
+
+  it('embeds questions (FAQs, posts) from the question alone and knowledge rows from title and content', async () => {
+    expect(embeddingText('faqs', 'How do I reset my password?', 'Use the link')).toBe('How do I reset my password?');
+    expect(embeddingText('community_posts', 'Export fails on large files', 'Long body')).toBe('Export fails on large files');
+    expect(embeddingText('transcript_knowledge', 'Title', 'Content')).toBe('Title\nContent');
+    expect(embeddingText('document_insights', 'Title', 'Content')).toBe('Title\nContent');
+
+    const title = 'Export to spreadsheet fails for workbooks over fifty megabytes';
+    const body = Array.from({ length: 60 }, (_, i) => `detail${i}`).join(' ');
+    const [p] = await t.ctx.db.insert(communityPosts).values({ batchId: programId, title, body }).returning({ id: communityPosts.id });
+    const id = (p as { id: string }).id;
+    expect(await embedRow(t.ctx, { table: 'community_posts', id })).toEqual({ status: 'embedded' });
+    // The question retyped finds its post far above the duplicate threshold (0.82): with a 60-word
+    // body in the vector it scored about 0.5.
+    const { rows } = await t.ctx.pool.query<{ score: number }>(
+      'SELECT 1 - (embedding <=> $1::vector) AS score FROM community_posts WHERE id = $2',
+      [`[${embedText(title.toLowerCase()).join(',')}]`, id],
+    );
+    expect(rows[0]?.score).toBeGreaterThan(0.99);
   });
 
   it('backfills every table in batches', async () => {

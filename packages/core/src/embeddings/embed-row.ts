@@ -10,13 +10,19 @@ const TEXT_COLUMNS: Record<EmbeddedTable, readonly [string, string]> = {
   document_insights: ['title', 'content'],
 };
 
+/** Tables whose rows are questions: their vector is the question's alone. */
+const QUESTION_TABLES: ReadonlySet<EmbeddedTable> = new Set(['faqs', 'community_posts']);
+
 /**
- * The text a row's embedding is computed from. A FAQ is embedded from its question alone: people
- * search with rephrasings of questions and the duplicate check compares a new question with existing
- * ones, so answer words would only dilute the vector (the answer stays searchable through the
- * tsvector). Posts and knowledge rows are embedded from title and body together.
+ * The text a row's embedding is computed from. FAQs and community posts are questions and are
+ * embedded from the question alone (a FAQ's question, a post's title): people search with rephrasings
+ * of questions and the duplicate check compares a new question with existing ones, so answer and body
+ * words only dilute the vector (a retyped question scored below 0.6 against its own post embedded with
+ * a 60-word body; bench/search). Answers and bodies stay searchable through the tsvector. Transcript
+ * knowledge and document insights are statements, embedded from title and content together.
  */
-export const embeddingText = (table: EmbeddedTable, title: string, body: string) => (table === 'faqs' ? title : `${title}\n${body}`);
+export const embeddingText = (table: EmbeddedTable, title: string, body: string) =>
+  QUESTION_TABLES.has(table) ? title : `${title}\n${body}`;
 
 const toLiteral = (v: readonly number[]) => `[${v.join(',')}]`;
 
