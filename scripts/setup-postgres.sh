@@ -3,7 +3,10 @@
 #  1. starts the local cluster if it is installed but stopped;
 #  2. builds and installs the pgvector extension from Debian's source package when the
 #     server lacks it (bookworm ships no binary package for PostgreSQL 15, trixie's source builds fine);
-#  3. creates the development and test databases.
+#  3. applies the server settings docker-compose.yml ships for the database (memory for the HNSW and
+#     GIN indexes, planner costs for RAM-resident data, no JIT for short OLTP queries); a restart only
+#     when shared_buffers changes. SETUP_TUNE=0 leaves the server's settings alone;
+#  4. creates the development and test databases.
 # Idempotent: every step checks first. Needs root for step 2 (CI and dev machines run as root).
 set -euo pipefail
 
@@ -55,6 +58,38 @@ else
   rm -rf "$work"
   has_vector || { log "pgvector build finished but the extension is still not available"; exit 1; }
   log "pgvector installed ($(psql_q "select default_version from pg_available_extensions where name = 'vector'"))"
+fi
+
+# Keep in step with the db service's command in docker-compose.yml.
+TUNING="shared_buffers=2GB effective_cache_size=6GB work_mem=16MB maintenance_work_mem=1GB random_page_cost=1.1 jit=off"
+if [ "${SETUP_TUNE:-1}" != "0" ]; then
+  restart=0
+  for kv in $TUNING; do
+    name=${kv%%=*}
+    want=${kv#*=}
+    have=$(psql_q "select current_setting('$name')")
+    if [[ $want =~ ^[0-9]+(kB|MB|GB)$ ]]; then
+      same=$(psql_q "select pg_size_bytes('$have') = pg_size_bytes('$want')")
+    else
+      same=$([ "$have" = "$want" ] && echo t || echo f)
+    fi
+    if [ "$same" != "t" ]; then
+      log "setting $name = $want (was $have)"
+      psql_q "alter system set $name = '$want'" >/dev/null
+      [ "$name" = "shared_buffers" ] && restart=1
+    fi
+  done
+  psql_q "select pg_reload_conf()" >/dev/null
+  if [ "$restart" = "1" ]; then
+    if command -v pg_ctlcluster >/dev/null 2>&1 && [ -d /etc/postgresql ]; then
+      ver=$(ls /etc/postgresql | sort -V | tail -n 1)
+      log "restarting PostgreSQL $ver for shared_buffers"
+      pg_ctlcluster --skip-systemctl-redirect "$ver" main restart
+      for _ in $(seq 1 30); do pg_isready -q -h "$PGHOST" -p "$PGPORT" && break; sleep 1; done
+    else
+      log "shared_buffers takes effect at the server's next restart"
+    fi
+  fi
 fi
 
 for db in $DATABASES; do
