@@ -21,10 +21,11 @@ export const metricsPlugin = fp(
       registers: [registry],
     });
     app.decorate('metrics', { registry, httpDuration });
-    app.addHook('onResponse', async (request, reply) => {
+    app.addHook('onResponse', (request, reply, done) => {
       // The route template, never the raw URL, so ids do not explode label cardinality.
       const route = request.routeOptions.url ?? 'unmatched';
       httpDuration.observe({ method: request.method, route, status_code: String(reply.statusCode) }, reply.elapsedTime / 1000);
+      done();
     });
   },
   { name: 'metrics' },

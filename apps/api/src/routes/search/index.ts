@@ -37,7 +37,7 @@ import {
  */
 export const searchRoutes: RoutePlugin = async (app) => {
   const search = app.searchService;
-  const serialized = new WeakMap<object, string>();
+  const serialized = new WeakMap<object, Buffer>();
   const auth = (r: { auth: { id: string } | null }) => r.auth?.id ?? null;
 
   app.post(
@@ -53,14 +53,15 @@ export const searchRoutes: RoutePlugin = async (app) => {
     },
     async (request, reply) => {
       const res = await search.search({ query: request.body.query, batchId: request.body.batchId, userId: auth(request) });
-      // A cache hit returns the cached results array itself: its JSON is kept beside it, so a hit
-      // costs no serialisation (the shape is the declared SearchResponse; the core builds it).
-      let json = serialized.get(res.results);
-      if (json === undefined) {
-        json = JSON.stringify(res);
-        serialized.set(res.results, json);
+      // A cache hit returns the cached results array itself: its encoded JSON is kept beside it, so a
+      // hit costs no serialisation or UTF-8 encoding (the shape is the declared SearchResponse; the
+      // core builds it).
+      let body = serialized.get(res.results);
+      if (body === undefined) {
+        body = Buffer.from(JSON.stringify(res));
+        serialized.set(res.results, body);
       }
-      return reply.type('application/json; charset=utf-8').send(json as never);
+      return reply.type('application/json; charset=utf-8').send(body as never);
     },
   );
 
