@@ -4,7 +4,8 @@
  * latency per query set, each sub-query's time, HNSW recall@5 against exact search, top-5 overlap of
  * the bounded text ranking against the unbounded one, API POST /search latency and throughput for
  * cache misses and hits beside a hello-world ceiling, and the API's peak RSS.
- * Env: BENCH_ROWS (100000), BENCH_DATABASE, BENCH_SERVER_URL, BENCH_DURATION (seconds per load run, 10).
+ * Env: BENCH_ROWS (100000), BENCH_DATABASE, BENCH_SERVER_URL, BENCH_DURATION (seconds per load run, 10),
+ * BENCH_SECTIONS (comma list of sql, recall, text, api; default all) to rerun one part while tuning.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -16,6 +17,7 @@ import { Corpus } from './corpus.js';
 import { benchUrl, ROWS, seed } from './seed.js';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? 'sql,recall,text,api').split(',').map((x) => x.trim()));
 const out = (s: string) => console.log(s);
 
 function pct(samples: number[], p: number): number {
@@ -139,72 +141,8 @@ async function load(opts: autocannon.Options) {
   return { p50: r.latency.p50, p99: r.latency.p99, rps: r.requests.average, errors: r.errors + r.non2xx };
 }
 
-async function main() {
-  out(`# bench:search — ${ROWS} FAQs + ${ROWS} posts`);
-  const seeded = await seed(out);
-  if (seeded.seededMs !== null)
-    out(`seeded in ${(seeded.seededMs / 1000).toFixed(1)} s (multi-row INSERT ... unnest, indexes built after loading)`);
-  const pool = new pg.Pool({ connectionString: benchUrl(), max: 2 });
-  const client = await pool.connect();
-  await client.query(`SET hnsw.iterative_scan = relaxed_order; SET hnsw.ef_search = ${HNSW_EF_SEARCH}`);
-  const qs = await buildQueries(pool);
-  const { programId } = seeded;
-
-  const e: number[] = [];
-  for (const q of qs.realistic) {
-    const t0 = performance.now();
-    embedText(q);
-    e.push(performance.now() - t0);
-  }
-  const embedP50 = pct(e, 50);
-  out(`\nembedding (local lexical embedder, in process): p50 ${ms(embedP50)}`);
-
-  out('\n## fused SQL (one statement, 4 sub-searches, sequential, 3 rounds x 100 queries)');
-  const fused = buildHybridSql();
-  const fusedBy: Record<string, { p50: number; p99: number }> = {};
-  for (const set of ['selective', 'realistic', 'common'] as const) {
-    const r = await timeSql(client, fused, qs[set], programId);
-    fusedBy[set] = r;
-    out(`${set.padEnd(10)} p50 ${ms(r.p50)}  p99 ${ms(r.p99)}  max ${ms(r.max)}   e.g. "${qs[set][0]}"`);
-  }
-
-  out('\n## each sub-query alone (realistic set)');
-  for (const [source, mode] of [
-    ['faq', 'vector'],
-    ['faq', 'text'],
-    ['community', 'vector'],
-    ['community', 'text'],
-  ] as const) {
-    const r = await timeSql(client, buildHybridSql({ sources: [source], modes: [mode], filter: false }), qs.realistic, programId, 1);
-    out(`${`${source} ${mode}`.padEnd(17)} p50 ${ms(r.p50)}  p99 ${ms(r.p99)}`);
-  }
-  for (const set of ['realistic', 'common'] as const) {
-    const r = await timeSql(client, buildHybridSql({ modes: ['text'], boundedText: false }), qs[set].slice(0, 20), programId, 1);
-    out(`unbounded text ranking (both tables, ${set}): p50 ${ms(r.p50)}  p99 ${ms(r.p99)}`);
-  }
-
-  out('\n## relevance of the fast paths');
-  const rec = await recall(client, qs.realistic.slice(0, 50), programId, [...new Set([40, 100, 200, HNSW_EF_SEARCH])]);
-  for (const [k, v] of Object.entries(rec)) out(`recall@5 HNSW vs exact, ${k}: ${v.toFixed(3)}`);
-  for (const set of ['realistic', 'common', 'selective'] as const) {
-    const ov = await overlap(client, qs[set].slice(0, 40), programId);
-    out(`top-5 overlap bounded vs unbounded text ranking, ${set}: faq ${ov.faq?.toFixed(3)}  community ${ov.community?.toFixed(3)}`);
-  }
-
-  out('\n## tuning the bounded text side (realistic set: fused p50/p99, top-5 overlap faq/community)');
-  for (const candidateCap of [250, 500, 1000]) {
-    for (const maxRareLexemes of [2, 3, 6]) {
-      const knobs = { candidateCap, maxRareLexemes };
-      const r = await timeSql(client, buildHybridSql(knobs), qs.realistic, programId, 1);
-      const ov = await overlap(client, qs.realistic.slice(0, 40), programId, knobs);
-      out(
-        `cap ${String(candidateCap).padStart(4)} rare lexemes <= ${maxRareLexemes}: p50 ${ms(r.p50)} p99 ${ms(r.p99)}  overlap ${ov.faq?.toFixed(3)} / ${ov.community?.toFixed(3)}`,
-      );
-    }
-  }
-  client.release();
-  await pool.end();
-
+/** The real app in a child process under autocannon, beside a hello-world ceiling. Returns target lines. */
+async function apiSection(qs: QuerySets, realisticSqlP50: number | null, embedP50: number): Promise<string[]> {
   out(`\n## API (autocannon, ${DURATION} s per run)`);
   const child = spawn(process.execPath, ['--import', 'tsx', 'bench/search/api-server.ts'], {
     env: { ...process.env, BENCH_URL: benchUrl() },
@@ -255,26 +193,104 @@ async function main() {
   const { maxRssMb } = JSON.parse(last) as { maxRssMb: number };
   out(`API peak RSS ${maxRssMb} MB`);
 
-  const realistic = fusedBy.realistic as { p50: number };
-  out('\n## targets');
-  const worst = Object.values(fusedBy);
-  out(
-    `fused SQL p50 <= 15 ms on every set: ${worst.every((r) => r.p50 <= 15) ? 'met' : 'NOT met'}; p99 <= 50 ms: ${worst.every((r) => r.p99 <= 50) ? 'met' : 'NOT met'}`,
-  );
-  out(
-    `recall@5 >= 0.95 (ef_search ${HNSW_EF_SEARCH}): ${
-      Object.entries(rec)
-        .filter(([k]) => k.endsWith(`=${HNSW_EF_SEARCH}`))
-        .every(([, v]) => v >= 0.95)
-        ? 'met'
-        : 'NOT met'
-    }`,
-  );
-  const bound = 1.5 * (realistic.p50 + embedP50);
-  out(`API miss p50 ${miss1.p50} ms <= 1.5 x (SQL p50 + embedding) = ${bound.toFixed(1)} ms: ${miss1.p50 <= bound ? 'met' : 'NOT met'}`);
-  out(
+  const targets: string[] = [];
+  if (realisticSqlP50 !== null) {
+    const bound = 1.5 * (realisticSqlP50 + embedP50);
+    targets.push(
+      `API miss p50 ${miss1.p50} ms <= 1.5 x (SQL p50 + embedding) = ${bound.toFixed(1)} ms: ${miss1.p50 <= bound ? 'met' : 'NOT met'}`,
+    );
+  }
+  targets.push(
     `cache-hit throughput ${((hit.rps / hello.rps) * 100).toFixed(0)} % of hello-world (target >= 50 %): ${hit.rps >= hello.rps / 2 ? 'met' : 'NOT met'}`,
   );
+  return targets;
+}
+
+async function main() {
+  out(`# bench:search — ${ROWS} FAQs + ${ROWS} posts`);
+  const seeded = await seed(out);
+  if (seeded.seededMs !== null)
+    out(`seeded in ${(seeded.seededMs / 1000).toFixed(1)} s (multi-row INSERT ... unnest, indexes built after loading)`);
+  const pool = new pg.Pool({ connectionString: benchUrl(), max: 2 });
+  const client = await pool.connect();
+  await client.query(`SET hnsw.iterative_scan = relaxed_order; SET hnsw.ef_search = ${HNSW_EF_SEARCH}`);
+  const qs = await buildQueries(pool);
+  const { programId } = seeded;
+  const targets: string[] = [];
+
+  const e: number[] = [];
+  for (const q of qs.realistic) {
+    const t0 = performance.now();
+    embedText(q);
+    e.push(performance.now() - t0);
+  }
+  const embedP50 = pct(e, 50);
+  out(`\nembedding (local lexical embedder, in process): p50 ${ms(embedP50)}`);
+
+  let realisticP50: number | null = null;
+  if (SECTIONS.has('sql')) {
+    out('\n## fused SQL (one statement, 4 sub-searches, sequential, 3 rounds x 100 queries)');
+    const fused = buildHybridSql();
+    const fusedBy: { p50: number; p99: number }[] = [];
+    for (const set of ['selective', 'realistic', 'common'] as const) {
+      const r = await timeSql(client, fused, qs[set], programId);
+      fusedBy.push(r);
+      if (set === 'realistic') realisticP50 = r.p50;
+      out(`${set.padEnd(10)} p50 ${ms(r.p50)}  p99 ${ms(r.p99)}  max ${ms(r.max)}   e.g. "${qs[set][0]}"`);
+    }
+    targets.push(
+      `fused SQL p50 <= 15 ms on every set: ${fusedBy.every((r) => r.p50 <= 15) ? 'met' : 'NOT met'}; p99 <= 50 ms: ${fusedBy.every((r) => r.p99 <= 50) ? 'met' : 'NOT met'}`,
+    );
+
+    out('\n## each sub-query alone (realistic set)');
+    for (const [source, mode] of [
+      ['faq', 'vector'],
+      ['faq', 'text'],
+      ['community', 'vector'],
+      ['community', 'text'],
+    ] as const) {
+      const r = await timeSql(client, buildHybridSql({ sources: [source], modes: [mode], filter: false }), qs.realistic, programId, 1);
+      out(`${`${source} ${mode}`.padEnd(17)} p50 ${ms(r.p50)}  p99 ${ms(r.p99)}`);
+    }
+  }
+
+  if (SECTIONS.has('recall')) {
+    out('\n## relevance of the vector path');
+    const rec = await recall(client, qs.realistic.slice(0, 50), programId, [...new Set([40, 100, 200, HNSW_EF_SEARCH])]);
+    for (const [k, v] of Object.entries(rec)) out(`recall@5 HNSW vs exact, ${k}: ${v.toFixed(3)}`);
+    const atDefault = Object.entries(rec).filter(([k]) => k.endsWith(`=${HNSW_EF_SEARCH}`));
+    targets.push(`recall@5 >= 0.95 (ef_search ${HNSW_EF_SEARCH}): ${atDefault.every(([, v]) => v >= 0.95) ? 'met' : 'NOT met'}`);
+  }
+
+  if (SECTIONS.has('text')) {
+    out('\n## the bounded text ranking against the unbounded one');
+    for (const set of ['realistic', 'common'] as const) {
+      const r = await timeSql(client, buildHybridSql({ modes: ['text'], boundedText: false }), qs[set].slice(0, 20), programId, 1);
+      out(`unbounded text ranking (both tables, ${set}): p50 ${ms(r.p50)}  p99 ${ms(r.p99)}`);
+    }
+    for (const set of ['realistic', 'common', 'selective'] as const) {
+      const ov = await overlap(client, qs[set].slice(0, 40), programId);
+      out(`top-5 overlap bounded vs unbounded text ranking, ${set}: faq ${ov.faq?.toFixed(3)}  community ${ov.community?.toFixed(3)}`);
+    }
+    out('\n## tuning the bounded text side (realistic set: fused p50/p99, top-5 overlap faq/community)');
+    for (const candidateCap of [250, 500, 1000]) {
+      for (const maxRareLexemes of [2, 3, 6]) {
+        const knobs = { candidateCap, maxRareLexemes };
+        const r = await timeSql(client, buildHybridSql(knobs), qs.realistic, programId, 1);
+        const ov = await overlap(client, qs.realistic.slice(0, 40), programId, knobs);
+        out(
+          `cap ${String(candidateCap).padStart(4)} rare lexemes <= ${maxRareLexemes}: p50 ${ms(r.p50)} p99 ${ms(r.p99)}  overlap ${ov.faq?.toFixed(3)} / ${ov.community?.toFixed(3)}`,
+        );
+      }
+    }
+  }
+  client.release();
+  await pool.end();
+
+  if (SECTIONS.has('api')) targets.push(...(await apiSection(qs, realisticP50, embedP50)));
+
+  out('\n## targets');
+  for (const t of targets) out(t);
 }
 
 main().catch((err) => {
