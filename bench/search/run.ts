@@ -10,7 +10,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
-import { buildHybridSql, embedText, HNSW_EF_SEARCH, type HybridSqlOptions, toVectorLiteral } from '@cfaq/core';
+import { buildHybridSql, embedText, HNSW_EF_SEARCH, type HybridSqlOptions, hybridStatement, toVectorLiteral } from '@cfaq/core';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { Corpus } from './corpus.js';
@@ -62,14 +62,17 @@ async function buildQueries(pool: pg.Pool): Promise<QuerySets> {
   };
 }
 
-async function timeSql(client: pg.PoolClient, text: string, queries: string[], programId: string, rounds = 3) {
+/** Times the named statement the app runs for these options (parsed and planned once per connection, as in the app). */
+async function timeSql(client: pg.PoolClient, opts: HybridSqlOptions, queries: string[], programId: string, rounds = 3) {
+  const statement = hybridStatement(opts);
+  const run = (q: string, v: string) => client.query({ ...statement, values: [q, v, programId] });
   const samples: number[] = [];
-  for (const q of queries) await client.query(text, [q, toVectorLiteral(embedText(q)), programId]);
+  for (const q of queries) await run(q, toVectorLiteral(embedText(q)));
   for (let r = 0; r < rounds; r++) {
     for (const q of queries) {
       const v = toVectorLiteral(embedText(q));
       const t0 = performance.now();
-      await client.query(text, [q, v, programId]);
+      await run(q, v);
       samples.push(performance.now() - t0);
     }
   }
@@ -230,10 +233,9 @@ async function main() {
   let realisticP50: number | null = null;
   if (SECTIONS.has('sql')) {
     out('\n## fused SQL (one statement, 4 sub-searches, sequential, 3 rounds x 100 queries)');
-    const fused = buildHybridSql();
-    const fusedBy: { p50: number; p99: number }[] = [];
+        const fusedBy: { p50: number; p99: number }[] = [];
     for (const set of ['selective', 'realistic', 'common'] as const) {
-      const r = await timeSql(client, fused, qs[set], programId);
+      const r = await timeSql(client, {}, qs[set], programId);
       fusedBy.push(r);
       if (set === 'realistic') realisticP50 = r.p50;
       out(`${set.padEnd(10)} p50 ${ms(r.p50)}  p99 ${ms(r.p99)}  max ${ms(r.max)}   e.g. "${qs[set][0]}"`);
@@ -249,7 +251,7 @@ async function main() {
       ['community', 'vector'],
       ['community', 'text'],
     ] as const) {
-      const r = await timeSql(client, buildHybridSql({ sources: [source], modes: [mode], filter: false }), qs.realistic, programId, 1);
+      const r = await timeSql(client, { sources: [source], modes: [mode], filter: false }, qs.realistic, programId, 1);
       out(`${`${source} ${mode}`.padEnd(17)} p50 ${ms(r.p50)}  p99 ${ms(r.p99)}`);
     }
   }
@@ -265,7 +267,7 @@ async function main() {
   if (SECTIONS.has('text')) {
     out('\n## the bounded text ranking against the unbounded one');
     for (const set of ['realistic', 'common'] as const) {
-      const r = await timeSql(client, buildHybridSql({ modes: ['text'], boundedText: false }), qs[set].slice(0, 20), programId, 1);
+      const r = await timeSql(client, { modes: ['text'], boundedText: false }, qs[set].slice(0, 20), programId, 1);
       out(`unbounded text ranking (both tables, ${set}): p50 ${ms(r.p50)}  p99 ${ms(r.p99)}`);
     }
     for (const set of ['realistic', 'common', 'selective'] as const) {
@@ -276,7 +278,7 @@ async function main() {
     for (const candidateCap of [250, 500, 1000]) {
       for (const maxRareLexemes of [2, 3, 6]) {
         const knobs = { candidateCap, maxRareLexemes };
-        const r = await timeSql(client, buildHybridSql(knobs), qs.realistic, programId, 1);
+        const r = await timeSql(client, knobs, qs.realistic, programId, 1);
         const ov = await overlap(client, qs.realistic.slice(0, 40), programId, knobs);
         out(
           `cap ${String(candidateCap).padStart(4)} rare lexemes <= ${maxRareLexemes}: p50 ${ms(r.p50)} p99 ${ms(r.p99)}  overlap ${ov.faq?.toFixed(3)} / ${ov.community?.toFixed(3)}`,
