@@ -233,7 +233,7 @@ async function main() {
   let realisticP50: number | null = null;
   if (SECTIONS.has('sql')) {
     out('\n## fused SQL (one statement, 4 sub-searches, sequential, 3 rounds x 100 queries)');
-        const fusedBy: { p50: number; p99: number }[] = [];
+    const fusedBy: { p50: number; p99: number }[] = [];
     for (const set of ['selective', 'realistic', 'common'] as const) {
       const r = await timeSql(client, {}, qs[set], programId);
       fusedBy.push(r);
