@@ -1,4 +1,4 @@
--- Denser HNSW graphs: recall@5 >= 0.95 at ef_search 40 (bench/search). Rebuilding takes minutes at
+-- Denser HNSW graphs: recall@5 >= 0.95 at ef_search 60 instead of 100 (bench/search). Rebuilding takes minutes at
 -- 100k rows and blocks writes to the table meanwhile; run it in a quiet window.
 DROP INDEX "community_posts_embedding_hnsw_idx";--> statement-breakpoint
 DROP INDEX "faqs_embedding_hnsw_idx";--> statement-breakpoint
