@@ -107,22 +107,6 @@ function vectorCte(t: SourceTable): string {
   )`;
 }
 
-/** At most this many query lexemes are used (the qlex CTE's LIMIT). */
-const MAX_QUERY_LEXEMES = 16;
-
-/**
- * A candidate's weighted lexeme sum as one flat expression over the query's arrays (a title hit
- * weighs its lexeme's IDF, a body-only hit half); missing lexemes are NULL and add 0. A correlated
- * subquery over the lexemes per candidate cost about twice as much (bench/search).
- */
-function scoreTerms(sv: string, m: string): string {
-  return Array.from(
-    { length: MAX_QUERY_LEXEMES },
-    (_, i) =>
-      `CASE WHEN ${sv} @@ ${m}.qt[${i + 1}] THEN ${m}.idf[${i + 1}] WHEN ${sv} @@ ${m}.qa[${i + 1}] THEN ${m}.idf[${i + 1}] * 0.5 ELSE 0 END`,
-  ).join('\n      + ');
-}
-
 function textCte(t: SourceTable, opts: HybridSqlOptions): string {
   const a = `${t.alias}_t`;
   const bounded = opts.boundedText ?? true;
@@ -158,15 +142,16 @@ function textCte(t: SourceTable, opts: HybridSqlOptions): string {
         ELSE string_agg(quote_literal(lex), ' & ') FILTER (WHERE rn <= 4) END)::tsquery AS sel,
       (CASE WHEN bool_or(frac <= ${rare}) THEN NULL
         ELSE min(quote_literal(lex)) FILTER (WHERE rn = 1) END)::tsquery AS fallback,
-      sum(idf) AS total,
-      array_agg(q_title ORDER BY rn) AS qt, array_agg(q_any ORDER BY rn) AS qa, array_agg(idf ORDER BY rn) AS idf
+      sum(idf) AS total
     FROM ${a}_w
   ),
   ${a}_c AS MATERIALIZED (${
     bounded
       ? `
-    SELECT c.id, (${scoreTerms('c.sv', 'm')}) / m.total AS score
-    FROM (${candidates}) c CROSS JOIN ${a}_m m`
+    SELECT c.id,
+      (SELECT sum(w.idf * CASE WHEN c.sv @@ w.q_title THEN 1.0 WHEN c.sv @@ w.q_any THEN 0.5 ELSE 0 END) FROM ${a}_w w)
+        / (SELECT total FROM ${a}_m) AS score
+    FROM (${candidates}) c`
       : `
     SELECT x.id, sum(w.idf * CASE WHEN x.search_vector @@ w.q_title THEN 1.0 ELSE 0.5 END) / (SELECT total FROM ${a}_m) AS score
     FROM ${a}_w w JOIN ${t.table} x ON x.search_vector @@ w.q_any AND ${t.visible}
@@ -190,7 +175,7 @@ export function buildHybridSql(opts: HybridSqlOptions = {}): string {
     SELECT DISTINCT m[2] AS lex
     FROM regexp_matches(websearch_to_tsquery('english', $1)::text, '(!?)''((?:[^'']|'''')+)''', 'g') AS m
     WHERE m[1] = '' AND m[2] !~ '[''\\\\]'
-    LIMIT ${MAX_QUERY_LEXEMES}
+    LIMIT 16
   )`);
   }
   for (const s of sources) {
