@@ -25,7 +25,10 @@ export const searchLogs = pgTable(
     latencyMs: integer(),
     createdAt: createdAt(),
   },
-  (t) => [index('search_logs_created_at_idx').on(t.createdAt), index('search_logs_batch_query_idx').on(t.batchId, t.normalizedQuery)],
+  // Trending and suggestions read one program's recent window: (batch_id, created_at) serves both and
+  // appends like the log does. An index on the query text cost a collated comparison per tree level
+  // on every search's insert and served neither (a LIKE prefix needs text_pattern_ops).
+  (t) => [index('search_logs_created_at_idx').on(t.createdAt), index('search_logs_batch_created_idx').on(t.batchId, t.createdAt)],
 );
 
 export const unresolvedSearches = pgTable(
