@@ -220,6 +220,13 @@ async function main() {
   const qs = await buildQueries(pool);
   const { programId } = seeded;
   const targets: string[] = [];
+  // The figures depend on these (npm run db:setup applies the compose file's values).
+  const settings = await client.query<{ name: string; v: string }>(
+    `SELECT name, current_setting(name) AS v FROM pg_settings
+     WHERE name IN ('server_version', 'shared_buffers', 'effective_cache_size', 'work_mem', 'random_page_cost', 'jit') ORDER BY name`,
+  );
+  const vector = await client.query<{ v: string }>("SELECT extversion AS v FROM pg_extension WHERE extname = 'vector'");
+  out(`server: ${settings.rows.map((r) => `${r.name}=${r.v}`).join(' ')} pgvector=${vector.rows[0]?.v}`);
 
   const e: number[] = [];
   for (const q of qs.realistic) {
