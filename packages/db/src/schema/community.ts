@@ -51,8 +51,8 @@ export const communityPosts = pgTable(
     index('community_posts_author_idx').on(t.authorId),
     index('community_posts_ai_status_idx').on(t.aiAnswerStatus),
     index('community_posts_escalation_idx').on(t.escalationStatus),
-    // m = 48, ef_construction = 160: recall@5 0.96-0.97 at ef_search 60 at 100k rows, 1-2 ms less per
-    // search than m = 32 / 128 needed (ef_search 100) for the same recall (bench/search).
+    // m = 48, ef_construction = 160: recall@5 0.96-0.97 at ef_search 60 at 100k rows (bench/search),
+    // where m = 32 / 128 needed ef_search 100; at those settings both take about 7.5-8 ms per search.
     index('community_posts_embedding_hnsw_idx').using('hnsw', t.embedding.op('vector_cosine_ops')).with({ m: 48, ef_construction: 160 }),
     index('community_posts_search_vector_idx').using('gin', t.searchVector),
   ],

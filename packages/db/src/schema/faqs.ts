@@ -56,8 +56,8 @@ export const faqs = pgTable(
     index('faqs_batch_status_idx').on(t.batchId, t.reviewStatus),
     index('faqs_last_checked_idx').on(t.reviewStatus, t.lastCheckedAt),
     index('faqs_promotion_idx').on(t.promotionStatus, t.promotionEligibleAt),
-    // m = 48, ef_construction = 160: recall@5 0.96-0.97 at ef_search 60 at 100k rows, 1-2 ms less per
-    // search than m = 32 / 128 needed (ef_search 100) for the same recall (bench/search).
+    // m = 48, ef_construction = 160: recall@5 0.96-0.97 at ef_search 60 at 100k rows (bench/search),
+    // where m = 32 / 128 needed ef_search 100; at those settings both take about 7.5-8 ms per search.
     index('faqs_embedding_hnsw_idx').using('hnsw', t.embedding.op('vector_cosine_ops')).with({ m: 48, ef_construction: 160 }),
     index('faqs_search_vector_idx').using('gin', t.searchVector),
   ],
