@@ -9,6 +9,7 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { buildHybridSql, embedText, HNSW_EF_SEARCH, type HybridSqlOptions, hybridStatement, toVectorLiteral } from '@cfaq/core';
 import autocannon from 'autocannon';
@@ -23,6 +24,16 @@ const out = (s: string) => console.log(s);
 function pct(samples: number[], p: number): number {
   const s = [...samples].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))] as number;
+}
+/** PostgreSQL 15 cannot say whether it got huge pages; for a server on this machine /proc/meminfo can. */
+function hugePagesInUse(): string {
+  try {
+    const info = readFileSync('/proc/meminfo', 'utf8');
+    const get = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(info)?.[1] ?? 0);
+    return ` (this machine: ${get('HugePages_Total') - get('HugePages_Free') + get('HugePages_Rsvd')} of ${get('HugePages_Total')} huge pages in use)`;
+  } catch {
+    return '';
+  }
 }
 const ms = (x: number) => `${x.toFixed(2)} ms`;
 
@@ -223,10 +234,11 @@ async function main() {
   // The figures depend on these (npm run db:setup applies the compose file's values).
   const settings = await client.query<{ name: string; v: string }>(
     `SELECT name, current_setting(name) AS v FROM pg_settings
-     WHERE name IN ('server_version', 'shared_buffers', 'effective_cache_size', 'work_mem', 'random_page_cost', 'jit') ORDER BY name`,
+     WHERE name IN ('server_version', 'shared_buffers', 'effective_cache_size', 'work_mem', 'random_page_cost', 'jit', 'huge_pages')
+     ORDER BY name`,
   );
   const vector = await client.query<{ v: string }>("SELECT extversion AS v FROM pg_extension WHERE extname = 'vector'");
-  out(`server: ${settings.rows.map((r) => `${r.name}=${r.v}`).join(' ')} pgvector=${vector.rows[0]?.v}`);
+  out(`server: ${settings.rows.map((r) => `${r.name}=${r.v}`).join(' ')} pgvector=${vector.rows[0]?.v}${hugePagesInUse()}`);
 
   const e: number[] = [];
   for (const q of qs.realistic) {
