@@ -25,6 +25,8 @@ const INDEXES = [
   'faqs_search_vector_idx',
   'community_posts_embedding_hnsw_idx',
   'community_posts_search_vector_idx',
+  'faqs_title_tsv_idx',
+  'community_posts_title_tsv_idx',
 ] as const;
 
 /**

@@ -48,6 +48,8 @@ describe('hybrid search statement', () => {
         'community_posts_embedding_hnsw_idx',
         'faqs_search_vector_idx',
         'community_posts_search_vector_idx',
+        'faqs_title_tsv_idx',
+        'community_posts_title_tsv_idx',
       ]) {
         expect(plan).toContain(index);
       }
@@ -76,6 +78,32 @@ describe('hybrid search statement', () => {
       expect(a[0]?.title).toContain('item7');
       expect(a[0]?.textScore).toBeGreaterThan(a[1]?.textScore ?? 0);
       expect(await run()).toEqual(a);
+    } finally {
+      client.release();
+    }
+  });
+
+  it('picks keyword candidates by title hits and still ranks as scoring every matching row would', async () => {
+    const client = await t.ctx.pool.connect();
+    try {
+      // Every WORDS word sits in about a third of the titles (common); itemN in one row (rare).
+      // alpha, delta and golf share titles; alpha and bravo never do.
+      const queries = ['alpha delta golf', 'alpha delta', 'golf', 'item7 alpha', 'kilo item12 mike item30', 'alpha bravo charlie'];
+      for (const source of ['faq', 'community'] as const) {
+        const bounded = buildHybridSql({ sources: [source], modes: ['text'], filter: false });
+        const unbounded = buildHybridSql({ sources: [source], modes: ['text'], filter: false, boundedText: false });
+        for (const q of queries) {
+          const a = (await client.query(bounded, [q, null, programId])).rows as { id: string; textScore: number }[];
+          const b = (await client.query(unbounded, [q, null, programId])).rows as { id: string; textScore: number }[];
+          expect(a.length, `${source}: ${q}`).toBe(5);
+          // The same scores in the same order; rows tied with the fifth may be other rows of that
+          // score (the last tier reads at most FALLBACK_ROWS of them), all others are the same rows.
+          a.forEach((r, i) => expect(r.textScore, `${source}: ${q}`).toBeCloseTo(b[i]?.textScore ?? -1, 9));
+          const fifth = b[4]?.textScore ?? 0;
+          const above = (rows: typeof a) => rows.filter((r) => r.textScore > fifth + 1e-9).map((r) => r.id);
+          expect(above(a), `${source}: ${q}`).toEqual(above(b));
+        }
+      }
     } finally {
       client.release();
     }

@@ -15,9 +15,9 @@ import type pg from 'pg';
  * planner's lexeme statistics (pg_stats.most_common_elems of the tsvector column, kept by ANALYZE);
  * textScore = sum of the weights of the lexemes a document contains (title hits count 1, body-only
  * hits 0.5) / the sum of all the query's weights, so it ranks by how many and how rare, in (0, 1].
- * Cost stays bounded: the GIN match uses only the query's rare lexemes (document frequency <= 1 %;
- * with none rare, the AND of the rarest four plus a sample of the rarest one), and at most
- * TEXT_CANDIDATE_CAP rows are scored.
+ * Cost stays bounded by choosing candidates where the ranking can place them first (see
+ * `textCandidates`): a common word alone never drives a match over the whole text, where it sits in
+ * thousands of rows, and at most TEXT_CANDIDATE_CAP rows per tier are scored.
  */
 
 export const RRF_K = 60;
@@ -27,15 +27,14 @@ export const VECTOR_CUTOFF = 0.8;
 /** A lexeme in at most this fraction of rows is "rare" and drives the GIN match. */
 export const RARE_FRACTION = 0.01;
 export const TEXT_CANDIDATE_CAP = 1000;
-/** At most this many of the query's rarest lexemes drive the GIN match. */
-export const MAX_RARE_LEXEMES = 3;
 export const SNIPPET_CHARS = 240;
 /**
- * HNSW candidate list per index scan. With the indexes' m = 48, 60 keeps recall@5 >= 0.95 at 100k
- * rows (40, pgvector's default, gave 0.94-0.95); each step up costs time in every vector sub-query
- * (bench/search).
+ * HNSW candidate list per index scan. With the indexes' m = 48, 50 kept recall@5 >= 0.95 at 100k rows
+ * in each of two index builds (0.962 / 0.952 and 0.978 / 0.968, FAQs / posts); 40, pgvector's
+ * default, gave 0.942-0.968, under the target in one build. Each step of 10 costs about 0.8 ms in
+ * every vector sub-query (bench/search).
  */
-export const HNSW_EF_SEARCH = 60;
+export const HNSW_EF_SEARCH = 50;
 
 export type SearchSource = 'faq' | 'community';
 export type SearchMode = 'vector' | 'text';
@@ -45,6 +44,8 @@ interface SourceTable {
   alias: string;
   table: string;
   title: string;
+  /** The title's own tsvector expression, as its GIN expression index declares it. */
+  titleVector: string;
   body: string;
   /** Public visibility within program $3. */
   visible: string;
@@ -56,6 +57,7 @@ const TABLES: Record<SearchSource, SourceTable> = {
     alias: 'f',
     table: 'faqs',
     title: 'question',
+    titleVector: "to_tsvector('english'::regconfig, question)",
     body: 'answer',
     visible: "batch_id = $3 AND review_status <> 'draft'",
   },
@@ -64,6 +66,7 @@ const TABLES: Record<SearchSource, SourceTable> = {
     alias: 'p',
     table: 'community_posts',
     title: 'title',
+    titleVector: "to_tsvector('english'::regconfig, title)",
     body: 'body',
     visible: 'batch_id = $3 AND deleted_at IS NULL',
   },
@@ -77,10 +80,9 @@ export interface HybridSqlOptions {
   limit?: number;
   /** false: the unbounded text ranking (every row sharing any lexeme is scored), for the benchmark. */
   boundedText?: boolean;
-  /** Tuning knobs of the bounded text side (defaults: TEXT_CANDIDATE_CAP, RARE_FRACTION, MAX_RARE_LEXEMES). */
+  /** Tuning knobs of the bounded text side (defaults: TEXT_CANDIDATE_CAP, RARE_FRACTION). */
   candidateCap?: number;
   rareFraction?: number;
-  maxRareLexemes?: number;
 }
 
 export interface HybridRow {
@@ -107,18 +109,87 @@ function vectorCte(t: SourceTable): string {
   )`;
 }
 
+/** Lexemes of the query (rarest first) that form title pairs: rows whose title holds two of them. */
+export const PAIR_LEXEMES = 8;
+/** Of a query of common words only, the rarest this many form title triples, the first tier. */
+export const TRIPLE_LEXEMES = 5;
+/** When the tiers above find too few rows: any query word in the title, or the rarest anywhere, this many at most. */
+export const FALLBACK_ROWS = PER_LIST * 40;
+
+/**
+ * The rows worth scoring, chosen by where the query's words sit, since the ranking weighs a title hit
+ * twice a body hit. Titles are matched through their own GIN expression index (migration 0007).
+ * - Tier 1, with rare words (document frequency <= RARE_FRACTION) in the query: rows whose title holds
+ *   a rare word, or a rare word and any other of the PAIR_LEXEMES rarest, and rows whose text holds two
+ *   of them of which one is rare. With common words only: rows whose title holds three of the rarest
+ *   TRIPLE_LEXEMES (two words: both; one word: it).
+ * - Tier 2, common words only and tier 1 under PER_LIST rows: titles holding any two of them.
+ * - Tier 3, tiers 1 and 2 under PER_LIST rows: rows whose title holds any query word or whose text
+ *   holds the rarest one (FALLBACK_ROWS at most).
+ * A common word alone never drives a match over the whole text, where it sits in thousands of rows:
+ * at 100k + 100k rows common-word queries went from about 1,600 candidate rows to 200-900 and their
+ * top-5 agreement with the unbounded ranking from 0.82 / 0.63 to 1.0 (bench/search).
+ */
+function textCandidates(t: SourceTable, a: string, cap: number, rare: number): string {
+  const pairs = (where: string) => `(SELECT string_agg(quote_literal(x.lex) || ' & ' || quote_literal(y.lex), ' | ')
+           FROM ${a}_w x JOIN ${a}_w y ON x.rn < y.rn WHERE ${where})`;
+  const title = t.titleVector;
+  return `${a}_p AS MATERIALIZED (
+    SELECT
+      CASE
+        WHEN bool_or(frac <= ${rare}) THEN nullif(concat_ws(' | ',
+          string_agg(quote_literal(lex), ' | ') FILTER (WHERE frac <= ${rare} AND rn <= ${PAIR_LEXEMES}),
+          ${pairs(`x.frac <= ${rare} AND y.rn <= ${PAIR_LEXEMES}`)}), '')
+        WHEN count(*) >= 3 THEN (SELECT string_agg(quote_literal(x.lex) || ' & ' || quote_literal(y.lex) || ' & ' || quote_literal(z.lex), ' | ')
+           FROM ${a}_w x JOIN ${a}_w y ON x.rn < y.rn JOIN ${a}_w z ON y.rn < z.rn WHERE z.rn <= ${TRIPLE_LEXEMES})
+        WHEN count(*) = 2 THEN ${pairs('true')}
+        ELSE min(quote_literal(lex))
+      END::tsquery AS title_q,
+      CASE WHEN NOT bool_or(frac <= ${rare}) AND count(*) >= 3 THEN ${pairs(`y.rn <= ${PAIR_LEXEMES}`)} END::tsquery AS title_wide_q,
+      ${pairs(`y.frac <= ${rare} AND y.rn <= ${PAIR_LEXEMES}`)}::tsquery AS pair_q,
+      string_agg(quote_literal(lex), ' | ')::tsquery AS any_q,
+      min(quote_literal(lex)) FILTER (WHERE rn = 1)::tsquery AS rarest_q
+    FROM ${a}_w
+  ),
+  ${a}_c1 AS MATERIALIZED (
+    SELECT id, ts_delete(search_vector, '{}'::text[]) AS sv FROM ${t.table}
+    WHERE (${title} @@ (SELECT title_q FROM ${a}_p) OR search_vector @@ (SELECT pair_q FROM ${a}_p)) AND ${t.visible}
+    LIMIT ${cap}
+  ),
+  ${a}_c2 AS MATERIALIZED (
+    SELECT id, ts_delete(search_vector, '{}'::text[]) AS sv FROM ${t.table}
+    WHERE ${title} @@ (SELECT title_wide_q FROM ${a}_p) AND (SELECT count(*) FROM ${a}_c1) < ${PER_LIST}
+      AND id NOT IN (SELECT id FROM ${a}_c1) AND ${t.visible}
+    LIMIT ${cap}
+  ),
+  ${a}_cand AS MATERIALIZED (
+    SELECT id, sv FROM ${a}_c1
+    UNION ALL
+    SELECT id, sv FROM ${a}_c2
+    UNION ALL
+    (SELECT id, ts_delete(search_vector, '{}'::text[]) FROM ${t.table}
+     WHERE (${title} @@ (SELECT any_q FROM ${a}_p) OR search_vector @@ (SELECT rarest_q FROM ${a}_p))
+       AND (SELECT count(*) FROM ${a}_c1) + (SELECT count(*) FROM ${a}_c2) < ${PER_LIST}
+       AND id NOT IN (SELECT id FROM ${a}_c1 UNION ALL SELECT id FROM ${a}_c2) AND ${t.visible}
+     LIMIT ${FALLBACK_ROWS})
+  )`;
+}
+
 function textCte(t: SourceTable, opts: HybridSqlOptions): string {
   const a = `${t.alias}_t`;
   const bounded = opts.boundedText ?? true;
   const cap = Math.floor(opts.candidateCap ?? TEXT_CANDIDATE_CAP);
   const rare = Number(opts.rareFraction ?? RARE_FRACTION);
-  const maxRare = Math.floor(opts.maxRareLexemes ?? MAX_RARE_LEXEMES);
-  const candidates = `(SELECT id, ts_delete(search_vector, '{}'::text[]) AS sv FROM ${t.table}
-        WHERE search_vector @@ (SELECT sel FROM ${a}_m) AND ${t.visible} LIMIT ${cap})
-       UNION ALL
-       (SELECT id, ts_delete(search_vector, '{}'::text[]) AS sv FROM ${t.table}
-        WHERE search_vector @@ (SELECT fallback FROM ${a}_m) AND NOT search_vector @@ (SELECT sel FROM ${a}_m)
-          AND ${t.visible} LIMIT ${PER_LIST * 40})`;
+  const scored = bounded
+    ? `
+    SELECT c.id,
+      (SELECT sum(w.idf * CASE WHEN c.sv @@ w.q_title THEN 1.0 WHEN c.sv @@ w.q_any THEN 0.5 ELSE 0 END) FROM ${a}_w w)
+        / (SELECT total FROM ${a}_m) AS score
+    FROM ${a}_cand c`
+    : `
+    SELECT x.id, sum(w.idf * CASE WHEN x.search_vector @@ w.q_title THEN 1.0 ELSE 0.5 END) / (SELECT total FROM ${a}_m) AS score
+    FROM ${a}_w w JOIN ${t.table} x ON x.search_vector @@ w.q_any AND ${t.visible}
+    GROUP BY x.id`;
   return `${a}_st AS MATERIALIZED (
     SELECT s.most_common_elems::text::text[] AS elems, s.most_common_elem_freqs AS freqs
     FROM pg_stats s
@@ -135,28 +206,8 @@ function textCte(t: SourceTable, opts: HybridSqlOptions): string {
       SELECT coalesce(st.freqs[array_position(st.elems, l.lex)], st.freqs[array_length(st.elems, 1) + 1] / 2, 0)::float8 AS frac
     ) w
   ),
-  ${a}_m AS MATERIALIZED (
-    SELECT
-      (CASE WHEN bool_or(frac <= ${rare})
-        THEN string_agg(quote_literal(lex), ' | ') FILTER (WHERE frac <= ${rare} AND rn <= ${maxRare})
-        ELSE string_agg(quote_literal(lex), ' & ') FILTER (WHERE rn <= 4) END)::tsquery AS sel,
-      (CASE WHEN bool_or(frac <= ${rare}) THEN NULL
-        ELSE min(quote_literal(lex)) FILTER (WHERE rn = 1) END)::tsquery AS fallback,
-      sum(idf) AS total
-    FROM ${a}_w
-  ),
-  ${a}_c AS MATERIALIZED (${
-    bounded
-      ? `
-    SELECT c.id,
-      (SELECT sum(w.idf * CASE WHEN c.sv @@ w.q_title THEN 1.0 WHEN c.sv @@ w.q_any THEN 0.5 ELSE 0 END) FROM ${a}_w w)
-        / (SELECT total FROM ${a}_m) AS score
-    FROM (${candidates}) c`
-      : `
-    SELECT x.id, sum(w.idf * CASE WHEN x.search_vector @@ w.q_title THEN 1.0 ELSE 0.5 END) / (SELECT total FROM ${a}_m) AS score
-    FROM ${a}_w w JOIN ${t.table} x ON x.search_vector @@ w.q_any AND ${t.visible}
-    GROUP BY x.id`
-  }
+  ${a}_m AS MATERIALIZED (SELECT sum(idf) AS total FROM ${a}_w),${bounded ? `\n  ${textCandidates(t, a, cap, rare)},` : ''}
+  ${a}_c AS MATERIALIZED (${scored}
   ),
   ${a} AS MATERIALIZED (
     SELECT id, score, row_number() OVER (ORDER BY score DESC, id) AS rank
@@ -260,7 +311,6 @@ export function hybridStatement(opts: HybridSqlOptions = {}): HybridStatement {
     opts.boundedText,
     opts.candidateCap,
     opts.rareFraction,
-    opts.maxRareLexemes,
   ]);
   let statement = statements.get(key);
   if (!statement) {
