@@ -98,7 +98,7 @@ describe('hybrid search statement', () => {
           expect(a.length, `${source}: ${q}`).toBe(5);
           // The same scores in the same order; rows tied with the fifth may be other rows of that
           // score (the last tier reads at most FALLBACK_ROWS of them), all others are the same rows.
-          a.forEach((r, i) => expect(r.textScore, `${source}: ${q}`).toBeCloseTo(b[i]?.textScore ?? -1, 9));
+          for (const [i, r] of a.entries()) expect(r.textScore, `${source}: ${q}`).toBeCloseTo(b[i]?.textScore ?? -1, 9);
           const fifth = b[4]?.textScore ?? 0;
           const above = (rows: typeof a) => rows.filter((r) => r.textScore > fifth + 1e-9).map((r) => r.id);
           expect(above(a), `${source}: ${q}`).toEqual(above(b));

@@ -303,15 +303,7 @@ const statements = new Map<string, HybridStatement>();
 
 /** The statement for these options, built once per process and named by its variant. */
 export function hybridStatement(opts: HybridSqlOptions = {}): HybridStatement {
-  const key = JSON.stringify([
-    opts.sources,
-    opts.modes,
-    opts.filter,
-    opts.limit,
-    opts.boundedText,
-    opts.candidateCap,
-    opts.rareFraction,
-  ]);
+  const key = JSON.stringify([opts.sources, opts.modes, opts.filter, opts.limit, opts.boundedText, opts.candidateCap, opts.rareFraction]);
   let statement = statements.get(key);
   if (!statement) {
     statement = { name: `hybrid_search_${statements.size + 1}`, text: buildHybridSql(opts) };
