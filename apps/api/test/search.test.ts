@@ -278,6 +278,20 @@ describe('trending and suggestions', () => {
     expectProblem(await t.app.inject({ method: 'GET', url: '/api/search/trending?days=0' }), 400);
   });
 
+  it('counts repeated cache hits that share a search-log row in trending', async () => {
+    for (let i = 0; i < 4; i++) await search('trending wombatron');
+    await t.app.searchService.logs.flush();
+    const rows = await t.ctx.db.select().from(searchLogs).where(eq(searchLogs.normalizedQuery, 'trending wombatron'));
+    // One miss, then three hits of the same search in one flush interval: one row with count 3.
+    expect(rows.map((r) => [r.cacheHit, r.count]).sort()).toEqual([
+      [false, 1],
+      [true, 3],
+    ]);
+    const res = await t.app.inject({ method: 'GET', url: '/api/search/trending?days=1' });
+    const items = (res.json() as { items: { query: string; count: number }[] }).items;
+    expect(items.find((i) => i.query === 'trending wombatron')?.count).toBe(4);
+  });
+
   it('GET /search/suggest suggests FAQ questions and popular queries by prefix', async () => {
     const id = await addFaq('How do I pair the emutron headset', 'Hold the button.');
     await search('emutron firmware');
@@ -419,5 +433,46 @@ describe('search log', () => {
       expect(ms).toBeGreaterThanOrEqual(before - 5_000);
       expect(ms).toBeLessThanOrEqual(Date.now() + 5_000);
     }
+  });
+
+  it('gives repeated cache hits of one search one row per flush, and keeps other searches apart', async () => {
+    const tag = `combined ${Date.now()}`;
+    const logs = new SearchLogBuffer({ pool: t.ctx.pool, log: t.ctx.log, clock: t.ctx.clock }, 60_000);
+    const userId = null;
+    const hit = (query: string, extra: Partial<{ userId: string | null; resultCount: number }> = {}) =>
+      logs.add({
+        query,
+        normalizedQuery: query.toLowerCase(),
+        userId,
+        resultCount: 2,
+        cacheHit: true,
+        degraded: false,
+        latencyMs: 0,
+        ...extra,
+      });
+    logs.add({ query: tag, normalizedQuery: tag, resultCount: 2, cacheHit: false, degraded: false, latencyMs: 9 });
+    logs.add({ query: tag, normalizedQuery: tag, resultCount: 2, cacheHit: false, degraded: false, latencyMs: 9 });
+    for (let i = 0; i < 5; i++) hit(tag);
+    hit(tag.toUpperCase());
+    hit(tag, { resultCount: 3 });
+    expect(await logs.flush()).toBe(5);
+    // A hit after a flush takes a new row: written rows are never counted into again.
+    hit(tag);
+    expect(await logs.flush()).toBe(1);
+    const { rows } = await t.ctx.pool.query<{ query: string; cache_hit: boolean; result_count: number; count: number }>(
+      'SELECT query, cache_hit, result_count, count FROM search_logs WHERE normalized_query = $1',
+      [tag],
+    );
+    const seen = rows.map((r) => `${r.query === tag ? 'same' : 'upper'} hit=${r.cache_hit} results=${r.result_count} count=${r.count}`);
+    expect(seen.sort()).toEqual(
+      [
+        'same hit=false results=2 count=1',
+        'same hit=false results=2 count=1',
+        'same hit=true results=2 count=5',
+        'upper hit=true results=2 count=1',
+        'same hit=true results=3 count=1',
+        'same hit=true results=2 count=1',
+      ].sort(),
+    );
   });
 });

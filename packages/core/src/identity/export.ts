@@ -198,7 +198,7 @@ export async function exportUserData(ctx: Pick<CoreContext, 'db' | 'clock'>, use
       .from(supportRequests)
       .where(eq(supportRequests.userId, userId)),
     db
-      .select({ query: searchLogs.query, resultCount: searchLogs.resultCount, createdAt: searchLogs.createdAt })
+      .select({ query: searchLogs.query, resultCount: searchLogs.resultCount, count: searchLogs.count, createdAt: searchLogs.createdAt })
       .from(searchLogs)
       .where(eq(searchLogs.userId, userId))
       .orderBy(asc(searchLogs.createdAt)),

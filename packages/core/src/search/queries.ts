@@ -9,6 +9,9 @@ import { normalizeQuery } from './service.js';
 
 type Ctx = Pick<CoreContext, 'db' | 'clock'>;
 
+/** Searches in a group of search-log rows: a row can stand for several cache hits (its `count`). */
+const searchCount = () => sql<number>`sum(${searchLogs.count})::int`.mapWith(Number);
+
 export interface TrendingQuery {
   query: string;
   count: number;
@@ -19,7 +22,7 @@ export interface TrendingQuery {
 export async function trendingSearches(ctx: Ctx, p: { batchId?: string | undefined; days?: number; limit?: number }) {
   const programId = await resolveProgramId(ctx, p.batchId);
   const since = new Date(ctx.clock.now().getTime() - (p.days ?? 7) * DAY_MS);
-  const n = count();
+  const n = searchCount();
   const rows = await ctx.db
     .select({ query: searchLogs.normalizedQuery, count: n, last: sql<Date>`max(${searchLogs.createdAt})` })
     .from(searchLogs)
@@ -63,7 +66,7 @@ export async function suggestSearches(
     .orderBy(desc(faqs.viewCount), faqs.question)
     .limit(limit);
   const since = new Date(ctx.clock.now().getTime() - 30 * DAY_MS);
-  const n = count();
+  const n = searchCount();
   const queryRows = await ctx.db
     .select({ query: searchLogs.normalizedQuery, n })
     .from(searchLogs)

@@ -23,6 +23,12 @@ export const searchLogs = pgTable(
     cacheHit: boolean().notNull().default(false),
     degraded: boolean().notNull().default(false),
     latencyMs: integer(),
+    /**
+     * How many searches the row stands for: cache hits of the same search (program, user, query text,
+     * results) within one flush interval share a row (log-buffer.ts), so a popular query answered from
+     * the cache thousands of times a second costs a row per interval, not per hit. Misses: always 1.
+     */
+    count: integer().notNull().default(1),
     createdAt: createdAt(),
   },
   // Trending and suggestions read one program's recent window: (batch_id, created_at) serves both and
