@@ -144,6 +144,9 @@ async function overlap(client: pg.PoolClient, queries: string[], programId: stri
 }
 
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP ?? 3);
+/** Cached queries the hit runs rotate over, and hello-world / hit run pairs. */
+const HIT_QUERIES = 50;
+const HIT_PAIRS = Number(process.env.BENCH_HIT_PAIRS ?? 3);
 
 /**
  * One measured load run, after an unmeasured warm-up of the same requests: every target is compared
@@ -166,8 +169,6 @@ async function apiSection(qs: QuerySets, realisticSqlP50: number | null, embedP5
   const [first] = (await once(lines, 'line')) as [string];
   const ports = JSON.parse(first) as { api: number; hello: number };
   const api = `http://127.0.0.1:${ports.api}`;
-  const hello = await load({ url: `http://127.0.0.1:${ports.hello}/hello`, connections: 10 });
-  out(`hello-world (ceiling)       ${hello.rps.toFixed(0)} req/s  p50 ${hello.p50} ms  p99 ${hello.p99} ms`);
   let i = 0;
   const rotating = {
     url: `${api}/api/search`,
@@ -190,16 +191,29 @@ async function apiSection(qs: QuerySets, realisticSqlP50: number | null, embedP5
   out(
     `POST /search cache misses, 8 connections  ${missN.rps.toFixed(0)} req/s  p50 ${missN.p50} ms  p99 ${missN.p99} ms  errors ${missN.errors}`,
   );
-  const body = JSON.stringify({ query: qs.realistic[0] });
-  await fetch(`${api}/api/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-  const hit = await load({
+  // Hits rotate over HIT_QUERIES cached queries (a popular set, not one query), bodies built beforehand
+  // so the load generator spends no CPU on them. Hits and hello-world alternate HIT_PAIRS times and
+  // the ratio is the median of each pair's: this shared machine's speed drifts by tens of percent
+  // between runs, and a pair run back to back sees the same drift.
+  const hitBodies = qs.realistic.slice(0, HIT_QUERIES).map((query) => JSON.stringify({ query }));
+  for (const body of hitBodies) {
+    await fetch(`${api}/api/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  }
+  const hitLoad = {
     url: `${api}/api/search`,
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body,
     connections: 10,
-  });
-  out(`POST /search cache hits, 10 connections   ${hit.rps.toFixed(0)} req/s  p50 ${hit.p50} ms  p99 ${hit.p99} ms  errors ${hit.errors}`);
+    requests: hitBodies.map((body) => ({ method: 'POST' as const, headers: { 'content-type': 'application/json' }, body })),
+  };
+  const ratios: number[] = [];
+  for (let pair = 1; pair <= HIT_PAIRS; pair++) {
+    const h = await load({ url: `http://127.0.0.1:${ports.hello}/hello`, connections: 10 });
+    const c = await load(hitLoad);
+    ratios.push(c.rps / h.rps);
+    out(
+      `pair ${pair}: hello-world ${h.rps.toFixed(0)} req/s; POST /search cache hits (${HIT_QUERIES} queries, 10 connections) ${c.rps.toFixed(0)} req/s  p50 ${c.p50} ms  p99 ${c.p99} ms  errors ${c.errors}  -> ${((c.rps / h.rps) * 100).toFixed(0)} %`,
+    );
+  }
+  const hitRatio = pct(ratios, 50);
   const trivial = await load({ url: `${api}/api/warm`, connections: 10 });
   out(`GET /warm of the same app (embeds a phrase per call) ${trivial.rps.toFixed(0)} req/s`);
   child.kill('SIGTERM');
@@ -215,7 +229,7 @@ async function apiSection(qs: QuerySets, realisticSqlP50: number | null, embedP5
     );
   }
   targets.push(
-    `cache-hit throughput ${((hit.rps / hello.rps) * 100).toFixed(0)} % of hello-world (target >= 50 %): ${hit.rps >= hello.rps / 2 ? 'met' : 'NOT met'}`,
+    `cache-hit throughput ${(hitRatio * 100).toFixed(0)} % of hello-world (median of ${HIT_PAIRS} pairs; target >= 50 %): ${hitRatio >= 0.5 ? 'met' : 'NOT met'}`,
   );
   return targets;
 }
