@@ -46,10 +46,11 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  // Callback-style hooks on the per-request path: no promise per request.
-  app.addHook('onSend', (request, reply, payload, done) => {
+  // Set on arrival, so every answer carries it (errors and 404s too) without an onSend hook, which
+  // would run a hook chain around every payload. Callback style: no promise per request.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    done(null, payload);
+    done();
   });
 
   await app.register(contextPlugin, { ctx: opts.ctx });

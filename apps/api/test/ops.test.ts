@@ -35,6 +35,16 @@ describe('operational routes', () => {
     expect(res.headers['x-request-id']).toBe('abc-123');
   });
 
+  it('sends x-request-id on errors too: 400, 401 and an unknown route', async () => {
+    const answers = [
+      await t.app.inject({ method: 'POST', url: '/api/search', payload: { query: '' } }),
+      await t.app.inject({ method: 'GET', url: '/api/auth/me' }),
+      await t.app.inject({ method: 'GET', url: '/api/no-such-route' }),
+    ];
+    expect(answers.map((r) => r.statusCode)).toEqual([400, 401, 404]);
+    for (const r of answers) expect(r.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
   it('GET /api/metrics serves Prometheus text with the HTTP histogram by route template', async () => {
     await t.app.inject({ method: 'GET', url: '/api/health' });
     const res = await t.app.inject({ method: 'GET', url: '/api/metrics' });

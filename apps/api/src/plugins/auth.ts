@@ -1,6 +1,6 @@
 import { type ClientMeta, forbidden, loadPrincipal, type TokenSigner, unauthorized } from '@cfaq/core';
 import jwt from '@fastify/jwt';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { ACCESS_LEVELS, type Access, type AuthUser, ROLES_FOR, type Role } from '../lib/access.js';
 
@@ -110,19 +110,26 @@ export const authPlugin = fp(
       if (access !== 'public' && access !== 'provider' && route.schema) {
         route.schema = { ...route.schema, security: [{ bearerAuth: [] }] };
       }
-    });
-
-    // Callback style: a public request without a token (most traffic) costs no promise.
-    app.addHook('onRequest', (request, _reply, done) => {
-      const access: Access | undefined = request.routeOptions.config?.access;
-      if (!access || access === 'provider') return done();
-      const header = request.headers.authorization;
-      if (!header) return access === 'public' ? done() : done(unauthorized());
-      admit(app, request, access, header).then(() => done(), done);
+      // The route's own first onRequest hook, with its access level bound here rather than read from
+      // request.routeOptions (an object built on every read) on every request. First, so the
+      // rate limiters after it key signed-in callers by user.
+      if (access !== 'provider') {
+        const own = route.onRequest;
+        route.onRequest = [authHook(app, access), ...(own === undefined ? [] : Array.isArray(own) ? own : [own])];
+      }
     });
   },
   { name: 'auth', dependencies: ['context'] },
 );
+
+/** Callback style: a public request without a token (most traffic) costs no promise. */
+function authHook(app: FastifyInstance, access: Exclude<Access, 'provider'>): onRequestHookHandler {
+  return (request, _reply, done) => {
+    const header = request.headers.authorization;
+    if (!header) return access === 'public' ? done() : done(unauthorized());
+    admit(app, request, access, header).then(() => done(), done);
+  };
+}
 
 /** Verifies the bearer token and checks the caller's role against the route's access level. */
 async function admit(app: FastifyInstance, request: FastifyRequest, access: Exclude<Access, 'provider'>, header: string): Promise<void> {
