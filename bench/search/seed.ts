@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { embeddingText, embedText } from '@cfaq/core';
+import { embeddingText, embedText, refreshLexemeStats } from '@cfaq/core';
 import { runMigrations } from '@cfaq/db';
 import pg from 'pg';
 import { Corpus } from './corpus.js';
@@ -71,6 +71,8 @@ export async function seed(log: (s: string) => void): Promise<{ programId: strin
     const print = fingerprint();
     const stored = await pool.query<{ value: string }>("SELECT value FROM bench_meta WHERE key = 'fingerprint'");
     if (c.f >= ROWS && c.p >= ROWS && stored.rows[0]?.value === print) {
+      // The search weights' copy of the statistics, as the worker keeps it (search.lexeme-stats).
+      await refreshLexemeStats({ pool });
       log(`bench database ${BENCH_DB} already holds ${c.f} FAQs and ${c.p} posts; not reseeding`);
       return { programId, seededMs: null };
     }
@@ -122,6 +124,7 @@ export async function seed(log: (s: string) => void): Promise<{ programId: strin
     }
     await pool.query('VACUUM ANALYZE faqs');
     await pool.query('VACUUM ANALYZE community_posts');
+    await refreshLexemeStats({ pool });
     await pool.query(
       "INSERT INTO bench_meta (key, value) VALUES ('fingerprint', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
       [print],

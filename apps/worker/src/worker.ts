@@ -30,6 +30,7 @@ export async function startWorker(ctx: CoreContext, boss: PgBoss, handlers: read
     });
   }
   await registerSchedules(boss, JOBS, ctx.config);
+  for (const job of JOBS) if (job.runOnStart) await boss.send(job.name, {}, { singletonKey: 'on-start', singletonSeconds: 60 });
   ctx.log.info({ queues: handlers.map((h) => h.job.name) }, 'worker started');
   return {
     async stop(timeoutMs = 8000) {

@@ -1,4 +1,4 @@
-import { BossJobQueue, DEFAULT_POLICY, defineJob, ensureQueues, JOBS, retentionJob } from '@cfaq/core';
+import { BossJobQueue, DEFAULT_POLICY, defineJob, ensureQueues, JOBS, lexemeStatsJob, retentionJob } from '@cfaq/core';
 import { pipelineResults } from '@cfaq/db/schema/index';
 import { createTestContext, type TestContext } from '@cfaq/testkit';
 import { Type as T } from '@sinclair/typebox';
@@ -72,6 +72,19 @@ describe('worker', () => {
     const schedules = await boss.getSchedules();
     const retention = schedules.find((s) => s.name === retentionJob.name);
     expect(retention?.cron).toBe('RRULE:FREQ=MINUTELY;INTERVAL=1440');
+  });
+
+  it('refreshes the search word statistics once at start, then on their schedule', async () => {
+    const deadline = Date.now() + 20_000;
+    let done: { state: string }[] = [];
+    while (Date.now() < deadline) {
+      done = (await boss.findJobs(lexemeStatsJob.name)) as { state: string }[];
+      if (done.some((j) => j.state === 'completed')) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(done.map((j) => j.state)).toContain('completed');
+    const schedule = (await boss.getSchedules()).find((s) => s.name === lexemeStatsJob.name);
+    expect(schedule?.cron).toBe('RRULE:FREQ=MINUTELY;INTERVAL=15');
   });
 
   it('runs a job sent through the shared contract end to end', async () => {

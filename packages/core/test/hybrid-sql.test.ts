@@ -1,4 +1,4 @@
-import { buildHybridSql, embedText, prepareSearchConnection, resolveProgramId, toVectorLiteral } from '@cfaq/core';
+import { buildHybridSql, embedText, prepareSearchConnection, refreshLexemeStats, resolveProgramId, toVectorLiteral } from '@cfaq/core';
 import { createTestContext, type TestContext } from '@cfaq/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -23,6 +23,7 @@ beforeAll(async () => {
     [programId, rows.map((r) => r.title), rows.map((r) => r.body), rows.map(vec)],
   );
   await t.ctx.pool.query('ANALYZE faqs; ANALYZE community_posts');
+  await refreshLexemeStats(t.ctx);
 });
 afterAll(async () => {
   await t.close();
@@ -107,5 +108,21 @@ describe('hybrid search statement', () => {
     } finally {
       client.release();
     }
+  });
+
+  it('weighs words by the statistics the refresh job copies: the listed words and an estimate for unlisted ones', async () => {
+    expect(await refreshLexemeStats(t.ctx)).toBeGreaterThan(2);
+    const { rows } = await t.ctx.pool.query<{ table_name: string; lexeme: string; frac: number }>(
+      "SELECT table_name, lexeme, frac FROM search_lexeme_stats WHERE lexeme IN ('alpha', '') ORDER BY table_name, lexeme",
+    );
+    // alpha sits in about half the rows; '' is the estimate for a word too rare to be listed.
+    expect(rows.map((r) => [r.table_name, r.lexeme])).toEqual([
+      ['community_posts', ''],
+      ['community_posts', 'alpha'],
+      ['faqs', ''],
+      ['faqs', 'alpha'],
+    ]);
+    for (const r of rows) expect(r.frac).toBeGreaterThan(r.lexeme === 'alpha' ? 0.2 : 0);
+    for (const r of rows) if (r.lexeme === '') expect(r.frac).toBeLessThan(0.01);
   });
 });

@@ -62,6 +62,7 @@ export const ConfigSchema = T.Object({
   SEARCH_CACHE_TTL_SECONDS: Int(3600, 1, 86_400, 'result cache lifetime (spec: 1 hour)'),
   SEARCH_LOG_FLUSH_MS: Int(2000, 50, 600_000, 'search log buffer flush interval'),
   SEARCH_LOG_RETENTION_DAYS: Int(90, 1, 3650, 'search log retention (spec: 90 days)'),
+  SEARCH_STATS_REFRESH_MINUTES: Int(15, 1, 1440, 'interval of the job copying word frequencies for search weights'),
   EMBEDDER: T.Union([T.Literal('auto'), T.Literal('local'), T.Literal('ollama')], {
     default: 'auto',
     description: 'auto = ollama when OLLAMA_HOST is set, else the local lexical embedder',

@@ -12,7 +12,8 @@ import type pg from 'pg';
  * Text side: the query is parsed with `websearch_to_tsquery('english', ...)` (the generated columns'
  * configuration) and its non-negated lexemes are matched with OR semantics, so a natural-language
  * question matches documents that share any meaningful word. Each lexeme gets an IDF weight from the
- * planner's lexeme statistics (pg_stats.most_common_elems of the tsvector column, kept by ANALYZE);
+ * planner's lexeme statistics (pg_stats.most_common_elems of the tsvector column, kept by ANALYZE, as
+ * copied into search_lexeme_stats by the worker's search.lexeme-stats job);
  * textScore = sum of the weights of the lexemes a document contains (title hits count 1, body-only
  * hits 0.5) / the sum of all the query's weights, so it ranks by how many and how rare, in (0, 1].
  * Cost stays bounded by choosing candidates where the ranking can place them first (see
@@ -190,20 +191,17 @@ function textCte(t: SourceTable, opts: HybridSqlOptions): string {
     SELECT x.id, sum(w.idf * CASE WHEN x.search_vector @@ w.q_title THEN 1.0 ELSE 0.5 END) / (SELECT total FROM ${a}_m) AS score
     FROM ${a}_w w JOIN ${t.table} x ON x.search_vector @@ w.q_any AND ${t.visible}
     GROUP BY x.id`;
-  return `${a}_st AS MATERIALIZED (
-    SELECT s.most_common_elems::text::text[] AS elems, s.most_common_elem_freqs AS freqs
-    FROM pg_stats s
-    WHERE s.schemaname = current_schema() AND s.tablename = '${t.table}' AND s.attname = 'search_vector'
-    LIMIT 1
-  ),
-  ${a}_w AS MATERIALIZED (
+  // Weights from search_lexeme_stats (the planner's statistics, copied by the worker; migration 0009): a
+  // word missing from the list is rarer than the least frequent listed one; no statistics yet, all 0.
+  return `${a}_w AS MATERIALIZED (
     SELECT l.lex, w.frac, ln(1 + 1 / (w.frac + 0.0005)) AS idf,
       quote_literal(l.lex)::tsquery AS q_any, (quote_literal(l.lex) || ':A')::tsquery AS q_title,
       row_number() OVER (ORDER BY w.frac, l.lex) AS rn
     FROM qlex l
-    LEFT JOIN ${a}_st st ON true
     CROSS JOIN LATERAL (
-      SELECT coalesce(st.freqs[array_position(st.elems, l.lex)], st.freqs[array_length(st.elems, 1) + 1] / 2, 0)::float8 AS frac
+      SELECT coalesce(
+        (SELECT frac FROM search_lexeme_stats WHERE table_name = '${t.table}' AND lexeme = l.lex),
+        (SELECT frac FROM search_lexeme_stats WHERE table_name = '${t.table}' AND lexeme = ''), 0)::float8 AS frac
     ) w
   ),
   ${a}_m AS MATERIALIZED (SELECT sum(idf) AS total FROM ${a}_w),${bounded ? `\n  ${textCandidates(t, a, cap, rare)},` : ''}

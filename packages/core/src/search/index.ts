@@ -1,4 +1,5 @@
 export * from './hybrid-sql.js';
+export * from './lexeme-stats.js';
 export * from './log-buffer.js';
 export * from './queries.js';
 export * from './service.js';
