@@ -435,43 +435,39 @@ describe('search log', () => {
     }
   });
 
-  it('gives repeated cache hits of one search one row per flush, and keeps other searches apart', async () => {
+  it('gives repeated cache hits of one answer one row per flush, and keeps other searches apart', async () => {
     const tag = `combined ${Date.now()}`;
     const logs = new SearchLogBuffer({ pool: t.ctx.pool, log: t.ctx.log, clock: t.ctx.clock }, 60_000);
-    const userId = null;
-    const hit = (query: string, extra: Partial<{ userId: string | null; resultCount: number }> = {}) =>
-      logs.add({
-        query,
-        normalizedQuery: query.toLowerCase(),
-        userId,
-        resultCount: 2,
-        cacheHit: true,
-        degraded: false,
-        latencyMs: 0,
-        ...extra,
-      });
-    logs.add({ query: tag, normalizedQuery: tag, resultCount: 2, cacheHit: false, degraded: false, latencyMs: 9 });
-    logs.add({ query: tag, normalizedQuery: tag, resultCount: 2, cacheHit: false, degraded: false, latencyMs: 9 });
-    for (let i = 0; i < 5; i++) hit(tag);
-    hit(tag.toUpperCase());
-    hit(tag, { resultCount: 3 });
-    expect(await logs.flush()).toBe(5);
+    const answer = [{ id: 'a' }];
+    const otherAnswer = [{ id: 'b' }];
+    const { id: userId } = await t.signIn();
+    const base = { normalizedQuery: tag, resultCount: 2, degraded: false, latencyMs: 0 };
+    const hit = (query: string, from: object, userId: string | null = null) => logs.add({ ...base, query, userId, cacheHit: true }, from);
+    logs.add({ ...base, query: tag, cacheHit: false, latencyMs: 9 });
+    logs.add({ ...base, query: tag, cacheHit: false, latencyMs: 9 });
+    for (let i = 0; i < 5; i++) hit(tag, answer);
+    hit(tag.toUpperCase(), answer);
+    hit(tag, otherAnswer);
+    hit(tag, answer, userId);
+    hit(tag, answer, userId);
+    expect(await logs.flush()).toBe(6);
     // A hit after a flush takes a new row: written rows are never counted into again.
-    hit(tag);
+    hit(tag, answer);
     expect(await logs.flush()).toBe(1);
-    const { rows } = await t.ctx.pool.query<{ query: string; cache_hit: boolean; result_count: number; count: number }>(
-      'SELECT query, cache_hit, result_count, count FROM search_logs WHERE normalized_query = $1',
+    const { rows } = await t.ctx.pool.query<{ query: string; cache_hit: boolean; user_id: string | null; count: number }>(
+      'SELECT query, cache_hit, user_id, count FROM search_logs WHERE normalized_query = $1',
       [tag],
     );
-    const seen = rows.map((r) => `${r.query === tag ? 'same' : 'upper'} hit=${r.cache_hit} results=${r.result_count} count=${r.count}`);
+    const seen = rows.map((r) => `${r.query === tag ? 'same' : 'upper'} hit=${r.cache_hit} user=${r.user_id !== null} count=${r.count}`);
     expect(seen.sort()).toEqual(
       [
-        'same hit=false results=2 count=1',
-        'same hit=false results=2 count=1',
-        'same hit=true results=2 count=5',
-        'upper hit=true results=2 count=1',
-        'same hit=true results=3 count=1',
-        'same hit=true results=2 count=1',
+        'same hit=false user=false count=1',
+        'same hit=false user=false count=1',
+        'same hit=true user=false count=5',
+        'upper hit=true user=false count=1',
+        'same hit=true user=false count=1',
+        'same hit=true user=true count=2',
+        'same hit=true user=false count=1',
       ].sort(),
     );
   });

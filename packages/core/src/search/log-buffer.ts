@@ -41,14 +41,18 @@ const MAX_PENDING = 50_000;
 /**
  * The search log, buffered in memory and written in multi-row INSERTs every SEARCH_LOG_FLUSH_MS, when
  * a chunk fills, and on shutdown (`stop()`), so a search never waits on its log row and a SIGTERM loses
- * no entry. Cache hits of the same search (program, user, query text and results) within one interval
- * share a row and raise its `count`: a popular cached query costs the database a row per interval, not
+ * no entry. Cache hits of the same cached answer (program, normalised query, results), user and query
+ * text within one interval share a row and raise its `count`: a popular cached query costs the database a row per interval, not
  * a row per hit (per-hit rows held cache hits to a quarter of a hello-world route's throughput; bench/search).
  */
 export class SearchLogBuffer {
   private pending: SearchLogEntry[] = [];
-  /** Pending cache-hit rows by search, until their flush starts. */
-  private hitRows = new Map<string, SearchLogEntry>();
+  /**
+   * Pending cache-hit rows until their flush starts, by answer (the cached results array: program,
+   * normalised query and results), then user, then query text. Identity and plain-string keys: no key
+   * string is built per hit.
+   */
+  private hitRows = new Map<object, Map<string | null, Map<string, SearchLogEntry>>>();
   private timer: NodeJS.Timeout | null = null;
   private chain: Promise<unknown> = Promise.resolve();
 
@@ -63,11 +67,19 @@ export class SearchLogBuffer {
     this.timer.unref();
   }
 
-  add(entry: Omit<SearchLogEntry, 'createdAt' | 'count'>): void {
-    let key: string | undefined;
-    if (entry.cacheHit) {
-      key = `${entry.batchId}\u0000${entry.userId}\u0000${entry.topResultId}\u0000${entry.resultCount}\u0000${entry.query}`;
-      const row = this.hitRows.get(key);
+  /**
+   * Buffers one search. A cache hit passes the cached answer it was served from: hits of the same answer,
+   * user and query text share a row until its flush starts, counted in `count`.
+   */
+  add(entry: Omit<SearchLogEntry, 'createdAt' | 'count'>, answer?: object): void {
+    let byQuery: Map<string, SearchLogEntry> | undefined;
+    if (entry.cacheHit && answer) {
+      const userId = entry.userId ?? null;
+      let byUser = this.hitRows.get(answer);
+      if (!byUser) this.hitRows.set(answer, (byUser = new Map()));
+      byQuery = byUser.get(userId);
+      if (!byQuery) byUser.set(userId, (byQuery = new Map()));
+      const row = byQuery.get(entry.query);
       if (row) {
         row.count = (row.count ?? 1) + 1;
         return;
@@ -75,7 +87,7 @@ export class SearchLogBuffer {
     }
     const row: SearchLogEntry = { ...entry, count: 1, createdAt: this.ctx.clock.now() };
     this.pending.push(row);
-    if (key !== undefined) this.hitRows.set(key, row);
+    byQuery?.set(entry.query, row);
     if (this.pending.length > MAX_PENDING) {
       this.pending.splice(0, this.pending.length - MAX_PENDING);
       this.hitRows.clear();

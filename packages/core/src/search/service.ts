@@ -78,18 +78,22 @@ export function createSearchService(ctx: CoreContext): SearchService {
     extra: { cacheHit: boolean; degraded: boolean; start: number },
   ) {
     const top = results[0];
-    logs.add({
-      query: p.query,
-      normalizedQuery: normalized,
-      userId: p.userId ?? null,
-      batchId: programId,
-      resultCount: results.length,
-      topResultId: top?.id ?? null,
-      topSource: top?.source ?? null,
-      cacheHit: extra.cacheHit,
-      degraded: extra.degraded,
-      latencyMs: Math.round(performance.now() - extra.start),
-    });
+    logs.add(
+      {
+        query: p.query,
+        normalizedQuery: normalized,
+        userId: p.userId ?? null,
+        batchId: programId,
+        resultCount: results.length,
+        topResultId: top?.id ?? null,
+        topSource: top?.source ?? null,
+        cacheHit: extra.cacheHit,
+        degraded: extra.degraded,
+        latencyMs: Math.round(performance.now() - extra.start),
+      },
+      // A hit names the cached answer it was served from, so the log can count repeats of it in one row.
+      extra.cacheHit ? results : undefined,
+    );
   }
 
   async function searchSources(p: SearchParams & { sources: readonly SearchSource[]; modes: readonly SearchMode[] }) {
