@@ -76,9 +76,15 @@ export class SearchLogBuffer {
     if (entry.cacheHit && answer) {
       const userId = entry.userId ?? null;
       let byUser = this.hitRows.get(answer);
-      if (!byUser) this.hitRows.set(answer, (byUser = new Map()));
+      if (!byUser) {
+        byUser = new Map();
+        this.hitRows.set(answer, byUser);
+      }
       byQuery = byUser.get(userId);
-      if (!byQuery) byUser.set(userId, (byQuery = new Map()));
+      if (!byQuery) {
+        byQuery = new Map();
+        byUser.set(userId, byQuery);
+      }
       const row = byQuery.get(entry.query);
       if (row) {
         row.count = (row.count ?? 1) + 1;
