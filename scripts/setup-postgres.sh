@@ -110,6 +110,12 @@ if [ "${SETUP_HUGE_PAGES:-1}" != "0" ] && [ -w /proc/sys/vm/nr_hugepages ]; then
   if [ "$need" -gt 0 ] && [ "$have" -lt "$need" ]; then
     log "reserving $need huge pages for the shared buffers (had $have)"
     echo "$need" > /proc/sys/vm/nr_hugepages 2>/dev/null || true
+    got=$(cat /proc/sys/vm/nr_hugepages)
+    if [ "$got" -lt "$need" ]; then
+      # Too fragmented for the whole reservation: huge_pages=try would not use a partial one, so give it back.
+      log "only $got huge pages available; leaving the server on normal pages"
+      echo "$have" > /proc/sys/vm/nr_hugepages 2>/dev/null || true
+    fi
   fi
   # Mapped or reserved huge pages: 0 means the running server started without them.
   in_use=$(awk '/HugePages_Total/ {t=$2} /HugePages_Free/ {f=$2} /HugePages_Rsvd/ {r=$2} END {print t - f + r}' /proc/meminfo)
