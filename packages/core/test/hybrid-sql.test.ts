@@ -125,4 +125,16 @@ describe('hybrid search statement', () => {
     for (const r of rows) expect(r.frac).toBeGreaterThan(r.lexeme === 'alpha' ? 0.2 : 0);
     for (const r of rows) if (r.lexeme === '') expect(r.frac).toBeLessThan(0.01);
   });
+
+  it('finds rows holding only one of the query words, in their body, when nothing matches better', async () => {
+    const tag = Date.now().toString(36);
+    const [w1, w2] = [`quokkatron${tag}`, `wallabyzer${tag}`];
+    const { rows: made } = await t.ctx.pool.query<{ id: string }>(
+      `INSERT INTO faqs (batch_id, question, answer) VALUES ($1, 'How do I pair it', $2), ($1, 'How do I reset it', $3) RETURNING id`,
+      [programId, `Hold the ${w1} button.`, `Press the ${w2} switch.`],
+    );
+    const sql = buildHybridSql({ sources: ['faq'], modes: ['text'] });
+    const found = (await t.ctx.pool.query(sql, [`${w1} ${w2}`, null, programId])).rows.map((r) => r.id);
+    expect(found.sort()).toEqual(made.map((r) => r.id).sort());
+  });
 });

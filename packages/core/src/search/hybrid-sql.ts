@@ -114,8 +114,10 @@ function vectorCte(t: SourceTable): string {
 export const PAIR_LEXEMES = 8;
 /** Of a query of common words only, the rarest this many form title triples, the first tier. */
 export const TRIPLE_LEXEMES = 5;
-/** When the tiers above find too few rows: any query word in the title, or the rarest anywhere, this many at most. */
+/** When the tiers above find too few rows: any query word in the title, or one of the rarest anywhere, this many at most. */
 export const FALLBACK_ROWS = PER_LIST * 40;
+/** The rarest query words that the last tier matches anywhere in the text. */
+export const FALLBACK_LEXEMES = 3;
 
 /**
  * The rows worth scoring, chosen by where the query's words sit, since the ranking weighs a title hit
@@ -126,7 +128,8 @@ export const FALLBACK_ROWS = PER_LIST * 40;
  *   TRIPLE_LEXEMES (two words: both; one word: it).
  * - Tier 2, common words only and tier 1 under PER_LIST rows: titles holding any two of them.
  * - Tier 3, tiers 1 and 2 under PER_LIST rows: rows whose title holds any query word or whose text
- *   holds the rarest one (FALLBACK_ROWS at most).
+ *   holds one of its FALLBACK_LEXEMES rarest (FALLBACK_ROWS at most). Without statistics yet (a new
+ *   database), every word counts as rare and "rarest" is alphabetical, so more than one is tried.
  * A common word alone never drives a match over the whole text, where it sits in thousands of rows:
  * at 100k + 100k rows common-word queries went from about 1,600 candidate rows to 200-900 and their
  * top-5 agreement with the unbounded ranking from 0.82 / 0.63 to 1.0 (bench/search).
@@ -149,7 +152,7 @@ function textCandidates(t: SourceTable, a: string, cap: number, rare: number): s
       CASE WHEN NOT bool_or(frac <= ${rare}) AND count(*) >= 3 THEN ${pairs(`y.rn <= ${PAIR_LEXEMES}`)} END::tsquery AS title_wide_q,
       ${pairs(`y.frac <= ${rare} AND y.rn <= ${PAIR_LEXEMES}`)}::tsquery AS pair_q,
       string_agg(quote_literal(lex), ' | ')::tsquery AS any_q,
-      min(quote_literal(lex)) FILTER (WHERE rn = 1)::tsquery AS rarest_q
+      string_agg(quote_literal(lex), ' | ') FILTER (WHERE rn <= ${FALLBACK_LEXEMES})::tsquery AS rarest_q
     FROM ${a}_w
   ),
   ${a}_c1 AS MATERIALIZED (
