@@ -23,7 +23,7 @@ export interface JobDefinition<P extends TSchema = TSchema> {
   payload: P;
   policy: JobPolicy;
   schedule?: (config: Config) => JobSchedule | null;
-  /** Also run once when a worker starts (a fresh database should not wait a whole interval). */
+  /** Also run once, with an empty payload, when a worker starts (a fresh database should not wait a whole interval). */
   runOnStart?: boolean;
   /** Duplicate suppression for sends (for example one webhook job per meeting). */
   singletonKey?: (payload: Static<P>) => string | undefined;
