@@ -24,8 +24,13 @@ export interface SearchParams {
 export const DUPLICATE_THRESHOLD = 0.82;
 export const DUPLICATE_MIN_CHARS = 10;
 
-/** Step 1 of the pipeline: trim and lower-case (also collapses inner whitespace). */
-export const normalizeQuery = (q: string) => q.trim().toLowerCase().replace(/\s+/g, ' ');
+/**
+ * Step 1 of the pipeline: trim and lower-case (also collapses inner whitespace into single spaces). The
+ * pattern matches only what changes (runs of two or more, or a lone tab, newline or other non-space
+ * whitespace), so an already clean query, the usual case on every cache hit, is returned as it came.
+ */
+const MESSY_WHITESPACE = /\s\s+|[^\S ]/g;
+export const normalizeQuery = (q: string) => q.trim().toLowerCase().replace(MESSY_WHITESPACE, ' ');
 
 interface CachedEntry {
   programId: string;

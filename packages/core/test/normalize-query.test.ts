@@ -1,0 +1,15 @@
+import { normalizeQuery } from '@cfaq/core';
+import { describe, expect, it } from 'vitest';
+
+describe('normalizeQuery (step 1: trim, lower-case, collapse whitespace)', () => {
+  it('trims, lower-cases and turns every whitespace run into one space', () => {
+    expect(normalizeQuery('  How  do I\treset\n\nmy PASSWORD \u00a0 ')).toBe('how do i reset my password');
+    expect(normalizeQuery('a\r\nb\u3000c \t d')).toBe('a b c d');
+    expect(normalizeQuery(' \t ')).toBe('');
+  });
+
+  it('returns a query that is already clean unchanged', () => {
+    const clean = 'how do i reset my password';
+    expect(normalizeQuery(clean)).toBe(clean);
+  });
+});
