@@ -1,5 +1,5 @@
 import type { CoreContext } from '../context.js';
-import type { Embedder } from './embedder.js';
+import { type Embedder, toVectorLiteral } from './embedder.js';
 import { EMBEDDED_TABLES, type EmbeddedTable } from './job.js';
 
 /** The text columns each embedded table is embedded from (title-like, body-like). */
@@ -24,8 +24,6 @@ const QUESTION_TABLES: ReadonlySet<EmbeddedTable> = new Set(['faqs', 'community_
 export const embeddingText = (table: EmbeddedTable, title: string, body: string) =>
   QUESTION_TABLES.has(table) ? title : `${title}\n${body}`;
 
-const toLiteral = (v: readonly number[]) => `[${v.join(',')}]`;
-
 interface TextRow {
   id: string;
   title: string;
@@ -40,7 +38,7 @@ async function storeEmbeddings(ctx: Pick<CoreContext, 'pool'>, table: EmbeddedTa
     `UPDATE ${table} AS x SET embedding = u.e::vector, embedded_at = now()
      FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[]) AS u(id, t, b, e)
      WHERE x.id = u.id AND x.${t} = u.t AND x.${b} = u.b`,
-    [rows.map((r) => r.id), rows.map((r) => r.title), rows.map((r) => r.body), vectors.map(toLiteral)],
+    [rows.map((r) => r.id), rows.map((r) => r.title), rows.map((r) => r.body), vectors.map(toVectorLiteral)],
   );
   return res.rowCount ?? 0;
 }

@@ -1,5 +1,8 @@
 export const EMBEDDING_DIMENSIONS = 768;
 
+/** pgvector's text form of a vector, as a query parameter or literal. */
+export const toVectorLiteral = (v: readonly number[]) => `[${v.join(',')}]`;
+
 /** Turns texts into 768-dimension vectors. Implementations: local (lexical) and Ollama. */
 export interface Embedder {
   /** Stable identifier of the model, stored with nothing but shown by /warm and logs. */

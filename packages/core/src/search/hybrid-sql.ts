@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { toVectorLiteral } from '../embeddings/embedder.js';
 
 /**
  * The hybrid search statement: one SQL statement with up to four sub-searches (vector and text over
@@ -276,9 +277,6 @@ export function buildHybridSql(opts: HybridSqlOptions = {}): string {
   ORDER BY fused.rrf_score DESC, fused.text_score + fused.vector_score DESC, fused.source, fused.id
   LIMIT ${limit}`;
 }
-
-/** pgvector's text form of a vector. */
-export const toVectorLiteral = (v: readonly number[]) => `[${v.join(',')}]`;
 
 const prepared = new WeakSet<pg.PoolClient>();
 
