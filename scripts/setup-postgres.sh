@@ -24,14 +24,21 @@ log() { printf '[setup-postgres] %s\n' "$*"; }
 
 psql_q() { psql -X -v ON_ERROR_STOP=1 -d postgres -tAc "$1"; }
 
-if ! pg_isready -q -h "$PGHOST" -p "$PGPORT"; then
+# Starts or restarts the local Debian cluster (newest installed version) and waits until it answers.
+# $1: start | restart; $2: why (for the log). Without a local cluster it only says what to do.
+cluster() {
   if command -v pg_ctlcluster >/dev/null 2>&1 && [ -d /etc/postgresql ]; then
+    local ver
     ver=$(ls /etc/postgresql | sort -V | tail -n 1)
-    log "starting PostgreSQL $ver"
-    pg_ctlcluster --skip-systemctl-redirect "$ver" main start || true
+    log "${1}ing PostgreSQL $ver${2:+ for $2}"
+    pg_ctlcluster --skip-systemctl-redirect "$ver" main "$1" || [ "$1" = start ]
     for _ in $(seq 1 30); do pg_isready -q -h "$PGHOST" -p "$PGPORT" && break; sleep 1; done
+  elif [ "$1" = restart ]; then
+    log "$2 takes effect at the server's next restart"
   fi
-fi
+}
+
+if ! pg_isready -q -h "$PGHOST" -p "$PGPORT"; then cluster start; fi
 pg_isready -q -h "$PGHOST" -p "$PGPORT" || { log "PostgreSQL is not reachable at $PGHOST:$PGPORT"; exit 1; }
 
 has_vector() { [ "$(psql_q "select count(*) from pg_available_extensions where name = 'vector'")" = "1" ]; }
@@ -68,18 +75,6 @@ else
   log "pgvector installed ($(psql_q "select default_version from pg_available_extensions where name = 'vector'"))"
 fi
 
-restart_server() {
-  if command -v pg_ctlcluster >/dev/null 2>&1 && [ -d /etc/postgresql ]; then
-    local ver
-    ver=$(ls /etc/postgresql | sort -V | tail -n 1)
-    log "restarting PostgreSQL $ver for $1"
-    pg_ctlcluster --skip-systemctl-redirect "$ver" main restart
-    for _ in $(seq 1 30); do pg_isready -q -h "$PGHOST" -p "$PGPORT" && break; sleep 1; done
-  else
-    log "$1 takes effect at the server's next restart"
-  fi
-}
-
 # Keep in step with the db service's command in docker-compose.yml.
 TUNING="shared_buffers=2GB effective_cache_size=6GB work_mem=16MB maintenance_work_mem=1GB random_page_cost=1.1 jit=off"
 if [ "${SETUP_TUNE:-1}" != "0" ]; then
@@ -100,7 +95,7 @@ if [ "${SETUP_TUNE:-1}" != "0" ]; then
     fi
   done
   psql_q "select pg_reload_conf()" >/dev/null
-  if [ "$restart" = "1" ]; then restart_server "shared_buffers"; fi
+  if [ "$restart" = "1" ]; then cluster restart "shared_buffers"; fi
 fi
 
 # Huge pages for the shared buffers (after any restart above, so the size is for the final settings).
@@ -120,7 +115,7 @@ if [ "${SETUP_HUGE_PAGES:-1}" != "0" ] && [ -w /proc/sys/vm/nr_hugepages ]; then
   # Mapped or reserved huge pages: 0 means the running server started without them.
   in_use=$(awk '/HugePages_Total/ {t=$2} /HugePages_Free/ {f=$2} /HugePages_Rsvd/ {r=$2} END {print t - f + r}' /proc/meminfo)
   if [ "$need" -gt 0 ] && [ "$(cat /proc/sys/vm/nr_hugepages)" -ge "$need" ] && [ "$in_use" = "0" ]; then
-    restart_server "huge pages"
+    cluster restart "huge pages"
   fi
 fi
 
