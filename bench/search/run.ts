@@ -11,7 +11,15 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { buildHybridSql, embedText, HNSW_EF_SEARCH, type HybridSqlOptions, hybridStatement, toVectorLiteral } from '@cfaq/core';
+import {
+  buildHybridSql,
+  embedText,
+  HNSW_EF_SEARCH,
+  type HybridSqlOptions,
+  hybridStatement,
+  prepareSearchConnection,
+  toVectorLiteral,
+} from '@cfaq/core';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { Corpus } from './corpus.js';
@@ -241,7 +249,8 @@ async function main() {
     out(`seeded in ${(seeded.seededMs / 1000).toFixed(1)} s (multi-row INSERT ... unnest, indexes built after loading)`);
   const pool = new pg.Pool({ connectionString: benchUrl(), max: 2 });
   const client = await pool.connect();
-  await client.query(`SET hnsw.iterative_scan = relaxed_order; SET hnsw.ef_search = ${HNSW_EF_SEARCH}`);
+  // The app's own per-connection settings (iterative scans, ef_search).
+  await prepareSearchConnection(client);
   const qs = await buildQueries(pool);
   const { programId } = seeded;
   const targets: string[] = [];
