@@ -46,17 +46,11 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  // Set on arrival, so every answer carries it (errors and 404s too) without an onSend hook, which
-  // would run a hook chain around every payload. Callback style: no promise per request.
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    done();
-  });
-
   await app.register(contextPlugin, { ctx: opts.ctx });
   await app.register(problemPlugin);
-  await app.register(openapiPlugin);
+  // Before any plugin that declares routes: each route's metrics hook is bound as it is declared.
   await app.register(metricsPlugin);
+  await app.register(openapiPlugin);
   await app.register(authPlugin);
   await app.register(rateLimitPlugin);
   await app.register(searchPlugin);

@@ -54,6 +54,26 @@ describe('operational routes', () => {
     expect(res.body).toMatch(/http_request_duration_seconds_bucket\{[^}]*route="\/api\/health"[^}]*status_code="200"/);
   });
 
+  it('the histogram labels each answer by its route template, status and method, and unknown routes as unmatched', async () => {
+    const id = '00000000-0000-4000-8000-000000000000';
+    const series = [
+      'method="GET",route="/api/faq/:id",status_code="404"',
+      'method="POST",route="/api/search",status_code="400"',
+      'method="DELETE",route="unmatched",status_code="404"',
+    ];
+    const counts = async () => {
+      const body = (await t.app.inject({ method: 'GET', url: '/api/metrics' })).body;
+      expect(body).not.toContain(id);
+      return series.map((labels) => Number(new RegExp(`http_request_duration_seconds_count\\{${labels}\\} (\\d+)`).exec(body)?.[1] ?? 0));
+    };
+    const before = await counts();
+    await t.app.inject({ method: 'GET', url: `/api/faq/${id}` });
+    await t.app.inject({ method: 'POST', url: '/api/search', payload: { query: '' } });
+    await t.app.inject({ method: 'DELETE', url: '/api/no-such-route' });
+    const after = await counts();
+    expect(after.map((n, i) => n - (before[i] as number))).toEqual([1, 1, 1]);
+  });
+
   it('GET /api/warm warms the embedder', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/warm' });
     expect(res.statusCode).toBe(200);

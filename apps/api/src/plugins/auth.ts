@@ -113,18 +113,24 @@ export const authPlugin = fp(
       // The route's own first onRequest hook, with its access level bound here rather than read from
       // request.routeOptions (an object built on every read) on every request. First, so the
       // rate limiters after it key signed-in callers by user.
-      if (access !== 'provider') {
-        const own = route.onRequest;
-        route.onRequest = [authHook(app, access), ...(own === undefined ? [] : Array.isArray(own) ? own : [own])];
-      }
+      const own = route.onRequest;
+      route.onRequest = [entryHook(app, access), ...(own === undefined ? [] : Array.isArray(own) ? own : [own])];
     });
   },
   { name: 'auth', dependencies: ['context'] },
 );
 
-/** Callback style: a public request without a token (most traffic) costs no promise. */
-function authHook(app: FastifyInstance, access: Exclude<Access, 'provider'>): onRequestHookHandler {
-  return (request, _reply, done) => {
+/**
+ * The first hook of every route: echoes the request id (so every answer carries it, errors included,
+ * without an app-wide hook or an onSend hook around every payload; the not-found handler sets it for
+ * unknown routes) and admits the caller by the route's access level (provider routes check their
+ * signature in the handler). Callback style: a public request without a token (most traffic) costs
+ * no promise.
+ */
+function entryHook(app: FastifyInstance, access: Access): onRequestHookHandler {
+  return (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    if (access === 'provider') return done();
     const header = request.headers.authorization;
     if (!header) return access === 'public' ? done() : done(unauthorized());
     admit(app, request, access, header).then(() => done(), done);

@@ -88,9 +88,11 @@ export const problemPlugin = fp(
         .send({ ...body, instance: request.url.split('?')[0] });
     });
 
+    // Unknown routes run no route hooks: the id header and the metrics are set here.
     app.setNotFoundHandler((request, reply) => {
       const body = problem(404, 'ROUTE_NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`);
-      return reply.status(404).type('application/problem+json').send(body);
+      request.server.metrics?.observeUnmatched(request.method, 404, reply.elapsedTime / 1000);
+      return reply.header('x-request-id', request.id).status(404).type('application/problem+json').send(body);
     });
   },
   { name: 'problem' },
