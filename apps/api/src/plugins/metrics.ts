@@ -23,9 +23,15 @@ function routeLabels(route: string): (method: string, status: number) => Labels 
   const byMethod = new Map<string, Map<number, Labels>>();
   return (method, status) => {
     let byStatus = byMethod.get(method);
-    if (!byStatus) byMethod.set(method, (byStatus = new Map()));
+    if (!byStatus) {
+      byStatus = new Map();
+      byMethod.set(method, byStatus);
+    }
     let labels = byStatus.get(status);
-    if (!labels) byStatus.set(status, (labels = { method, route, status_code: String(status) }));
+    if (!labels) {
+      labels = { method, route, status_code: String(status) };
+      byStatus.set(status, labels);
+    }
     return labels;
   };
 }
