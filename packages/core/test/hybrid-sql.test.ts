@@ -91,8 +91,9 @@ describe('hybrid search statement', () => {
       // alpha, delta and golf share titles; alpha and bravo never do.
       const queries = ['alpha delta golf', 'alpha delta', 'golf', 'item7 alpha', 'kilo item12 mike item30', 'alpha bravo charlie'];
       for (const source of ['faq', 'community'] as const) {
-        const bounded = buildHybridSql({ sources: [source], modes: ['text'], filter: false });
-        const unbounded = buildHybridSql({ sources: [source], modes: ['text'], filter: false, boundedText: false });
+        // exactRows 0: the statistics' path (at 400 rows every query would otherwise be counted exactly).
+        const bounded = buildHybridSql({ sources: [source], modes: ['text'], filter: false, exactRows: 0 });
+        const unbounded = buildHybridSql({ sources: [source], modes: ['text'], filter: false, boundedText: false, exactRows: 0 });
         for (const q of queries) {
           const a = (await client.query(bounded, [q, null, programId])).rows as { id: string; textScore: number }[];
           const b = (await client.query(unbounded, [q, null, programId])).rows as { id: string; textScore: number }[];
@@ -124,6 +125,31 @@ describe('hybrid search statement', () => {
     ]);
     for (const r of rows) expect(r.frac).toBeGreaterThan(r.lexeme === 'alpha' ? 0.2 : 0);
     for (const r of rows) if (r.lexeme === '') expect(r.frac).toBeLessThan(0.01);
+  });
+
+  it('ranks by BM25 with exact word frequencies while few rows match, statistics or not', async () => {
+    const fresh = await createTestContext();
+    try {
+      const program = await resolveProgramId(fresh.ctx, undefined);
+      const tag = Date.now().toString(36);
+      // "widget" is in every row; zebra${tag} in one. Repeated, the common word would win on
+      // term frequency alone; its weight is near zero once its frequency is counted.
+      const questions = [`Widget widget widget setup`, `Zebra${tag} mode`, ...Array.from({ length: 30 }, (_, i) => `Widget page ${i}`)];
+      const answers = questions.map((_, i) => (i === 1 ? 'Turn it on in settings.' : 'See the widget notes.'));
+      const { rows } = await fresh.ctx.pool.query<{ id: string }>(
+        `INSERT INTO faqs (batch_id, question, answer)
+         SELECT $1, q, a FROM unnest($2::text[], $3::text[]) WITH ORDINALITY u(q, a, n) ORDER BY n RETURNING id`,
+        [program, questions, answers],
+      );
+      const sql = buildHybridSql({ sources: ['faq'], modes: ['text'], filter: false });
+      const ranked = (await fresh.ctx.pool.query(sql, [`widget zebra${tag}`, null, program])).rows as { id: string; textScore: number }[];
+      expect(ranked[0]?.id).toBe(rows[1]?.id);
+      expect(ranked).toHaveLength(5);
+      for (const r of ranked) expect(r.textScore).toBeGreaterThan(0);
+      for (const r of ranked) expect(r.textScore).toBeLessThan(1);
+    } finally {
+      await fresh.close();
+    }
   });
 
   it('finds rows holding only one of the query words, in their body, when nothing matches better', async () => {

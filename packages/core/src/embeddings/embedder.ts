@@ -17,3 +17,18 @@ export async function embedOne(embedder: Embedder, text: string): Promise<number
   if (!v) throw new Error('embedder returned no vector');
   return v;
 }
+
+/** Cosine similarity of two vectors of the same length (0 when either is all zeros). */
+export function cosineSimilarity(a: readonly number[], b: readonly number[]): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] as number;
+    const y = b[i] as number;
+    dot += x * y;
+    na += x * x;
+    nb += y * y;
+  }
+  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
+}

@@ -12,11 +12,10 @@ import { toVectorLiteral } from '../embeddings/embedder.js';
  *
  * Text side: the query is parsed with `websearch_to_tsquery('english', ...)` (the generated columns'
  * configuration) and its non-negated lexemes are matched with OR semantics, so a natural-language
- * question matches documents that share any meaningful word. Each lexeme gets an IDF weight from the
- * planner's lexeme statistics (pg_stats.most_common_elems of the tsvector column, kept by ANALYZE, as
- * copied into search_lexeme_stats by the worker's search.lexeme-stats job);
- * textScore = sum of the weights of the lexemes a document contains (title hits count 1, body-only
- * hits 0.5) / the sum of all the query's weights, so it ranks by how many and how rare, in (0, 1].
+ * question matches documents that share any meaningful word, ranked by BM25 (see `textCte`). Word
+ * statistics come from the planner's (pg_stats.most_common_elems of the tsvector column, kept by
+ * ANALYZE, as copied into search_lexeme_stats by the worker's search.lexeme-stats job) or, while the
+ * query's words sit in few rows or there are no statistics yet, from counting the matching rows.
  * Cost stays bounded by choosing candidates where the ranking can place them first (see
  * `textCandidates`): a common word alone never drives a match over the whole text, where it sits in
  * thousands of rows, and at most TEXT_CANDIDATE_CAP rows per tier are scored.
@@ -29,6 +28,17 @@ export const VECTOR_CUTOFF = 0.8;
 /** A lexeme in at most this fraction of rows is "rare" and drives the GIN match. */
 export const RARE_FRACTION = 0.01;
 export const TEXT_CANDIDATE_CAP = 1000;
+/**
+ * When the statistics expect the query's words in at most this many rows of the table (or there are
+ * no statistics yet: a new, small table), every matching row is a candidate and each word's document
+ * frequency is counted exactly among them, as BM25 would; beyond it, the title tiers bound the cost.
+ */
+export const EXACT_ROWS = 2000;
+/** BM25's term-frequency saturation and document-length normalisation (the usual defaults). */
+export const BM25_K1 = 1.2;
+export const BM25_B = 0.75;
+/** In BM25's term frequency, an occurrence in the body counts this much of one in the title. */
+const BODY_WEIGHT = 0.5;
 export const SNIPPET_CHARS = 240;
 /**
  * HNSW candidate list per index scan. With the indexes' m = 48, 50 kept recall@5 >= 0.95 at 100k rows
@@ -85,6 +95,8 @@ export interface HybridSqlOptions {
   /** Tuning knobs of the bounded text side (defaults: TEXT_CANDIDATE_CAP, RARE_FRACTION). */
   candidateCap?: number;
   rareFraction?: number;
+  /** Expected matching rows up to which every match is scored with exact frequencies (EXACT_ROWS). */
+  exactRows?: number;
 }
 
 export interface HybridRow {
@@ -158,58 +170,100 @@ function textCandidates(t: SourceTable, a: string, cap: number, rare: number): s
   ),
   ${a}_c1 AS MATERIALIZED (
     SELECT id, ts_delete(search_vector, '{}'::text[]) AS sv FROM ${t.table}
-    WHERE (${title} @@ (SELECT title_q FROM ${a}_p) OR search_vector @@ (SELECT pair_q FROM ${a}_p)) AND ${t.visible}
+    WHERE NOT (SELECT exact FROM ${a}_mode)
+      AND (${title} @@ (SELECT title_q FROM ${a}_p) OR search_vector @@ (SELECT pair_q FROM ${a}_p)) AND ${t.visible}
     LIMIT ${cap}
   ),
   ${a}_c2 AS MATERIALIZED (
     SELECT id, ts_delete(search_vector, '{}'::text[]) AS sv FROM ${t.table}
-    WHERE ${title} @@ (SELECT title_wide_q FROM ${a}_p) AND (SELECT count(*) FROM ${a}_c1) < ${PER_LIST}
+    WHERE NOT (SELECT exact FROM ${a}_mode) AND ${title} @@ (SELECT title_wide_q FROM ${a}_p) AND (SELECT count(*) FROM ${a}_c1) < ${PER_LIST}
       AND id NOT IN (SELECT id FROM ${a}_c1) AND ${t.visible}
     LIMIT ${cap}
   ),
   ${a}_cand AS MATERIALIZED (
+    SELECT id, sv FROM ${a}_x
+    UNION ALL
     SELECT id, sv FROM ${a}_c1
     UNION ALL
     SELECT id, sv FROM ${a}_c2
     UNION ALL
     (SELECT id, ts_delete(search_vector, '{}'::text[]) FROM ${t.table}
      WHERE (${title} @@ (SELECT any_q FROM ${a}_p) OR search_vector @@ (SELECT rarest_q FROM ${a}_p))
-       AND (SELECT count(*) FROM ${a}_c1) + (SELECT count(*) FROM ${a}_c2) < ${PER_LIST}
+       AND NOT (SELECT exact FROM ${a}_mode) AND (SELECT count(*) FROM ${a}_c1) + (SELECT count(*) FROM ${a}_c2) < ${PER_LIST}
        AND id NOT IN (SELECT id FROM ${a}_c1 UNION ALL SELECT id FROM ${a}_c2) AND ${t.visible}
      LIMIT ${FALLBACK_ROWS})
   )`;
 }
 
+/**
+ * How many times a word occurs in a document (in the positions a weight array selects), read back from
+ * ts_rank of that single word, which is C code and a binary search away: with the selected positions
+ * first and weighted 1 it ranks H(n) / (pi^2 / 6) with H(n) = sum of 1 / i^2 for i <= n, and
+ * 1 / (pi^2 / 6 - H(n)) - 0.5 is n to within 0.05. A title's positions precede its body's (the
+ * generated column concatenates them), so weights {0,0,0,1} count the title's occurrences.
+ */
+function occurrences(rank: string): string {
+  return `CASE WHEN ${rank} > 1e-6 THEN round(1 / (1.6449341 * (1 - ${rank})) - 0.5) ELSE 0 END`;
+}
+/**
+ * The keyword list: BM25 (Robertson's k1 and b, IDF ln(1 + (N - df + 0.5) / (df + 0.5))) over the
+ * candidates, with a body occurrence counting BODY_WEIGHT of a title one, document length as its count
+ * of distinct words against the candidates' average, and textScore = the sum over the query's words
+ * / its largest possible value, in (0, 1). Document frequencies are exact while the query's words are
+ * expected in at most EXACT_ROWS rows (every matching row is then a candidate, and counted), else the
+ * statistics' estimates.
+ */
 function textCte(t: SourceTable, opts: HybridSqlOptions): string {
   const a = `${t.alias}_t`;
   const bounded = opts.boundedText ?? true;
   const cap = Math.floor(opts.candidateCap ?? TEXT_CANDIDATE_CAP);
   const rare = Number(opts.rareFraction ?? RARE_FRACTION);
-  const scored = bounded
-    ? `
-    SELECT c.id,
-      (SELECT sum(w.idf * CASE WHEN c.sv @@ w.q_title THEN 1.0 WHEN c.sv @@ w.q_any THEN 0.5 ELSE 0 END) FROM ${a}_w w)
-        / (SELECT total FROM ${a}_m) AS score
-    FROM ${a}_cand c`
-    : `
-    SELECT x.id, sum(w.idf * CASE WHEN x.search_vector @@ w.q_title THEN 1.0 ELSE 0.5 END) / (SELECT total FROM ${a}_m) AS score
-    FROM ${a}_w w JOIN ${t.table} x ON x.search_vector @@ w.q_any AND ${t.visible}
-    GROUP BY x.id`;
-  // Weights from search_lexeme_stats (the planner's statistics, copied by the worker; migration 0009): a
-  // word missing from the list is rarer than the least frequent listed one; no statistics yet, all 0.
-  return `${a}_w AS MATERIALIZED (
-    SELECT l.lex, w.frac, ln(1 + 1 / (w.frac + 0.0005)) AS idf,
-      quote_literal(l.lex)::tsquery AS q_any, (quote_literal(l.lex) || ':A')::tsquery AS q_title,
-      row_number() OVER (ORDER BY w.frac, l.lex) AS rn
-    FROM qlex l
-    CROSS JOIN LATERAL (
-      SELECT coalesce(
-        (SELECT frac FROM search_lexeme_stats WHERE table_name = '${t.table}' AND lexeme = l.lex),
-        (SELECT frac FROM search_lexeme_stats WHERE table_name = '${t.table}' AND lexeme = ''), 0)::float8 AS frac
-    ) w
+  const exactRows = Math.floor(opts.exactRows ?? EXACT_ROWS);
+  const exact = `(SELECT exact FROM ${a}_mode)`;
+  // Statistics from search_lexeme_stats (the planner's, copied by the worker; migration 0009): a word
+  // missing from the list is rarer than the least frequent listed one (the '' row). The row count is
+  // the planner's estimate, or a count while the table has never been analysed (new and small).
+  return `${a}_s AS MATERIALIZED (
+    SELECT (SELECT frac FROM search_lexeme_stats WHERE table_name = '${t.table}' AND lexeme = '') AS unlisted,
+      (SELECT CASE WHEN reltuples > 0 THEN reltuples ELSE (SELECT count(*) FROM ${t.table}) END
+       FROM pg_class WHERE oid = '${t.table}'::regclass)::float8 AS n
   ),
-  ${a}_m AS MATERIALIZED (SELECT sum(idf) AS total FROM ${a}_w),${bounded ? `\n  ${textCandidates(t, a, cap, rare)},` : ''}
-  ${a}_c AS MATERIALIZED (${scored}
+  ${a}_w0 AS MATERIALIZED (
+    SELECT l.lex, quote_literal(l.lex)::tsquery AS q_any,
+      coalesce((SELECT frac FROM search_lexeme_stats WHERE table_name = '${t.table}' AND lexeme = l.lex),
+        (SELECT unlisted FROM ${a}_s), 0)::float8 AS frac
+    FROM qlex l
+  ),
+  ${a}_mode AS MATERIALIZED (
+    SELECT (SELECT unlisted FROM ${a}_s) IS NULL
+      OR (SELECT sum(frac) FROM ${a}_w0) * (SELECT n FROM ${a}_s) <= ${exactRows} AS exact
+  ),
+  ${a}_x AS MATERIALIZED (
+    SELECT id, ts_delete(search_vector, '{}'::text[]) AS sv FROM ${t.table}
+    WHERE ${bounded ? `${exact} AND ` : ''}search_vector @@ (SELECT string_agg(quote_literal(lex), ' | ')::tsquery FROM ${a}_w0)
+      AND ${t.visible}${bounded ? `\n    LIMIT ${Math.max(exactRows, EXACT_ROWS) * 2}` : ''}
+  ),
+  ${a}_w AS MATERIALIZED (
+    SELECT lex, q_any, frac, ln(1 + (greatest(n - df, 0) + 0.5) / (df + 0.5)) AS idf,
+      row_number() OVER (ORDER BY frac, lex) AS rn
+    FROM (
+      SELECT w0.lex, w0.q_any, w0.frac, s.n,
+        CASE WHEN ${exact} THEN (SELECT count(*) FROM ${a}_x x WHERE x.sv @@ w0.q_any) ELSE w0.frac * s.n END::float8 AS df
+      FROM ${a}_w0 w0 CROSS JOIN ${a}_s s
+    ) d
+  ),
+  ${a}_m AS MATERIALIZED (SELECT sum(idf) * ${BM25_K1 + 1} AS total FROM ${a}_w),${bounded ? `\n  ${textCandidates(t, a, cap, rare)},` : `\n  ${a}_cand AS MATERIALIZED (SELECT id, sv FROM ${a}_x),`}
+  ${a}_len AS MATERIALIZED (SELECT greatest(avg(length(sv)), 1)::float8 AS avg FROM ${a}_cand),
+  ${a}_c AS MATERIALIZED (
+    SELECT c.id, (
+      SELECT sum(w.idf * f.tf * ${BM25_K1 + 1} / (f.tf + ${BM25_K1} * (${1 - BM25_B} + ${BM25_B} * length(c.sv) / (SELECT avg FROM ${a}_len))))
+      FROM ${a}_w w
+      CROSS JOIN LATERAL (SELECT ts_rank('{1,1,1,1}', c.sv, w.q_any, 0) AS all_rank, ts_rank('{0,0,0,1}', c.sv, w.q_any, 0) AS title_rank) k
+      CROSS JOIN LATERAL (SELECT ${occurrences('k.all_rank')} AS n, ${occurrences('k.title_rank')} AS n_title) r
+      CROSS JOIN LATERAL (SELECT r.n_title + ${BODY_WEIGHT} * (r.n - r.n_title) AS tf) f
+      WHERE r.n > 0
+    ) / (SELECT total FROM ${a}_m) AS score
+    FROM ${a}_cand c
   ),
   ${a} AS MATERIALIZED (
     SELECT id, score, row_number() OVER (ORDER BY score DESC, id) AS rank
@@ -302,7 +356,16 @@ const statements = new Map<string, HybridStatement>();
 
 /** The statement for these options, built once per process and named by its variant. */
 export function hybridStatement(opts: HybridSqlOptions = {}): HybridStatement {
-  const key = JSON.stringify([opts.sources, opts.modes, opts.filter, opts.limit, opts.boundedText, opts.candidateCap, opts.rareFraction]);
+  const key = JSON.stringify([
+    opts.sources,
+    opts.modes,
+    opts.filter,
+    opts.limit,
+    opts.boundedText,
+    opts.candidateCap,
+    opts.rareFraction,
+    opts.exactRows,
+  ]);
   let statement = statements.get(key);
   if (!statement) {
     statement = { name: `hybrid_search_${statements.size + 1}`, text: buildHybridSql(opts) };

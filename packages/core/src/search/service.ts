@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { CoreContext } from '../context.js';
-import { embedOne } from '../embeddings/embedder.js';
+import { cosineSimilarity, embedOne } from '../embeddings/embedder.js';
 import { badRequest, unavailable } from '../errors/index.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import { type HybridRow, runHybridSearch, type SearchMode, type SearchSource } from './hybrid-sql.js';
@@ -151,7 +151,7 @@ export function createSearchService(ctx: CoreContext): SearchService {
       // No text fallback here: the check is a similarity threshold, so without a vector it cannot answer.
       const embedding = await embedQuery(normalized);
       if (!embedding) throw unavailable('EMBEDDER_UNAVAILABLE', 'the embedding model is not available; try again shortly');
-      const rows = await runHybridSearch(ctx.pool, {
+      const candidates = await runHybridSearch(ctx.pool, {
         query: normalized,
         embedding,
         programId,
@@ -159,9 +159,23 @@ export function createSearchService(ctx: CoreContext): SearchService {
         modes: ['vector'],
         filter: false,
       });
-      const top = rows[0];
-      if (top && top.vectorScore >= DUPLICATE_THRESHOLD) {
-        return { matched: true, faq: { id: top.id, question: top.title }, vectorScore: top.vectorScore };
+      if (candidates.length === 0) return { matched: false };
+      // FAQs are embedded from question and answer (what search needs); a duplicate is the same
+      // question, so the nearest FAQs' questions are compared with the new one on their own.
+      let questions: number[][];
+      try {
+        questions = await ctx.embedder.embed(candidates.map((c) => c.title));
+      } catch (err) {
+        ctx.log.warn({ err, model: ctx.embedder.model }, 'embedder failed on the duplicate candidates');
+        throw unavailable('EMBEDDER_UNAVAILABLE', 'the embedding model is not available; try again shortly');
+      }
+      let best: { id: string; question: string; score: number } | null = null;
+      for (const [i, c] of candidates.entries()) {
+        const score = cosineSimilarity(embedding, questions[i] ?? []);
+        if (!best || score > best.score) best = { id: c.id, question: c.title, score };
+      }
+      if (best && best.score >= DUPLICATE_THRESHOLD) {
+        return { matched: true, faq: { id: best.id, question: best.question }, vectorScore: best.score };
       }
       return { matched: false };
     },

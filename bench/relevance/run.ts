@@ -1,0 +1,210 @@
+/**
+ * `npm run bench:relevance`: how well POST /search ranks the FAQ a user wants, on hand-written English
+ * FAQ sets with real-style rephrasings (bench/relevance/data/*.json: paraphrases, terse keyword
+ * searches and conversational questions, some with typos), beside a BM25 reference over the same FAQs.
+ *
+ * For each data set it creates a fresh database (BENCH_RELEVANCE_DATABASE, default
+ * community_faq_relevance), migrates it, stores the FAQs with the embeddings the embed-row job would
+ * compute, and ranks every query through the statement POST /search runs (runHybridSearch with its
+ * defaults), in two states: `fresh` (word statistics not yet collected, as right after content is
+ * written) and `analyzed` (after ANALYZE and the search.lexeme-stats job). It prints P@1 and MRR@5 of
+ * the fused ranking, of its keyword and vector lists alone, and of BM25 (k1 1.2, b 0.75; PostgreSQL's
+ * English parser and stemmer, so every system sees the same words) over question + answer and over the
+ * question alone, overall and per query kind.
+ * Env: BENCH_SERVER_URL, BENCH_RELEVANCE_DATA (comma list of data set names; all by default),
+ * BENCH_RELEVANCE_MISSES=1 to list the queries the fused ranking misses.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createEmbedder, createLogger, embeddingText, loadConfig, normalizeQuery, runHybridSearch, type SearchMode } from '@cfaq/core';
+import { runMigrations } from '@cfaq/db';
+import pg from 'pg';
+
+interface Dataset {
+  name: string;
+  faqs: { id: string; category: string; question: string; answer: string }[];
+  queries: { faqId: string; kind: string; text: string }[];
+}
+
+const DATA_DIR = join(import.meta.dirname, 'data');
+const SERVER_URL = process.env.BENCH_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const DB = process.env.BENCH_RELEVANCE_DATABASE ?? 'community_faq_relevance';
+const ONLY = process.env.BENCH_RELEVANCE_DATA?.split(',').map((s) => s.trim());
+const SHOW_MISSES = process.env.BENCH_RELEVANCE_MISSES === '1';
+const out = (s: string) => console.log(s);
+
+/** Rank (1-based) of the wanted id among at most 5 results, or null. */
+type Ranked = (q: Dataset['queries'][number], normalized: string) => Promise<(string | null)[]>;
+
+interface Score {
+  n: number;
+  p1: number;
+  mrr: number;
+}
+
+function score(ranks: (number | null)[]): Score {
+  const n = ranks.length;
+  return {
+    n,
+    p1: ranks.filter((r) => r === 1).length / n,
+    mrr: ranks.reduce<number>((s, r) => s + (r !== null && r <= 5 ? 1 / r : 0), 0) / n,
+  };
+}
+
+async function freshDatabase(): Promise<pg.Pool> {
+  const admin = new pg.Client({ connectionString: SERVER_URL });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS "${DB}" WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE "${DB}"`);
+  await admin.end();
+  const u = new URL(SERVER_URL);
+  u.pathname = `/${DB}`;
+  const pool = new pg.Pool({ connectionString: u.toString(), max: 4 });
+  await runMigrations(pool);
+  return pool;
+}
+
+/** BM25 over PostgreSQL's English lexemes of each FAQ's question (+ answer), top 5. */
+async function bm25(pool: pg.Pool, programId: string, withAnswer: boolean) {
+  const text = withAnswer ? "question || ' ' || answer" : 'question';
+  const { rows } = await pool.query<{ id: string; lexeme: string; tf: number }>(
+    `SELECT f.id, u.lexeme, cardinality(u.positions) AS tf
+     FROM faqs f, unnest(to_tsvector('english', ${text})) u WHERE f.batch_id = $1`,
+    [programId],
+  );
+  const docs = new Map<string, Map<string, number>>();
+  for (const r of rows) {
+    const d = docs.get(r.id) ?? new Map<string, number>();
+    docs.set(r.id, d);
+    d.set(r.lexeme, r.tf);
+  }
+  const df = new Map<string, number>();
+  const len = new Map<string, number>();
+  for (const [id, d] of docs) {
+    let l = 0;
+    for (const [lex, tf] of d) {
+      df.set(lex, (df.get(lex) ?? 0) + 1);
+      l += tf;
+    }
+    len.set(id, l);
+  }
+  const n = docs.size;
+  const avg = [...len.values()].reduce((a, b) => a + b, 0) / n;
+  const k1 = 1.2;
+  const b = 0.75;
+  return async (query: string): Promise<string[]> => {
+    const q = await pool.query<{ lexeme: string }>(`SELECT lexeme FROM unnest(to_tsvector('english', $1))`, [query]);
+    const scored: [string, number][] = [];
+    for (const [id, d] of docs) {
+      let s = 0;
+      for (const { lexeme } of q.rows) {
+        const tf = d.get(lexeme);
+        if (!tf) continue;
+        const idf = Math.log(1 + (n - (df.get(lexeme) ?? 0) + 0.5) / ((df.get(lexeme) ?? 0) + 0.5));
+        s += (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * (len.get(id) as number)) / avg));
+      }
+      if (s > 0) scored.push([id, s]);
+    }
+    scored.sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1));
+    return scored.slice(0, 5).map(([id]) => id);
+  };
+}
+
+async function evaluate(ds: Dataset, systems: Record<string, Ranked>, idOf: Map<string, string>) {
+  const kinds = [...new Set(ds.queries.map((q) => q.kind))].sort();
+  const ranks: Record<string, Record<string, (number | null)[]>> = {};
+  const misses: string[] = [];
+  for (const q of ds.queries) {
+    const normalized = normalizeQuery(q.text);
+    const want = idOf.get(q.faqId);
+    for (const [name, rank] of Object.entries(systems)) {
+      const ids = await rank(q, normalized);
+      const at = ids.indexOf(want as string);
+      const r = at < 0 ? null : at + 1;
+      ranks[name] ??= { all: [] };
+      const byKind = ranks[name] as Record<string, (number | null)[]>;
+      byKind.all?.push(r);
+      byKind[q.kind] = [...(byKind[q.kind] ?? []), r];
+      if (name === 'fused' && r !== 1) misses.push(`  ${r ?? '-'}  [${q.kind}] ${q.text}  (wanted ${q.faqId})`);
+    }
+  }
+  const fmt = (s: Score) => `${s.p1.toFixed(3)} / ${s.mrr.toFixed(3)}`;
+  out(`| system | all (${ds.queries.length}) | ${kinds.map((k) => `${k} (${ranks.fused?.[k]?.length ?? 0})`).join(' | ')} |`);
+  out(`|---|---|${kinds.map(() => '---').join('|')}|`);
+  for (const name of Object.keys(systems)) {
+    const byKind = ranks[name] as Record<string, (number | null)[]>;
+    out(`| ${name} | ${fmt(score(byKind.all ?? []))} | ${kinds.map((k) => fmt(score(byKind[k] ?? []))).join(' | ')} |`);
+  }
+  if (SHOW_MISSES) out(`fused misses (rank, kind, query):\n${misses.join('\n')}`);
+}
+
+async function runDataset(ds: Dataset) {
+  const config = loadConfig({ ...process.env, LOG_LEVEL: 'warn' });
+  const embedder = createEmbedder(config, createLogger({ level: 'warn' }));
+  const pool = await freshDatabase();
+  try {
+    const { rows } = await pool.query<{ id: string }>('SELECT id FROM batches WHERE is_default LIMIT 1');
+    const programId = (rows[0] as { id: string }).id;
+    const vectors = await embedder.embed(ds.faqs.map((f) => embeddingText(f.question, f.answer)));
+    const inserted = await pool.query<{ id: string }>(
+      `INSERT INTO faqs (batch_id, question, answer, category, review_status, embedding, embedded_at)
+       SELECT $1, q, a, c, 'approved', e::vector, now()
+       FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS t(q, a, c, e, n) ORDER BY n
+       RETURNING id`,
+      [
+        programId,
+        ds.faqs.map((f) => f.question),
+        ds.faqs.map((f) => f.answer),
+        ds.faqs.map((f) => f.category),
+        vectors.map((v) => `[${v.join(',')}]`),
+      ],
+    );
+    const idOf = new Map(ds.faqs.map((f, i) => [f.id, (inserted.rows[i] as { id: string }).id]));
+    const vectorOf = new Map<string, number[]>();
+    const embed = async (text: string) => {
+      const v = vectorOf.get(text) ?? ((await embedder.embed([text]))[0] as number[]);
+      vectorOf.set(text, v);
+      return v;
+    };
+    const hybrid =
+      (modes: SearchMode[], filter = true, extra: Record<string, unknown> = {}): Ranked =>
+      async (_q, normalized) =>
+        (
+          await runHybridSearch(pool, {
+            query: normalized,
+            embedding: modes.includes('vector') ? await embed(normalized) : null,
+            programId,
+            sources: ['faq', 'community'],
+            modes,
+            filter,
+            ...extra,
+          })
+        ).map((r) => r.id);
+    const bmQa = await bm25(pool, programId, true);
+    const bmQ = await bm25(pool, programId, false);
+    const systems: Record<string, Ranked> = {
+      fused: hybrid(['vector', 'text']),
+      'keyword list': hybrid(['text']),
+      'keyword list unbounded': hybrid(['text'], true, { boundedText: false }),
+      'vector list (unfiltered)': hybrid(['vector'], false),
+      'BM25 question + answer': (q) => bmQa(q.text),
+      'BM25 question': (q) => bmQ(q.text),
+    };
+    out(`\n## ${ds.name}: ${ds.faqs.length} FAQs, ${ds.queries.length} queries; P@1 / MRR@5 (embedder ${embedder.model})`);
+    out('\n### fresh (no word statistics yet)\n');
+    await evaluate(ds, systems, idOf);
+    await pool.query('ANALYZE faqs');
+    await pool.query('REFRESH MATERIALIZED VIEW search_lexeme_stats');
+    out('\n### analyzed (ANALYZE + search.lexeme-stats)\n');
+    await evaluate(ds, systems, idOf);
+  } finally {
+    await pool.end();
+  }
+}
+
+const files = readdirSync(DATA_DIR).filter((f) => f.endsWith('.json'));
+for (const f of files) {
+  const ds = JSON.parse(readFileSync(join(DATA_DIR, f), 'utf8')) as Dataset;
+  if (ONLY && !ONLY.includes(ds.name)) continue;
+  await runDataset(ds);
+}
