@@ -145,7 +145,7 @@ async function runDataset(ds: Dataset) {
   try {
     const { rows } = await pool.query<{ id: string }>('SELECT id FROM batches WHERE is_default LIMIT 1');
     const programId = (rows[0] as { id: string }).id;
-    const vectors = await embedder.embed(ds.faqs.map((f) => embeddingText(f.question, f.answer)));
+    const vectors = await embedder.embed(ds.faqs.map((f) => embeddingText('faqs', f.question, f.answer)));
     const inserted = await pool.query<{ id: string }>(
       `INSERT INTO faqs (batch_id, question, answer, category, review_status, embedding, embedded_at)
        SELECT $1, q, a, c, 'approved', e::vector, now()

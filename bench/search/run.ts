@@ -98,26 +98,39 @@ async function timeSql(client: pg.PoolClient, opts: HybridSqlOptions, queries: s
   return { p50: pct(samples, 50), p99: pct(samples, 99), max: Math.max(...samples) };
 }
 
+/**
+ * Recall@5 of the HNSW path against exact search, two ways: by id (the share of the exact top 5 the
+ * index returns) and by distance, as ann-benchmarks counts it (a returned row counts when it is no
+ * farther than the exact fifth + RECALL_EPSILON): with lexical vectors of long texts many rows tie
+ * within a thousandth with the fifth, and returning one of them for another loses no relevance.
+ */
+const RECALL_EPSILON = 1e-3;
+
 async function recall(client: pg.PoolClient, queries: string[], programId: string, efs: number[]) {
-  const res: Record<string, number> = {};
+  const res: Record<string, { byId: number; byDistance: number }> = {};
   for (const table of ['faqs', 'community_posts']) {
     const visible = table === 'faqs' ? "review_status <> 'draft'" : 'deleted_at IS NULL';
-    const q = `SELECT id FROM ${table} WHERE batch_id = $2 AND ${visible} AND embedding IS NOT NULL ORDER BY embedding <=> $1::vector LIMIT 5`;
-    const exact: string[][] = [];
+    const q = `SELECT id, embedding <=> $1::vector AS d FROM ${table} WHERE batch_id = $2 AND ${visible} AND embedding IS NOT NULL ORDER BY embedding <=> $1::vector LIMIT 5`;
+    const exact: { id: string; d: number }[][] = [];
     await client.query('BEGIN');
     await client.query('SET LOCAL enable_indexscan = off');
-    for (const text of queries) exact.push((await client.query(q, [toVectorLiteral(embedText(text)), programId])).rows.map((r) => r.id));
+    for (const text of queries) exact.push((await client.query(q, [toVectorLiteral(embedText(text)), programId])).rows);
     await client.query('COMMIT');
     for (const ef of efs) {
       await client.query(`SET hnsw.ef_search = ${ef}`);
-      let hit = 0;
+      let byId = 0;
+      let byDistance = 0;
       let total = 0;
       for (const [i, text] of queries.entries()) {
-        const got = new Set((await client.query(q, [toVectorLiteral(embedText(text)), programId])).rows.map((r) => r.id));
-        for (const id of exact[i] as string[]) if (got.has(id)) hit++;
-        total += (exact[i] as string[]).length;
+        const truth = exact[i] as { id: string; d: number }[];
+        const got = (await client.query(q, [toVectorLiteral(embedText(text)), programId])).rows as { id: string; d: number }[];
+        const ids = new Set(got.map((r) => r.id));
+        const fifth = truth[truth.length - 1]?.d ?? 0;
+        for (const r of truth) if (ids.has(r.id)) byId++;
+        byDistance += Math.min(truth.length, got.filter((r) => r.d <= fifth + RECALL_EPSILON).length);
+        total += truth.length;
       }
-      res[`${table} ef_search=${ef}`] = hit / total;
+      res[`${table} ef_search=${ef}`] = { byId: byId / total, byDistance: byDistance / total };
     }
   }
   await client.query(`SET hnsw.ef_search = ${HNSW_EF_SEARCH}`);
@@ -301,9 +314,12 @@ async function main() {
   if (SECTIONS.has('recall')) {
     out('\n## relevance of the vector path');
     const rec = await recall(client, qs.realistic, programId, [...new Set([40, 50, 60, 100, HNSW_EF_SEARCH])]);
-    for (const [k, v] of Object.entries(rec)) out(`recall@5 HNSW vs exact, ${k}: ${v.toFixed(3)}`);
+    for (const [k, v] of Object.entries(rec)) {
+      out(`recall@5 HNSW vs exact, ${k}: by id ${v.byId.toFixed(3)}, by distance (+${RECALL_EPSILON}) ${v.byDistance.toFixed(3)}`);
+    }
     const atDefault = Object.entries(rec).filter(([k]) => k.endsWith(`=${HNSW_EF_SEARCH}`));
-    targets.push(`recall@5 >= 0.95 (ef_search ${HNSW_EF_SEARCH}): ${atDefault.every(([, v]) => v >= 0.95) ? 'met' : 'NOT met'}`);
+    const met = (key: 'byId' | 'byDistance') => (atDefault.every(([, v]) => v[key] >= 0.95) ? 'met' : 'NOT met');
+    targets.push(`recall@5 >= 0.95 (ef_search ${HNSW_EF_SEARCH}): by id ${met('byId')}, by distance ${met('byDistance')}`);
   }
 
   if (SECTIONS.has('text')) {

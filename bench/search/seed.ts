@@ -37,7 +37,8 @@ function fingerprint(): string {
   const probe = {
     rows: ROWS,
     corpus: new Corpus(42).faq(),
-    text: embeddingText('title', 'body'),
+    faq: embeddingText('faqs', 'question', 'answer'),
+    post: embeddingText('community_posts', 'title', 'body'),
     vector: embedText('fingerprint probe of the local embedder').slice(0, 32),
   };
   return createHash('sha256').update(JSON.stringify(probe)).digest('hex').slice(0, 16);
@@ -94,7 +95,7 @@ export async function seed(log: (s: string) => void): Promise<{ programId: strin
         const f = corpus.faq();
         q.push(f.question);
         a.push(f.answer);
-        e.push(vec(embeddingText(f.question, f.answer)));
+        e.push(vec(embeddingText('faqs', f.question, f.answer)));
       }
       await pool.query(
         `INSERT INTO faqs (batch_id, question, answer, embedding, embedded_at)
@@ -108,7 +109,7 @@ export async function seed(log: (s: string) => void): Promise<{ programId: strin
         const p = corpus.post();
         t.push(p.title);
         b.push(p.body);
-        pe.push(vec(embeddingText(p.title, p.body)));
+        pe.push(vec(embeddingText('community_posts', p.title, p.body)));
       }
       await pool.query(
         `INSERT INTO community_posts (batch_id, title, body, embedding, embedded_at)

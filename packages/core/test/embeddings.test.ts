@@ -131,17 +131,19 @@ describe('embed-row job and backfill', () => {
     expect(post?.embedding).toBeNull();
   });
 
-  it('embeds every row from its title and body together', async () => {
-    expect(embeddingText('How do I reset my password?', 'Use the link')).toBe('How do I reset my password?\nUse the link');
-    const title = 'Export to spreadsheet fails for workbooks over fifty megabytes';
-    const body = 'Split the workbook or export each sheet on its own.';
-    const [p] = await t.ctx.db.insert(communityPosts).values({ batchId: programId, title, body }).returning({ id: communityPosts.id });
-    const id = (p as { id: string }).id;
-    expect(await embedRow(t.ctx, { table: 'community_posts', id })).toEqual({ status: 'embedded' });
-    const { rows } = await t.ctx.pool.query<{ score: number }>(
-      'SELECT 1 - (embedding <=> $1::vector) AS score FROM community_posts WHERE id = $2',
-      [`[${embedText(`${title}\n${body}`).join(',')}]`, id],
-    );
+  it('embeds FAQs and knowledge from title and body, community posts from their title', async () => {
+    expect(embeddingText('faqs', 'How do I reset my password?', 'Use the link')).toBe('How do I reset my password?\nUse the link');
+    expect(embeddingText('transcript_knowledge', 'Title', 'Content')).toBe('Title\nContent');
+    expect(embeddingText('community_posts', 'Export fails on large files', 'A long story')).toBe('Export fails on large files');
+    const question = 'How do I export a workbook over fifty megabytes?';
+    const answer = 'Split the workbook or export each sheet on its own.';
+    const [f] = await t.ctx.db.insert(faqs).values({ batchId: programId, question, answer }).returning({ id: faqs.id });
+    const id = (f as { id: string }).id;
+    expect(await embedRow(t.ctx, { table: 'faqs', id })).toEqual({ status: 'embedded' });
+    const { rows } = await t.ctx.pool.query<{ score: number }>('SELECT 1 - (embedding <=> $1::vector) AS score FROM faqs WHERE id = $2', [
+      `[${embedText(`${question}\n${answer}`).join(',')}]`,
+      id,
+    ]);
     expect(rows[0]?.score).toBeGreaterThan(0.9999);
   });
 

@@ -11,13 +11,18 @@ const TEXT_COLUMNS: Record<EmbeddedTable, readonly [string, string]> = {
 };
 
 /**
- * The text a row's embedding is computed from: title and body together (a FAQ's question and answer,
- * a post's title and body). People search with rephrasings, and the answer holds the words a
- * rephrasing reaches for that the question lacks: on hand-written rephrasings of 150 FAQs
- * (bench/relevance) the vector list's P@1 went from 0.34 (question alone) to 0.46. The duplicate
- * check, which compares questions with questions, embeds the candidates' questions itself.
+ * The text a row's embedding is computed from. FAQs, transcript knowledge and document insights: title
+ * and body together. People search with rephrasings, and a FAQ's curated answer holds the words a
+ * rephrasing reaches for that its question lacks: on hand-written rephrasings of 150 FAQs
+ * (bench/relevance) the vector list's P@1 went from 0.34 (question alone) to 0.46 with the lexical
+ * embedder. Community posts: the title alone. A post's body is its asker's narrative around the
+ * question, long and loose; in it the question's own words drown (a retyped title scored about 0.5
+ * against a post embedded with a 60-word body) and nearest neighbours become near-ties the HNSW index
+ * cannot tell apart (post recall@5 at 100k fell from 0.97 to 0.89; bench/search). Bodies stay
+ * searchable by keyword. The duplicate check, which compares questions, embeds FAQ questions itself.
  */
-export const embeddingText = (title: string, body: string) => `${title}\n${body}`;
+export const embeddingText = (table: EmbeddedTable, title: string, body: string) =>
+  table === 'community_posts' ? title : `${title}\n${body}`;
 
 interface TextRow {
   id: string;
@@ -52,7 +57,7 @@ export async function embedRow(
   const { rows } = await ctx.pool.query<TextRow>(`SELECT id, ${t} AS title, ${b} AS body FROM ${p.table} WHERE id = $1`, [p.id]);
   const row = rows[0];
   if (!row) return { status: 'missing' };
-  const vectors = await ctx.embedder.embed([embeddingText(row.title, row.body)]);
+  const vectors = await ctx.embedder.embed([embeddingText(p.table, row.title, row.body)]);
   const written = await storeEmbeddings(ctx, p.table, [row], vectors);
   return written === 1 ? { status: 'embedded' } : { status: 'changed' };
 }
@@ -81,7 +86,7 @@ export async function backfillEmbeddings(
         [after, batchSize],
       );
       if (rows.length === 0) break;
-      const vectors = await embedder.embed(rows.map((r) => embeddingText(r.title, r.body)));
+      const vectors = await embedder.embed(rows.map((r) => embeddingText(table, r.title, r.body)));
       embedded += await storeEmbeddings(ctx, table, rows, vectors);
       after = (rows[rows.length - 1] as TextRow).id;
       ctx.log.info({ table, embedded }, 'embeddings backfill progress');

@@ -46,7 +46,7 @@ export const SNIPPET_CHARS = 240;
  * default, gave 0.942-0.968, under the target in one build. Each step of 10 costs about 0.8 ms in
  * every vector sub-query (bench/search).
  */
-export const HNSW_EF_SEARCH = 50;
+export const HNSW_EF_SEARCH = 60;
 
 export type SearchSource = 'faq' | 'community';
 export type SearchMode = 'vector' | 'text';

@@ -117,7 +117,7 @@ export const searchRoutes: RoutePlugin = async (app) => {
         config: { access: 'public' },
         schema: {
           tags: ['search'],
-          summary: 'Duplicate check before posting: matched when the nearest FAQ has vectorScore >= 0.82',
+          summary: 'Duplicate check before posting: of the 5 nearest FAQs, matched when one question scores >= 0.82 against the query',
           body: DuplicateBody,
           response: { 200: DuplicateResponse, ...problemResponses(400, 404, 429, 503) },
         },
