@@ -39,7 +39,12 @@ function fingerprint(): string {
     corpus: new Corpus(42).faq(),
     faq: embeddingText('faqs', 'question', 'answer'),
     post: embeddingText('community_posts', 'title', 'body'),
-    vector: embedText('fingerprint probe of the local embedder').slice(0, 32),
+    // Whole vectors, of English and of the corpus's own words: any change of the embedder shows.
+    vector: embedText('fingerprint probe of the local embedder'),
+    corpusVector: (() => {
+      const f = new Corpus(42).faq();
+      return embedText(embeddingText('faqs', f.question, f.answer));
+    })(),
   };
   return createHash('sha256').update(JSON.stringify(probe)).digest('hex').slice(0, 16);
 }

@@ -10,9 +10,8 @@ import { wordVectors } from './word-vectors.js';
  *   scripts/build-word-vectors.ts), each weighted a / (a + p(word)) by its frequency (rare words
  *   count more; Arora et al.'s smooth inverse frequency) with the direction all averages share
  *   removed, so "refund" lands near "money back" and "sign up" near "register".
- * Each part is L2-normalised; the semantic one weighs half times the share of the text's words it
- * knows, so for ordinary English cosine ~ (lexical cosine + semantic cosine) / 2. A text asked again
- * word for word still scores 1. It exists so the service runs with no model server; it
+ * Each part is L2-normalised and weighs half: cosine = (lexical cosine + semantic cosine) / 2. A text
+ * asked again word for word still scores 1. It exists so the service runs with no model server; it
  * is far from a trained sentence model: set OLLAMA_HOST for one.
  */
 export class LocalEmbedder implements Embedder {
@@ -63,7 +62,7 @@ function add(vec: Float64Array, dims: number, feature: string, weight: number): 
   vec[index] = (vec[index] ?? 0) + sign * weight;
 }
 
-/** The semantic half's share of the squared norm (so of the cosine) for a text whose words it all knows. */
+/** The semantic half's share of the squared norm (so of the cosine). */
 const SEMANTIC_SHARE = 0.5;
 /** Smooth inverse frequency: a word of probability p weighs a / (a + p). */
 const SIF_A = 1e-3;
@@ -120,22 +119,17 @@ function nearestKnown(vectors: ReturnType<typeof wordVectors>, w: string): numbe
   return best;
 }
 
-/** Adds the semantic half; returns the share of the text's words it knows (0 when it has none). */
-function semanticPart(vec: Float64Array, offset: number, text: string): number {
+function semanticPart(vec: Float64Array, offset: number, text: string): void {
   const vectors = wordVectors();
-  const all = words(text);
-  let known = 0;
   let weights = 0;
-  for (const w of all) {
+  for (const w of words(text)) {
     const rank = rankOf(vectors, w);
     if (rank === undefined) continue;
-    known++;
     const weight = SIF_A / (SIF_A + zipf(rank));
     vectors.addTo(vec, offset, rank, weight);
     weights += weight;
   }
   for (let d = 0; d < vectors.dims; d++) vec[offset + d] = (vec[offset + d] as number) - weights * (vectors.common[d] as number);
-  return all.length === 0 ? 0 : known / all.length;
 }
 
 /** Scales vec[from .. to) to the given norm and returns whether it was non-zero. */
@@ -152,11 +146,9 @@ export function embedText(text: string): number[] {
   const vec = new Float64Array(EMBEDDING_DIMENSIONS);
   const lexicalDims = EMBEDDING_DIMENSIONS - wordVectors().dims;
   lexicalPart(vec, lexicalDims, text);
-  // The semantic half speaks for the words it knows: a text of names, codes or jargon GloVe lacks
-  // leans on the lexical half (else its one known word would decide its neighbours).
-  const share = SEMANTIC_SHARE * semanticPart(vec, lexicalDims, text);
-  const lexical = scale(vec, 0, lexicalDims, Math.sqrt(1 - share));
-  const semantic = share > 0 && scale(vec, lexicalDims, EMBEDDING_DIMENSIONS, Math.sqrt(share));
+  semanticPart(vec, lexicalDims, text);
+  const lexical = scale(vec, 0, lexicalDims, Math.sqrt(1 - SEMANTIC_SHARE));
+  const semantic = scale(vec, lexicalDims, EMBEDDING_DIMENSIONS, Math.sqrt(SEMANTIC_SHARE));
   // A part that is empty (no known words, or no words at all) leaves the whole norm to the other.
   if (lexical !== semantic) scale(vec, 0, EMBEDDING_DIMENSIONS, 1);
   // An empty text gets a fixed unit vector, so cosine distance stays defined.
