@@ -283,7 +283,7 @@ async function main() {
     e.push(performance.now() - t0);
   }
   const embedP50 = pct(e, 50);
-  out(`\nembedding (local lexical embedder, in process): p50 ${ms(embedP50)}`);
+  out(`\nembedding (local embedder, in process): p50 ${ms(embedP50)}`);
 
   let realisticP50: number | null = null;
   if (SECTIONS.has('sql')) {

@@ -65,7 +65,7 @@ export const ConfigSchema = T.Object({
   SEARCH_STATS_REFRESH_MINUTES: Int(15, 1, 1440, 'interval of the job copying word frequencies for search weights'),
   EMBEDDER: T.Union([T.Literal('auto'), T.Literal('local'), T.Literal('ollama')], {
     default: 'auto',
-    description: 'auto = ollama when OLLAMA_HOST is set, else the local lexical embedder',
+    description: 'auto = ollama when OLLAMA_HOST is set, else the local embedder (lexical hashing + GloVe word vectors)',
   }),
   OLLAMA_EMBED_MODEL: T.String({ default: 'nomic-embed-text', description: '768-dimension Ollama embedding model' }),
 

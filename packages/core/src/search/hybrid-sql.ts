@@ -41,10 +41,10 @@ export const BM25_B = 0.75;
 const BODY_WEIGHT = 0.5;
 export const SNIPPET_CHARS = 240;
 /**
- * HNSW candidate list per index scan. With the indexes' m = 48, 50 kept recall@5 >= 0.95 at 100k rows
- * in each of two index builds (0.962 / 0.952 and 0.978 / 0.968, FAQs / posts); 40, pgvector's
- * default, gave 0.942-0.968, under the target in one build. Each step of 10 costs about 0.8 ms in
- * every vector sub-query (bench/search).
+ * HNSW candidate list per index scan. With the indexes' m = 48 and FAQs embedded from question and
+ * answer, 60 gave FAQ recall@5 0.976-0.984 at 100k rows across builds (50: 0.968-0.978); posts,
+ * embedded from their title, reached 0.896-0.952 (bench/search, synthetic words). Each step of 10
+ * costs under a millisecond per vector sub-query.
  */
 export const HNSW_EF_SEARCH = 60;
 
