@@ -6,6 +6,10 @@ export const WORD_VECTORS_FILE = fileURLToPath(new URL('../../assets/word-vector
 
 export interface WordVectors {
   readonly dims: number;
+  /** How many words the file holds (ranks 1 .. count). */
+  readonly count: number;
+  /** The word of a frequency rank (1 = the most frequent), or undefined past the end. */
+  word(rank: number): string | undefined;
   /** A word's frequency rank (1 = the most frequent), or undefined when it is not in the list. */
   rank(word: string): number | undefined;
   /** Adds `weight` x the vector of the word of that rank to out[offset .. offset + dims). */
@@ -47,7 +51,9 @@ function parse(buf: Buffer): WordVectors {
   for (let d = 0; d < dims; d++) common[d] = (common[d] as number) / total;
   return {
     dims,
+    count,
     common,
+    word: (rank) => words[rank - 1],
     rank: (word) => {
       const i = index.get(word);
       return i === undefined ? undefined : i + 1;
