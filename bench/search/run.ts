@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import {
   buildHybridSql,
+  EXACT_ROWS,
   embedText,
   HNSW_EF_SEARCH,
   type HybridSqlOptions,
@@ -343,6 +344,17 @@ async function main() {
             `${set.padEnd(9)} cap ${String(candidateCap).padStart(4)} rare <= ${rareFraction}: p50 ${ms(r.p50)} p99 ${ms(r.p99)}  overlap ${ov.faq?.toFixed(3)} / ${ov.community?.toFixed(3)}`,
           );
         }
+      }
+    }
+    // Up to how many expected matching rows every match is scored exactly (EXACT_ROWS): what the
+    // selective set's words (each in hundreds of rows) cost and keep of the exact ranking.
+    for (const set of ['selective', 'realistic'] as const) {
+      for (const exactRows of [500, 1000, EXACT_ROWS]) {
+        const r = await timeSql(client, { exactRows }, qs[set], programId, 1);
+        const ov = await overlap(client, qs[set].slice(0, 40), programId, { exactRows });
+        out(
+          `${set.padEnd(9)} exact up to ${String(exactRows).padStart(4)} rows: p50 ${ms(r.p50)} p99 ${ms(r.p99)}  overlap ${ov.faq?.toFixed(3)} / ${ov.community?.toFixed(3)}`,
+        );
       }
     }
   }
