@@ -1,7 +1,8 @@
 /**
  * The API under test, in its own process so its peak RSS is its own: the real app over the bench
  * database, plus a bare hello-world Fastify server as the throughput ceiling of this machine and
- * runtime. Prints {"api":port,"hello":port} when ready; on SIGTERM prints {"maxRssMb":...}.
+ * runtime. Prints {"api":port,"hello":port} when ready; on SIGTERM prints {"maxRssMb":...}. GET /cpu on the
+ * hello-world port answers the process's CPU time.
  */
 import { createCoreContext, createLogger, loadConfig, MemoryJobQueue } from '@cfaq/core';
 import { createPool } from '@cfaq/db';
@@ -25,6 +26,9 @@ const app = await buildApp({ ctx, logger: false });
 await app.listen({ host: '127.0.0.1', port: 0 });
 const hello = Fastify({ logger: false });
 hello.get('/hello', async () => ({ hello: 'world' }));
+// This process's CPU time so far (µs), read around each load run: the share of a run the load generator
+// leaves the server idle shows how much of a throughput figure is the server's own limit.
+hello.get('/cpu', async () => process.cpuUsage());
 await hello.listen({ host: '127.0.0.1', port: 0 });
 const port = (a: ReturnType<typeof app.server.address>) => (typeof a === 'object' && a ? a.port : 0);
 console.log(JSON.stringify({ api: port(app.server.address()), hello: port(hello.server.address()) }));
