@@ -46,9 +46,10 @@ const BODY_WEIGHT = 0.5;
 export const SNIPPET_CHARS = 240;
 /**
  * HNSW candidate list per index scan. At 100k rows of real English words (bench/search), FAQs (embedded
- * from question and answer, m = 48, ef_construction = 400) reached recall@5 0.928 at 60 and 0.962 at
- * 100; posts (embedded from their title, m = 32, ef_construction = 160) 0.966 and 0.980. The step
- * from 60 to 100 costs about 0.3 ms on the FAQ vector sub-query and 0.9 ms on the posts one.
+ * from question and answer, m = 48, ef_construction = 400) reached recall@5 0.91-0.93 at 60 and
+ * 0.952-0.962 at 100 over three builds; posts (embedded from their title, m = 32, ef_construction =
+ * 160) 0.966-0.970 and 0.980-0.984. The step from 60 to 100 costs about 0.3 ms on the FAQ vector
+ * sub-query and 0.9 ms on the posts one.
  */
 export const HNSW_EF_SEARCH = 100;
 

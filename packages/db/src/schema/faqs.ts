@@ -60,7 +60,7 @@ export const faqs = pgTable(
     // m = 48, ef_construction = 400: FAQs are embedded from question and answer, and long texts on one
     // topic sit in tight clusters the graph must keep links into; at 100k rows of real English words
     // (bench/search) ef_construction 160 left recall@5 at 0.874 / 0.936 (ef_search 60 / 100), 400 gave
-    // 0.928 / 0.962, for about twice the build time.
+    // 0.91-0.93 / 0.952-0.962 over three builds, for about twice the build time.
     index('faqs_embedding_hnsw_idx').using('hnsw', t.embedding.op('vector_cosine_ops')).with({ m: 48, ef_construction: 400 }),
     index('faqs_search_vector_idx').using('gin', t.searchVector),
     // The question's own words: hybrid search picks keyword candidates by title hits (hybrid-sql.ts). The
