@@ -16,7 +16,17 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createEmbedder, createLogger, embeddingText, loadConfig, normalizeQuery, runHybridSearch, type SearchMode } from '@cfaq/core';
+import {
+  cosineSimilarity,
+  createEmbedder,
+  createLogger,
+  DUPLICATE_THRESHOLD,
+  embeddingText,
+  loadConfig,
+  normalizeQuery,
+  runHybridSearch,
+  type SearchMode,
+} from '@cfaq/core';
 import { runMigrations } from '@cfaq/db';
 import pg from 'pg';
 
@@ -40,6 +50,7 @@ interface Score {
   n: number;
   p1: number;
   mrr: number;
+  hit: number;
 }
 
 function score(ranks: (number | null)[]): Score {
@@ -48,6 +59,7 @@ function score(ranks: (number | null)[]): Score {
     n,
     p1: ranks.filter((r) => r === 1).length / n,
     mrr: ranks.reduce<number>((s, r) => s + (r !== null && r <= 5 ? 1 / r : 0), 0) / n,
+    hit: ranks.filter((r) => r !== null && r <= 5).length / n,
   };
 }
 
@@ -128,7 +140,7 @@ async function evaluate(ds: Dataset, systems: Record<string, Ranked>, idOf: Map<
       if (name === 'fused' && r !== 1) misses.push(`  ${r ?? '-'}  [${q.kind}] ${q.text}  (wanted ${q.faqId})`);
     }
   }
-  const fmt = (s: Score) => `${s.p1.toFixed(3)} / ${s.mrr.toFixed(3)}`;
+  const fmt = (s: Score) => `${(100 * s.p1).toFixed(1)} / ${(100 * s.mrr).toFixed(1)} / ${(100 * s.hit).toFixed(1)}`;
   out(`| system | all (${ds.queries.length}) | ${kinds.map((k) => `${k} (${ranks.fused?.[k]?.length ?? 0})`).join(' | ')} |`);
   out(`|---|---|${kinds.map(() => '---').join('|')}|`);
   for (const name of Object.keys(systems)) {
@@ -136,6 +148,51 @@ async function evaluate(ds: Dataset, systems: Record<string, Ranked>, idOf: Map<
     out(`| ${name} | ${fmt(score(byKind.all ?? []))} | ${kinds.map((k) => fmt(score(byKind[k] ?? []))).join(' | ')} |`);
   }
   if (SHOW_MISSES) out(`fused misses (rank, kind, query):\n${misses.join('\n')}`);
+}
+
+/**
+ * The duplicate check on every query of the set (each is a rephrasing of an existing FAQ, so each
+ * block is right when it names that FAQ): the spec's rule (the nearest FAQ's vectorScore, as the search
+ * reports it, >= 0.82; the service's rule) beside the earlier one (the nearest 5 FAQs' questions
+ * re-embedded alone and compared with the query).
+ */
+async function duplicateRules(
+  ds: Dataset,
+  idOf: Map<string, string>,
+  embed: (text: string) => Promise<number[]>,
+  nearest: (normalized: string, vector: number[]) => Promise<{ id: string; title: string; vectorScore: number }[]>,
+) {
+  const spec = { blocked: 0, right: 0 };
+  const earlier = { blocked: 0, right: 0 };
+  for (const q of ds.queries) {
+    const normalized = normalizeQuery(q.text);
+    const v = await embed(normalized);
+    const rows = await nearest(normalized, v);
+    const want = idOf.get(q.faqId);
+    const top = rows.reduce<(typeof rows)[number] | undefined>((a, c) => (a && a.vectorScore >= c.vectorScore ? a : c), undefined);
+    if (top && top.vectorScore >= DUPLICATE_THRESHOLD) {
+      spec.blocked++;
+      if (top.id === want) spec.right++;
+    }
+    let best: { id: string; s: number } | null = null;
+    for (const r of rows) {
+      const s = cosineSimilarity(v, await embed(r.title.toLowerCase()));
+      if (!best || s > best.s) best = { id: r.id, s };
+    }
+    if (best && best.s >= DUPLICATE_THRESHOLD) {
+      earlier.blocked++;
+      if (best.id === want) earlier.right++;
+    }
+  }
+  out('\n### duplicate check (every query is a rephrasing of one FAQ)\n');
+  out('| rule | blocked | precision |\n|---|---|---|');
+  const n = ds.queries.length;
+  for (const [rule, r] of [
+    ['spec: top vectorScore >= 0.82 (the service)', spec],
+    ['earlier: nearest questions re-scored >= 0.82', earlier],
+  ] as const) {
+    out(`| ${rule} | ${((100 * r.blocked) / n).toFixed(1)} % | ${r.blocked ? `${((100 * r.right) / r.blocked).toFixed(1)} %` : '-'} |`);
+  }
 }
 
 async function runDataset(ds: Dataset) {
@@ -190,13 +247,16 @@ async function runDataset(ds: Dataset) {
       'BM25 question + answer': (q) => bmQa(q.text),
       'BM25 question': (q) => bmQ(q.text),
     };
-    out(`\n## ${ds.name}: ${ds.faqs.length} FAQs, ${ds.queries.length} queries; P@1 / MRR@5 (embedder ${embedder.model})`);
+    out(`\n## ${ds.name}: ${ds.faqs.length} FAQs, ${ds.queries.length} queries; P@1 / MRR@5 / Hit@5 (embedder ${embedder.model})`);
     out('\n### fresh (no word statistics yet)\n');
     await evaluate(ds, systems, idOf);
     await pool.query('ANALYZE faqs');
     await pool.query('REFRESH MATERIALIZED VIEW search_lexeme_stats');
     out('\n### analyzed (ANALYZE + search.lexeme-stats)\n');
     await evaluate(ds, systems, idOf);
+    await duplicateRules(ds, idOf, embed, async (normalized, vector) =>
+      runHybridSearch(pool, { query: normalized, embedding: vector, programId, sources: ['faq'], modes: ['vector'], filter: false }),
+    );
   } finally {
     await pool.end();
   }

@@ -2,7 +2,7 @@ import { embedRow } from '@cfaq/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './helpers.js';
 
-// The real local embedder (no crafted vectors): what a user of the default install gets.
+// The real default embedder (no crafted vectors): what a user of the default install gets.
 let t: TestApp;
 let faqId: string;
 
@@ -36,7 +36,7 @@ const check = async (query: string) => {
   return res.json() as { matched: boolean; faq?: { id: string; question: string }; vectorScore?: number };
 };
 
-describe('duplicate check with the local embedder', () => {
+describe('duplicate check with the default embedder', () => {
   it('matches a question asked again word for word, however long the FAQ answer is', async () => {
     const r = await check('How do I reset my password?');
     expect(r).toMatchObject({ matched: true, faq: { id: faqId, question: 'How do I reset my password?' } });
@@ -45,6 +45,15 @@ describe('duplicate check with the local embedder', () => {
 
   it('matches the same question in other function words and case', async () => {
     expect((await check('how can I RESET my passwords')).matched).toBe(true);
+  });
+
+  it('matches on the vectorScore the search reports for the same FAQ (the spec rule), not a re-scored one', async () => {
+    const query = 'How do I reset my password?';
+    const r = await check(query);
+    const search = await t.app.inject({ method: 'POST', url: '/api/search', payload: { query } });
+    expect(search.statusCode).toBe(200);
+    const hit = (search.json().results as { id: string; vectorScore: number }[]).find((x) => x.id === faqId);
+    expect(hit?.vectorScore).toBeCloseTo(r.vectorScore as number, 9);
   });
 
   it('does not match a different question', async () => {

@@ -1,13 +1,17 @@
 import {
   backfillEmbeddings,
+  CALIBRATION,
   cosineSimilarity,
   createEmbedder,
   createLogger,
   embeddingText,
   embedRow,
   embedText,
+  LocalEmbedder,
   OllamaEmbedder,
   resolveProgramId,
+  SentenceEmbedder,
+  sentenceEncoder,
 } from '@cfaq/core';
 import { communityPosts, documentInsights, faqs, transcriptKnowledge } from '@cfaq/db/schema/index';
 import { createTestContext, type FakeOllama, startFakeOllama, type TestContext, testConfig } from '@cfaq/testkit';
@@ -61,6 +65,41 @@ describe('local embedder', () => {
   });
 });
 
+describe('sentence embedder (hashing + GloVe + Universal Sentence Encoder lite, offline)', () => {
+  const embedder = new SentenceEmbedder();
+  const sim = async (a: string, b: string) => {
+    const [x, y] = await embedder.embed([a, b]);
+    return cosineSimilarity(x as number[], y as number[]);
+  };
+
+  it('loads the model once per process from the shipped weights and gives 768-dim unit vectors', async () => {
+    expect(sentenceEncoder()).toBe(sentenceEncoder());
+    const [v] = await embedder.embed(['How do I reset my password?']);
+    expect(v).toHaveLength(768);
+    expect(Math.hypot(...(v as number[]))).toBeCloseTo(1, 6);
+    expect(await sim('How do I reset my password?', 'How do I reset my password?')).toBeCloseTo(1, 6);
+  });
+
+  it('ranks a rephrasing with no shared content word above an unrelated question', async () => {
+    const q = 'how do i get a refund';
+    expect(await sim(q, 'can i have my money back')).toBeGreaterThan(await sim(q, 'where do i park my car'));
+    expect(await sim('sign up for the next cohort', 'register for the next batch')).toBeGreaterThan(
+      await sim('sign up for the next cohort', 'change my profile photo'),
+    );
+  });
+
+  it('keeps cosine on the calibrated scale: c + (1 - c) x the parts, so unrelated texts stay under 0.80', async () => {
+    const [x, y] = await embedder.embed(['When does the spring program start?', 'My laptop battery drains overnight']);
+    const parts = (v: number[]) => v.slice(0, 767);
+    const raw = cosineSimilarity(parts(x as number[]), parts(y as number[]));
+    expect(await sim('When does the spring program start?', 'My laptop battery drains overnight')).toBeCloseTo(
+      CALIBRATION + (1 - CALIBRATION) * raw,
+      6,
+    );
+    expect(await sim('When does the spring program start?', 'My laptop battery drains overnight')).toBeLessThan(0.8);
+  });
+});
+
 describe('Ollama embedder', () => {
   it('speaks POST /api/embed with the configured model and returns 768-dim vectors', async () => {
     const e = new OllamaEmbedder({ host: ollama.url, model: 'nomic-embed-text' });
@@ -92,11 +131,14 @@ describe('Ollama embedder', () => {
     }
   });
 
-  it('is chosen by the factory when OLLAMA_HOST is set (EMBEDDER=auto), the local one otherwise', () => {
+  it('is chosen by the factory when OLLAMA_HOST is set (EMBEDDER=auto), the sentence embedder otherwise; local on request', () => {
     const log = createLogger({ level: 'silent' });
     const base = { DATABASE_URL: t.url };
     expect(createEmbedder(testConfig({ ...base, OLLAMA_HOST: ollama.url }), log)).toBeInstanceOf(OllamaEmbedder);
-    expect(createEmbedder(testConfig(base), log).model).toBe('local-hash-glove-v2');
+    expect(createEmbedder(testConfig(base), log)).toBeInstanceOf(SentenceEmbedder);
+    expect(createEmbedder(testConfig(base), log).model).toBe('local-hash-use-lite-joined-25-15-60-c59');
+    expect(createEmbedder(testConfig({ ...base, EMBEDDER_LAYOUT: 'replace' }), log).model).toBe('local-hash-use-lite-replace-30-0-70-c59');
+    expect(createEmbedder(testConfig({ ...base, EMBEDDER: 'local' }), log).model).toBe('local-hash-glove-v2');
     expect(createEmbedder(testConfig({ ...base, OLLAMA_HOST: ollama.url, EMBEDDER: 'local' }), log).model).toBe('local-hash-glove-v2');
   });
 });
@@ -140,10 +182,12 @@ describe('embed-row job and backfill', () => {
     const [f] = await t.ctx.db.insert(faqs).values({ batchId: programId, question, answer }).returning({ id: faqs.id });
     const id = (f as { id: string }).id;
     expect(await embedRow(t.ctx, { table: 'faqs', id })).toEqual({ status: 'embedded' });
-    const { rows } = await t.ctx.pool.query<{ score: number }>('SELECT 1 - (embedding <=> $1::vector) AS score FROM faqs WHERE id = $2', [
-      `[${embedText(`${question}\n${answer}`).join(',')}]`,
-      id,
-    ]);
+    const [expected] = await t.ctx.embedder.embed([`${question}\n${answer}`]);
+    const { rows } = await t.ctx.pool.query<{ score: number; model: string }>(
+      'SELECT 1 - (embedding <=> $1::vector) AS score, embedding_model AS model FROM faqs WHERE id = $2',
+      [`[${(expected as number[]).join(',')}]`, id],
+    );
+    expect(rows[0]?.model).toBe(t.ctx.embedder.model);
     expect(rows[0]?.score).toBeGreaterThan(0.9999);
   });
 
@@ -162,5 +206,35 @@ describe('embed-row job and backfill', () => {
       expect(await t.ctx.db.select({ id: table.id }).from(table).where(isNull(table.embedding))).toEqual([]);
     }
     expect(await backfillEmbeddings(t.ctx)).toEqual(result.map((r) => ({ table: r.table, embedded: 0 })));
+  });
+
+  it('re-embeds the rows of another embedder after a change, resuming where a failed run stopped', async () => {
+    const total = async () => {
+      const { rows } = await t.ctx.pool.query<{ n: number }>(
+        `SELECT (SELECT count(*) FROM faqs) + (SELECT count(*) FROM community_posts) + (SELECT count(*) FROM transcript_knowledge)
+           + (SELECT count(*) FROM document_insights) AS n`,
+      );
+      return Number(rows[0]?.n);
+    };
+    const local = new LocalEmbedder();
+    let calls = 0;
+    const flaky = {
+      model: local.model,
+      warm: () => local.warm(),
+      embed: async (texts: string[]) => {
+        if (++calls === 3) throw new Error('embedder crashed');
+        return local.embed(texts);
+      },
+    };
+    await expect(backfillEmbeddings(t.ctx, { batchSize: 2, embedder: flaky })).rejects.toThrow(/crashed/);
+    const done = await t.ctx.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM faqs WHERE embedding_model = $1', [local.model]);
+    expect(done.rows[0]?.n).toBe(4);
+    const resumed = await backfillEmbeddings(t.ctx, { batchSize: 2, embedder: local });
+    expect(resumed.reduce((s, r) => s + r.embedded, 0)).toBe((await total()) - 4);
+    const { rows } = await t.ctx.pool.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM faqs WHERE embedding_model IS DISTINCT FROM $1',
+      [local.model],
+    );
+    expect(rows[0]?.n).toBe(0);
   });
 });

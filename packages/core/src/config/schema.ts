@@ -63,9 +63,14 @@ export const ConfigSchema = T.Object({
   SEARCH_LOG_FLUSH_MS: Int(2000, 50, 600_000, 'search log buffer flush interval'),
   SEARCH_LOG_RETENTION_DAYS: Int(90, 1, 3650, 'search log retention (spec: 90 days)'),
   SEARCH_STATS_REFRESH_MINUTES: Int(15, 1, 1440, 'interval of the job copying word frequencies for search weights'),
-  EMBEDDER: T.Union([T.Literal('auto'), T.Literal('local'), T.Literal('ollama')], {
+  EMBEDDER: T.Union([T.Literal('auto'), T.Literal('sentence'), T.Literal('local'), T.Literal('ollama')], {
     default: 'auto',
-    description: 'auto = ollama when OLLAMA_HOST is set, else the local embedder (lexical hashing + GloVe word vectors)',
+    description:
+      'auto = ollama when OLLAMA_HOST is set, else sentence; sentence = lexical hashing + GloVe + the Universal Sentence Encoder lite (offline, shipped in npm); local = lexical hashing + GloVe only (the earlier default). A change re-embeds every row (search.embeddings-backfill job)',
+  }),
+  EMBEDDER_LAYOUT: T.Union([T.Literal('joined'), T.Literal('replace')], {
+    default: 'joined',
+    description: 'sentence embedder: joined = hashing + GloVe + sentence encoder; replace = hashing + sentence encoder (no GloVe)',
   }),
   OLLAMA_EMBED_MODEL: T.String({ default: 'nomic-embed-text', description: '768-dimension Ollama embedding model' }),
 

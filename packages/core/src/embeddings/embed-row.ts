@@ -30,15 +30,15 @@ interface TextRow {
   body: string;
 }
 
-async function storeEmbeddings(ctx: Pick<CoreContext, 'pool'>, table: EmbeddedTable, rows: TextRow[], vectors: number[][]) {
+async function storeEmbeddings(ctx: Pick<CoreContext, 'pool'>, table: EmbeddedTable, rows: TextRow[], vectors: number[][], model: string) {
   const [t, b] = TEXT_COLUMNS[table];
   // Written only where the text is still the text that was embedded: an edit racing the job wins,
   // and its own job embeds the new text.
   const res = await ctx.pool.query(
-    `UPDATE ${table} AS x SET embedding = u.e::vector, embedded_at = now()
+    `UPDATE ${table} AS x SET embedding = u.e::vector, embedded_at = now(), embedding_model = $5
      FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[]) AS u(id, t, b, e)
      WHERE x.id = u.id AND x.${t} = u.t AND x.${b} = u.b`,
-    [rows.map((r) => r.id), rows.map((r) => r.title), rows.map((r) => r.body), vectors.map(toVectorLiteral)],
+    [rows.map((r) => r.id), rows.map((r) => r.title), rows.map((r) => r.body), vectors.map(toVectorLiteral), model],
   );
   return res.rowCount ?? 0;
 }
@@ -58,7 +58,7 @@ export async function embedRow(
   const row = rows[0];
   if (!row) return { status: 'missing' };
   const vectors = await ctx.embedder.embed([embeddingText(p.table, row.title, row.body)]);
-  const written = await storeEmbeddings(ctx, p.table, [row], vectors);
+  const written = await storeEmbeddings(ctx, p.table, [row], vectors, ctx.embedder.model);
   return written === 1 ? { status: 'embedded' } : { status: 'changed' };
 }
 
@@ -67,7 +67,12 @@ export interface BackfillResult {
   embedded: number;
 }
 
-/** Embeds every row without an embedding, `batchSize` rows per embedder call and UPDATE. */
+/**
+ * Embeds every row without an embedding or embedded by another model than the embedder's (a change
+ * of EMBEDDER re-embeds everything), `batchSize` rows per embedder call and UPDATE. Each batch
+ * commits on its own, so a run stopped half way resumes where it stopped: finished rows carry the
+ * current model. Logs progress (done and remaining per table) after every batch.
+ */
 export async function backfillEmbeddings(
   ctx: Pick<CoreContext, 'pool' | 'embedder' | 'log'>,
   opts: { batchSize?: number; tables?: readonly EmbeddedTable[]; embedder?: Embedder } = {},
@@ -77,19 +82,23 @@ export async function backfillEmbeddings(
   const out: BackfillResult[] = [];
   for (const table of opts.tables ?? EMBEDDED_TABLES) {
     const [t, b] = TEXT_COLUMNS[table];
+    const stale = `(embedding IS NULL OR embedding_model IS DISTINCT FROM $1)`;
+    const count = await ctx.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE ${stale}`, [embedder.model]);
+    const total = count.rows[0]?.n ?? 0;
     let embedded = 0;
     let after = '00000000-0000-0000-0000-000000000000';
+    if (total > 0) ctx.log.info({ table, total, model: embedder.model }, 'embeddings backfill: rows to embed');
     for (;;) {
       // Keyset by id, so a row whose text changes mid-run (and is skipped) is not fetched forever.
       const { rows } = await ctx.pool.query<TextRow>(
-        `SELECT id, ${t} AS title, ${b} AS body FROM ${table} WHERE embedding IS NULL AND id > $1 ORDER BY id LIMIT $2`,
-        [after, batchSize],
+        `SELECT id, ${t} AS title, ${b} AS body FROM ${table} WHERE ${stale} AND id > $2 ORDER BY id LIMIT $3`,
+        [embedder.model, after, batchSize],
       );
       if (rows.length === 0) break;
       const vectors = await embedder.embed(rows.map((r) => embeddingText(table, r.title, r.body)));
-      embedded += await storeEmbeddings(ctx, table, rows, vectors);
+      embedded += await storeEmbeddings(ctx, table, rows, vectors, embedder.model);
       after = (rows[rows.length - 1] as TextRow).id;
-      ctx.log.info({ table, embedded }, 'embeddings backfill progress');
+      ctx.log.info({ table, embedded, remaining: Math.max(total - embedded, 0), model: embedder.model }, 'embeddings backfill progress');
     }
     out.push({ table, embedded });
   }

@@ -3,8 +3,12 @@ import type { Logger } from '../runtime/logger.js';
 import type { Embedder } from './embedder.js';
 import { LocalEmbedder } from './local-embedder.js';
 import { OllamaEmbedder } from './ollama-embedder.js';
+import { SENTENCE_LAYOUTS, SentenceEmbedder } from './sentence-embedder.js';
 
-/** `auto`: Ollama when OLLAMA_HOST is set, otherwise the local lexical embedder. */
+/**
+ * `auto`: Ollama when OLLAMA_HOST is set, otherwise the sentence embedder (lexical hashing, GloVe and
+ * the Universal Sentence Encoder lite, all offline). `local`: the earlier default, hashing and GloVe.
+ */
 export function createEmbedder(config: Config, log: Logger): Embedder {
   const useOllama = config.EMBEDDER === 'ollama' || (config.EMBEDDER === 'auto' && config.OLLAMA_HOST);
   if (useOllama) {
@@ -12,5 +16,6 @@ export function createEmbedder(config: Config, log: Logger): Embedder {
     log.info({ host: config.OLLAMA_HOST, model: config.OLLAMA_EMBED_MODEL }, 'embeddings from Ollama');
     return new OllamaEmbedder({ host: config.OLLAMA_HOST, model: config.OLLAMA_EMBED_MODEL });
   }
-  return new LocalEmbedder();
+  if (config.EMBEDDER === 'local') return new LocalEmbedder();
+  return new SentenceEmbedder(SENTENCE_LAYOUTS[config.EMBEDDER_LAYOUT]);
 }

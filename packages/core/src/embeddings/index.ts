@@ -4,4 +4,6 @@ export * from './factory.js';
 export * from './job.js';
 export * from './local-embedder.js';
 export * from './ollama-embedder.js';
+export * from './sentence-embedder.js';
+export * from './sentence-encoder.js';
 export * from './word-vectors.js';

@@ -18,3 +18,16 @@ export const embedRowJob = defineJob({
   policy: { ...DEFAULT_POLICY, retryLimit: 5, retryDelaySeconds: 10, expireInSeconds: 5 * 60 },
   singletonKey: (p) => `${p.table}:${p.id}`,
 });
+
+/**
+ * Embeds every row that has no embedding or one from another embedder (after EMBEDDER changes), in
+ * batches that each commit: queued by the worker at every start, and resumable (a restart picks up
+ * the rows still stale). Progress goes to the log. One at a time (singleton).
+ */
+export const embeddingsBackfillJob = defineJob({
+  name: 'search.embeddings-backfill',
+  payload: T.Object({}),
+  policy: { ...DEFAULT_POLICY, retryLimit: 3, retryDelaySeconds: 30, expireInSeconds: 4 * 60 * 60 },
+  singletonKey: () => 'all',
+  runOnStart: true,
+});

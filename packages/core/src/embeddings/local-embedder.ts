@@ -69,7 +69,7 @@ const SIF_A = 1e-3;
 /** Zipf's law: the word of frequency rank r has probability about 0.1 / r in English text. */
 const zipf = (rank: number) => 0.1 / rank;
 
-function lexicalPart(vec: Float64Array, dims: number, text: string): void {
+export function lexicalPart(vec: Float64Array, dims: number, text: string): void {
   const tokens = tokenize(text);
   for (let i = 0; i < tokens.length; i++) {
     const w = tokens[i] as string;
@@ -119,7 +119,7 @@ function nearestKnown(vectors: ReturnType<typeof wordVectors>, w: string): numbe
   return best;
 }
 
-function semanticPart(vec: Float64Array, offset: number, text: string): void {
+export function semanticPart(vec: Float64Array, offset: number, text: string): void {
   const vectors = wordVectors();
   let weights = 0;
   for (const w of words(text)) {
@@ -133,7 +133,7 @@ function semanticPart(vec: Float64Array, offset: number, text: string): void {
 }
 
 /** Scales vec[from .. to) to the given norm and returns whether it was non-zero. */
-function scale(vec: Float64Array, from: number, to: number, norm: number): boolean {
+export function scale(vec: Float64Array, from: number, to: number, norm: number): boolean {
   let sum = 0;
   for (let i = from; i < to; i++) sum += (vec[i] as number) ** 2;
   if (sum === 0) return false;

@@ -40,6 +40,8 @@ export const communityPosts = pgTable(
     answeredAt: tstz('answered_at'),
     embedding: vector({ dimensions: EMBEDDING_DIMENSIONS }),
     embeddedAt: tstz('embedded_at'),
+    /** The embedder (its model name) that computed `embedding`; another one re-embeds the row (search.embeddings-backfill). */
+    embeddingModel: text('embedding_model'),
     searchVector: tsvector().generatedAlwaysAs(weightedTsvector('title', 'body')),
     deletedAt: tstz('deleted_at'),
     createdAt: createdAt(),

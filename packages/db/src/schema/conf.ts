@@ -74,6 +74,8 @@ export const transcriptKnowledge = pgTable(
     reviewedAt: tstz('reviewed_at'),
     embedding: vector({ dimensions: EMBEDDING_DIMENSIONS }),
     embeddedAt: tstz('embedded_at'),
+    /** The embedder (its model name) that computed `embedding`; another one re-embeds the row (search.embeddings-backfill). */
+    embeddingModel: text('embedding_model'),
     searchVector: tsvector().generatedAlwaysAs(weightedTsvector('title', 'content')),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -104,6 +106,8 @@ export const documentInsights = pgTable(
     reviewedAt: tstz('reviewed_at'),
     embedding: vector({ dimensions: EMBEDDING_DIMENSIONS }),
     embeddedAt: tstz('embedded_at'),
+    /** The embedder (its model name) that computed `embedding`; another one re-embeds the row (search.embeddings-backfill). */
+    embeddingModel: text('embedding_model'),
     searchVector: tsvector().generatedAlwaysAs(weightedTsvector('title', 'content')),
     createdAt: createdAt(),
     updatedAt: updatedAt(),

@@ -47,6 +47,8 @@ export const faqs = pgTable(
     viewCount: integer().notNull().default(0),
     embedding: vector({ dimensions: EMBEDDING_DIMENSIONS }),
     embeddedAt: tstz('embedded_at'),
+    /** The embedder (its model name) that computed `embedding`; another one re-embeds the row (search.embeddings-backfill). */
+    embeddingModel: text('embedding_model'),
     searchVector: tsvector().generatedAlwaysAs(weightedTsvector('question', 'answer')),
     createdBy: uuid().references(() => users.id, { onDelete: 'set null' }),
     updatedBy: uuid().references(() => users.id, { onDelete: 'set null' }),
