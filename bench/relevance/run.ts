@@ -14,7 +14,7 @@
  * Env: BENCH_SERVER_URL, BENCH_RELEVANCE_DATA (comma list of data set names; all by default),
  * BENCH_RELEVANCE_MISSES=1 to list the queries the fused ranking misses.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   cosineSimilarity,
@@ -202,7 +202,14 @@ async function runDataset(ds: Dataset) {
   try {
     const { rows } = await pool.query<{ id: string }>('SELECT id FROM batches WHERE is_default LIMIT 1');
     const programId = (rows[0] as { id: string }).id;
-    const vectors = await embedder.embed(ds.faqs.map((f) => embeddingText('faqs', f.question, f.answer)));
+    // BENCH_EMBED_CACHE=file: vectors kept across runs (per model and text), so reruns while tuning
+    // the SQL skip the encoder.
+    const cacheFile = process.env.BENCH_EMBED_CACHE ? `${process.env.BENCH_EMBED_CACHE}.${embedder.model}.json` : null;
+    const vectorOf = new Map<string, number[]>(cacheFile && existsSync(cacheFile) ? JSON.parse(readFileSync(cacheFile, 'utf8')) : []);
+    const docTexts = ds.faqs.map((f) => embeddingText('faqs', f.question, f.answer));
+    const missing = docTexts.filter((x) => !vectorOf.has(x));
+    for (const [i, v] of (await embedder.embed(missing)).entries()) vectorOf.set(missing[i] as string, v);
+    const vectors = docTexts.map((x) => vectorOf.get(x) as number[]);
     const inserted = await pool.query<{ id: string }>(
       `INSERT INTO faqs (batch_id, question, answer, category, review_status, embedding, embedded_at)
        SELECT $1, q, a, c, 'approved', e::vector, now()
@@ -217,7 +224,6 @@ async function runDataset(ds: Dataset) {
       ],
     );
     const idOf = new Map(ds.faqs.map((f, i) => [f.id, (inserted.rows[i] as { id: string }).id]));
-    const vectorOf = new Map<string, number[]>();
     const embed = async (text: string) => {
       const v = vectorOf.get(text) ?? ((await embedder.embed([text]))[0] as number[]);
       vectorOf.set(text, v);
@@ -257,6 +263,7 @@ async function runDataset(ds: Dataset) {
     await duplicateRules(ds, idOf, embed, async (normalized, vector) =>
       runHybridSearch(pool, { query: normalized, embedding: vector, programId, sources: ['faq'], modes: ['vector'], filter: false }),
     );
+    if (cacheFile) writeFileSync(cacheFile, JSON.stringify([...vectorOf]));
   } finally {
     await pool.end();
   }

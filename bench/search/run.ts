@@ -19,8 +19,8 @@ import {
   embedText,
   HNSW_EF_SEARCH,
   type HybridSqlOptions,
-  loadConfig,
   hybridStatement,
+  loadConfig,
   prepareSearchConnection,
   toVectorLiteral,
 } from '@cfaq/core';

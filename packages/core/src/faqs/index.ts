@@ -3,3 +3,4 @@ export * from './job.js';
 export * from './review.js';
 export * from './service.js';
 export * from './view.js';
+export * from './visibility.js';

@@ -6,8 +6,9 @@ import { resolveProgramId } from '../programs/resolve.js';
 import { DAY_MS } from '../runtime/clock.js';
 import { type Actor, type DbOrTx, isStaff } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
-import { faqVisibleTo, visibleFaq } from './service.js';
+import { visibleFaq } from './service.js';
 import { type FaqView, faqColumns, type ReviewStatus, toFaqView } from './view.js';
+import { faqVisibleTo } from './visibility.js';
 
 type Ctx = Pick<CoreContext, 'db' | 'clock' | 'config' | 'log'>;
 

@@ -8,26 +8,10 @@ import { resolveProgramId } from '../programs/resolve.js';
 import { type Actor, type DbOrTx, isStaff, type Tx } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
 import { categoryExists } from './categories.js';
-import {
-  type FaqRow,
-  type FaqView,
-  type FreshnessTier,
-  faqColumns,
-  PUBLIC_REVIEW_STATUSES,
-  type ReviewStatus,
-  reviewIntervalFor,
-  toFaqView,
-} from './view.js';
+import { type FaqRow, type FaqView, type FreshnessTier, faqColumns, type ReviewStatus, reviewIntervalFor, toFaqView } from './view.js';
+import { faqVisibleTo } from './visibility.js';
 
 type Ctx = Pick<CoreContext, 'db' | 'clock' | 'config' | 'jobs'>;
-
-/** Who may see a FAQ: staff see every status in any live program; others see public statuses in live, unarchived programs. */
-export function faqVisibleTo(actor: Actor | null): SQL {
-  const program = isStaff(actor)
-    ? sql`exists (select 1 from ${batches} b where b.id = faqs.batch_id and b.deleted_at is null)`
-    : sql`exists (select 1 from ${batches} b where b.id = faqs.batch_id and b.deleted_at is null and b.archived_at is null)`;
-  return isStaff(actor) ? program : (and(program, inArray(faqs.reviewStatus, [...PUBLIC_REVIEW_STATUSES])) as SQL);
-}
 
 /** A FAQ the caller may see, or 404. */
 export async function visibleFaq(db: DbOrTx, actor: Actor | null, id: string, opts: { forUpdate?: boolean } = {}): Promise<FaqRow> {

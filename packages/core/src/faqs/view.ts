@@ -68,9 +68,6 @@ export const toFaqView = (r: FaqRow): FaqView => ({
   updatedAt: r.updatedAt.toISOString(),
 });
 
-/** Statuses anyone may read; draft is staff-only. */
-export const PUBLIC_REVIEW_STATUSES: readonly ReviewStatus[] = ['approved', 'verified', 'pending_review', 'update_requested'];
-
 /** reviewIntervalDays follows the tier; evergreen FAQs are never due (null). */
 export function reviewIntervalFor(config: Pick<Config, 'FAQ_SEASONAL_DAYS' | 'FAQ_VOLATILE_DAYS'>, tier: FreshnessTier): number | null {
   if (tier === 'seasonal') return config.FAQ_SEASONAL_DAYS;
