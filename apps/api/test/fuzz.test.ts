@@ -254,7 +254,6 @@ describe('fuzz: every operation of the OpenAPI document', () => {
       }
     }
     expect(operations).toBeGreaterThan(50);
-    console.log('fuzz calls', calls.length);
     const failures: string[] = [];
     const batch = 16;
     for (let i = 0; i < calls.length; i += batch) {
