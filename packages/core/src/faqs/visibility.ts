@@ -1,4 +1,4 @@
-import { batches, faqs } from '@cfaq/db/schema/index';
+import { batches, faqReviewStatus, faqs } from '@cfaq/db/schema/index';
 import { and, inArray, type SQL, sql } from 'drizzle-orm';
 import { type Actor, isStaff } from '../shared/db.js';
 
@@ -8,8 +8,15 @@ import { type Actor, isStaff } from '../shared/db.js';
  */
 export const PUBLIC_REVIEW_STATUSES = ['approved', 'verified', 'pending_review', 'update_requested'] as const;
 
-/** The same rule as SQL over the faqs table's own columns (no alias), for raw statements. */
-export const PUBLIC_FAQ_SQL = `review_status IN (${PUBLIC_REVIEW_STATUSES.map((s) => `'${s}'`).join(', ')})`;
+/** The statuses only staff may read (draft), the complement of the public ones. */
+export const HIDDEN_REVIEW_STATUSES = faqReviewStatus.enumValues.filter((s) => !(PUBLIC_REVIEW_STATUSES as readonly string[]).includes(s));
+
+/**
+ * The same rule as SQL over the faqs table's own columns (no alias), for raw statements. Written as
+ * the exclusion of the hidden statuses: an IN list of the public ones would let the planner read a
+ * program's rows through the status index instead of searching the HNSW graph.
+ */
+export const PUBLIC_FAQ_SQL = `review_status NOT IN (${HIDDEN_REVIEW_STATUSES.map((s) => `'${s}'`).join(', ')})`;
 
 /** Who may see a FAQ: staff see every status in any live program; others see public statuses in live, unarchived programs. */
 export function faqVisibleTo(actor: Actor | null): SQL {

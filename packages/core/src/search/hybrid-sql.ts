@@ -242,6 +242,20 @@ function vectorTextCte(t: SourceTable): string {
 }
 
 /**
+ * The other way round: the cosine similarity of the keyword list's rows that the vector list did not
+ * rank (at most PER_LIST, read by primary key). No rank either; `vectorScore` is then every result's
+ * real similarity (what the duplicate check compares with 0.82), and RRF ties between a keyword-only
+ * and a vector-only row are broken on both rows' real textScore + vectorScore.
+ */
+function textVectorCte(t: SourceTable): string {
+  return `${t.alias}_tv AS MATERIALIZED (
+    SELECT x.id, 1 - (x.embedding <=> $2::vector) AS score
+    FROM ${t.alias}_t k JOIN ${t.table} x ON x.id = k.id
+    WHERE x.embedding IS NOT NULL AND k.id NOT IN (SELECT id FROM ${t.alias}_v)
+  )`;
+}
+
+/**
  * The keyword list: BM25 (Robertson's k1 and b, IDF ln(1 + (N - df + 0.5) / (df + 0.5))) over the
  * candidates, with a body occurrence counting BODY_WEIGHT of a title one, document length as its count
  * of distinct words against the candidates' average, and textScore = the sum over the query's words
@@ -325,8 +339,9 @@ export function buildHybridSql(opts: HybridSqlOptions = {}): string {
       lists.push(`SELECT '${s}'::text AS source, id, 't'::text AS kind, score, rank FROM ${t.alias}_t`);
     }
     if (modes.includes('text') && modes.includes('vector')) {
-      ctes.push(vectorTextCte(t));
+      ctes.push(vectorTextCte(t), textVectorCte(t));
       lists.push(`SELECT '${s}'::text AS source, id, 'x'::text AS kind, score, NULL::bigint AS rank FROM ${t.alias}_vt WHERE score > 0`);
+      lists.push(`SELECT '${s}'::text AS source, id, 'y'::text AS kind, score, NULL::bigint AS rank FROM ${t.alias}_tv`);
     }
   }
   // Keep every parameter referenced so each variant takes the same three.
@@ -349,7 +364,7 @@ export function buildHybridSql(opts: HybridSqlOptions = {}): string {
     SELECT source, id,
       sum(1.0 / (${RRF_K} + rank))::float8 AS rrf_score,
       coalesce(max(score) FILTER (WHERE kind IN ('t', 'x')), 0)::float8 AS text_score,
-      coalesce(max(score) FILTER (WHERE kind = 'v'), 0)::float8 AS vector_score,
+      coalesce(max(score) FILTER (WHERE kind IN ('v', 'y')), 0)::float8 AS vector_score,
       max(rank) FILTER (WHERE kind = 't')::int AS text_rank,
       max(rank) FILTER (WHERE kind = 'v')::int AS vector_rank
     FROM lists GROUP BY source, id
