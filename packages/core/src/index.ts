@@ -1,3 +1,4 @@
+export * from './ai/index.js';
 export * from './audit/index.js';
 export * from './community/index.js';
 export * from './config/index.js';
@@ -8,6 +9,7 @@ export * from './errors/index.js';
 export * from './faqs/index.js';
 export * from './identity/index.js';
 export * from './jobs/index.js';
+export * from './knowledge/index.js';
 export * from './notifications/index.js';
 export * from './programs/index.js';
 export * from './retention/index.js';
