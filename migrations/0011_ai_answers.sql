@@ -36,6 +36,7 @@ CREATE TABLE "ai_usage" (
 );
 --> statement-breakpoint
 ALTER TABLE "community_posts" ADD COLUMN "ai_answer_attempted_at" timestamp with time zone;--> statement-breakpoint
+ALTER TABLE "community_posts" ADD COLUMN "ai_answer_claim" uuid;--> statement-breakpoint
 ALTER TABLE "community_posts" ADD COLUMN "ai_answer_sources" text[] DEFAULT '{}' NOT NULL;--> statement-breakpoint
 ALTER TABLE "community_posts" ADD COLUMN "ai_answer_score" integer DEFAULT 0 NOT NULL;--> statement-breakpoint
 ALTER TABLE "community_posts" ADD COLUMN "ai_answer_not_helpful_at" timestamp with time zone;--> statement-breakpoint

@@ -1,5 +1,6 @@
 export * from './ai/index.js';
 export * from './audit/index.js';
+export * from './auto-answer/index.js';
 export * from './community/index.js';
 export * from './config/index.js';
 export * from './context.js';

@@ -1,6 +1,5 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { APICallError, generateText, jsonSchema, NoObjectGeneratedError, Output } from 'ai';
 import type { CoreContext } from '../context.js';
 import { type AiProviderName, languageModel } from './providers.js';
 import { type AiPipeline, type ResolvedAi, resolveAi } from './settings.js';
@@ -91,7 +90,10 @@ interface Classified {
   usage?: { inputTokens: number; outputTokens: number };
 }
 
-function classify(err: unknown, timedOut: boolean, callerAborted: boolean): Classified {
+type AiSdk = typeof import('ai');
+
+function classify(ai: AiSdk, err: unknown, timedOut: boolean, callerAborted: boolean): Classified {
+  const { APICallError, NoObjectGeneratedError } = ai;
   if (callerAborted) return { kind: 'aborted', retryable: false, message: 'aborted by the caller' };
   if (timedOut) return { kind: 'timeout', retryable: true, message: 'provider did not answer in time' };
   if (APICallError.isInstance(err)) {
@@ -146,7 +148,9 @@ export async function generateStructured<S extends TSchema>(
     model = choice.model;
   }
   const state = resolved.providers[provider];
-  const lm = languageModel({
+  const ai = await import('ai');
+  const { generateText, jsonSchema, Output } = ai;
+  const lm = await languageModel({
     provider,
     model,
     baseUrl: state.baseUrl,
@@ -200,7 +204,7 @@ export async function generateStructured<S extends TSchema>(
       ctx.log.info({ provider, model, pipeline: req.pipeline, attempts, latencyMs: info.latencyMs, ...usage }, '[ai] call ok');
       return { ok: true, value, ...info };
     } catch (err) {
-      last = classify(err, timeout.aborted, req.signal?.aborted === true);
+      last = classify(ai, err, timeout.aborted, req.signal?.aborted === true);
       if (last.usage) {
         usage.inputTokens += last.usage.inputTokens;
         usage.outputTokens += last.usage.outputTokens;

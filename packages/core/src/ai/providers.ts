@@ -1,8 +1,4 @@
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createGoogleGenerativeAI } from '@ai-sdk/google';
-import { createOpenAI } from '@ai-sdk/openai';
 import type { LanguageModel } from 'ai';
-import { createOllama } from 'ollama-ai-provider-v2';
 import { AI_PROVIDERS, type AiProviderName, type Config } from '../config/schema.js';
 
 export { AI_PROVIDERS, type AiProviderName };
@@ -65,19 +61,27 @@ export interface ModelSpec {
 /**
  * The Vercel AI SDK model for a provider. Every client gets its base URL from settings, so tests point
  * them at the fake servers in packages/testkit; retries are ours (generate.ts), so the SDK's are off.
+ * The client libraries load on first use, so processes that never call a provider start faster.
  */
-export function languageModel(spec: ModelSpec): LanguageModel {
+export async function languageModel(spec: ModelSpec): Promise<LanguageModel> {
   const baseURL = clientBaseUrl(spec.provider, spec.baseUrl);
   switch (spec.provider) {
     case 'openai': {
+      const { createOpenAI } = await import('@ai-sdk/openai');
       const openai = createOpenAI({ apiKey: spec.apiKey ?? '', baseURL });
       return spec.openaiApi === 'chat' ? openai.chat(spec.model) : openai.responses(spec.model);
     }
-    case 'anthropic':
+    case 'anthropic': {
+      const { createAnthropic } = await import('@ai-sdk/anthropic');
       return createAnthropic({ apiKey: spec.apiKey ?? '', baseURL })(spec.model);
-    case 'gemini':
+    }
+    case 'gemini': {
+      const { createGoogleGenerativeAI } = await import('@ai-sdk/google');
       return createGoogleGenerativeAI({ apiKey: spec.apiKey ?? '', baseURL })(spec.model);
-    case 'ollama':
+    }
+    case 'ollama': {
+      const { createOllama } = await import('ollama-ai-provider-v2');
       return createOllama({ baseURL, ...(spec.apiKey ? { headers: { authorization: `Bearer ${spec.apiKey}` } } : {}) })(spec.model);
+    }
   }
 }

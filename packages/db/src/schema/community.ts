@@ -33,6 +33,8 @@ export const communityPosts = pgTable(
     aiAnswerAttempts: integer().notNull().default(0),
     /** When an auto-answer run last claimed the post (the cooldown and the two-runs guard). */
     aiAnswerAttemptedAt: tstz('ai_answer_attempted_at'),
+    /** Run id of the auto-answer run working on the post right now (cleared when it finishes). */
+    aiAnswerClaim: uuid(),
     /** Knowledge source ids the answer was grounded in (staff-only until approved). */
     aiAnswerSources: text().array().notNull().default([]),
     /** Net votes on the published AI answer (ai_answer_votes). */
