@@ -44,9 +44,9 @@ async function insertFaq(values: Partial<typeof faqs.$inferInsert> = {}) {
   return row as typeof faqs.$inferSelect;
 }
 const faqRow = async (id: string) => (await t.ctx.db.select().from(faqs).where(eq(faqs.id, id)))[0] as typeof faqs.$inferSelect;
-const post = (url: string, who: Who | null, payload?: unknown) =>
-  t.app.inject({ method: 'POST', url, ...(who ? { headers: who.headers } : {}), ...(payload !== undefined ? { payload } : {}) });
-const get = (url: string, who: Who | null) => t.app.inject({ method: 'GET', url, ...(who ? { headers: who.headers } : {}) });
+const post = (url: string, who: Who | null, payload?: Record<string, unknown>) =>
+  t.app.inject({ method: 'POST', url, headers: who ? who.headers : {}, ...(payload !== undefined ? { payload } : {}) });
+const get = (url: string, who: Who | null) => t.app.inject({ method: 'GET', url, headers: who ? who.headers : {} });
 
 describe('escalated FAQs (moderator side of freshness)', () => {
   it('lists update_requested FAQs with the tally, the suggestions of the current cycle and the latest audit', async () => {

@@ -1,4 +1,5 @@
 import type { RoutePlugin } from '../lib/types.js';
+import { adminEscalationRoutes } from './admin-escalations/index.js';
 import { adminFaqRoutes } from './admin-faqs/index.js';
 import { adminUserRoutes } from './admin-users/index.js';
 import { authRoutes } from './auth/index.js';
@@ -20,4 +21,5 @@ export const apiRoutes: RoutePlugin = async (app) => {
   await app.register(communityRoutes);
   await app.register(searchRoutes);
   await app.register(adminFaqRoutes);
+  await app.register(adminEscalationRoutes);
 };

@@ -1,5 +1,6 @@
 import type { AnyJobHandler } from '../handler.js';
 import { embedRowHandler } from './embed-row.js';
+import { escalationHandler } from './escalation.js';
 import { freshnessHandler } from './freshness.js';
 import { lexemeStatsHandler } from './lexeme-stats.js';
 import { promotionHandler } from './promotion.js';
@@ -12,4 +13,5 @@ export const HANDLERS: readonly AnyJobHandler[] = [
   embedRowHandler,
   lexemeStatsHandler,
   promotionHandler,
+  escalationHandler,
 ];
