@@ -10,6 +10,9 @@ import { type FaqView, faqColumns, type ReviewStatus, toFaqView } from './view.j
 
 type Ctx = Pick<CoreContext, 'db' | 'clock' | 'log'>;
 
+/** These lists are served on admin-only routes: the reader is staff (flag reasons shown). */
+export const ADMIN_READER: Actor = { id: '00000000-0000-0000-0000-000000000000', role: 'admin' };
+
 export interface ReviewSuggestion {
   voterId: string | null;
   voterName: string | null;
@@ -143,7 +146,7 @@ async function staffReviewList(
   ]);
   return toPage(
     rows.map(({ stillAccurate, needsUpdate, ...faq }) => ({
-      ...toFaqView(faq),
+      ...toFaqView(faq, ADMIN_READER),
       tally: { stillAccurate, needsUpdate },
       suggestions: suggestions.get(faq.id) ?? [],
       latestAudit: audits.get(faq.id) ?? null,
@@ -218,7 +221,7 @@ async function closeEscalation(
       batchId: row.batchId,
     });
     ctx.log.info(`[freshness] ${action === 'verified' ? 'verify' : 'dismiss'} id=${id} cycle=${row.reviewCycle} verdict=verified`);
-    return toFaqView(row);
+    return toFaqView(row, actor);
   });
 }
 

@@ -7,6 +7,7 @@ import { resolveProgramId } from '../programs/resolve.js';
 import { HOUR_MS } from '../runtime/clock.js';
 import type { Actor, DbOrTx } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
+import { ADMIN_READER } from './escalated.js';
 import { faqApprovedDrop, insertFaq } from './service.js';
 import { type FaqView, faqColumns, toFaqView } from './view.js';
 
@@ -196,7 +197,7 @@ async function toPendingItems(ctx: Pick<CoreContext, 'db' | 'clock' | 'config'>,
     };
     const o = byId.get(faq.id);
     return {
-      ...toFaqView(faq as Parameters<typeof toFaqView>[0]),
+      ...toFaqView(faq as Parameters<typeof toFaqView>[0], ADMIN_READER),
       promotionStatus,
       promotionEligibleAt: promotionEligibleAt ? promotionEligibleAt.toISOString() : null,
       objectionCount,
