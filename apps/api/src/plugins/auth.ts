@@ -100,7 +100,8 @@ export const authPlugin = fp(
     // A route without an access level is a bug: fail at startup, not in production traffic.
     app.addHook('onRoute', (route) => {
       const url = route.url ?? route.path ?? '';
-      if (!route.config?.access && url.startsWith('/api/docs')) {
+      // The docs and the CORS preflight route (OPTIONS *, @fastify/cors) answer no data: public.
+      if (!route.config?.access && (url.startsWith('/api/docs') || (route.method === 'OPTIONS' && url === '*'))) {
         route.config = { ...(route.config ?? {}), access: 'public' };
       }
       const access = route.config?.access;
