@@ -15,7 +15,7 @@ beforeAll(async () => {
     createTestApp({ env: GENEROUS_LIMITS }),
     createTestApp({ env: { ...GENEROUS_LIMITS, CORS_ORIGINS: '*' } }),
   ]);
-});
+}, 120_000);
 afterAll(async () => {
   await Promise.all([t.close(), open.close(), star.close()]);
 });
