@@ -33,6 +33,12 @@ export const ConfigSchema = T.Object({
     default: 'false',
     description: 'false, true, a hop count, or comma-separated proxy addresses/CIDRs whose X-Forwarded-For is honoured',
   }),
+  CORS_ORIGINS: T.String({
+    default: '',
+    description:
+      'comma-separated origins (https://app.example.com) allowed to call the API from a browser, with credentials; empty = no cross-origin access; * = any origin, without credentials',
+  }),
+  METRICS_TOKEN: Str('when set, GET /api/metrics needs Authorization: Bearer <token> (Prometheus: authorization.credentials)'),
   BODY_LIMIT_BYTES: Int(1_048_576, 1024, 104_857_600, 'largest JSON request body'),
   UPLOAD_LIMIT_BYTES: Int(10_485_760, 1024, 104_857_600, 'largest multipart upload (transcripts)'),
 
