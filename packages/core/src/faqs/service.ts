@@ -51,7 +51,11 @@ export async function listFaqs(ctx: Pick<CoreContext, 'db'>, actor: Actor | null
     ctx.db.select(faqColumns).from(faqs).where(where).orderBy(desc(faqs.createdAt), desc(faqs.id)).limit(w.limit).offset(w.offset),
     ctx.db.select({ n: count() }).from(faqs).where(where),
   ]);
-  return toPage(rows.map(toFaqView), total?.n ?? 0, w);
+  return toPage(
+    rows.map((r) => toFaqView(r, actor)),
+    total?.n ?? 0,
+    w,
+  );
 }
 
 /** One FAQ; each read counts a view. */
@@ -62,7 +66,7 @@ export async function getFaq(ctx: Pick<CoreContext, 'db'>, actor: Actor | null, 
     .where(and(eq(faqs.id, id), faqVisibleTo(actor)))
     .returning(faqColumns);
   if (!row) throw notFound('FAQ', 'FAQ_NOT_FOUND');
-  return toFaqView(row);
+  return toFaqView(row, actor);
 }
 
 export interface NewFaq {
@@ -74,6 +78,9 @@ export interface NewFaq {
   reviewStatus?: 'approved' | 'draft';
   source?: FaqRow['source'];
   sourceId?: string | null;
+  /** community_pending: a draft the promotion cycle may approve (faqs/promotion.ts). */
+  promotionStatus?: 'community_pending' | null;
+  promotionEligibleAt?: Date | null;
 }
 
 async function checkCategory(db: DbOrTx, batchId: string, category: string | null | undefined) {
@@ -83,7 +90,7 @@ async function checkCategory(db: DbOrTx, batchId: string, category: string | nul
 }
 
 /** The program-wide tea drop of an approved FAQ. */
-async function faqApprovedDrop(tx: DbOrTx, faq: Pick<FaqRow, 'id' | 'batchId' | 'question'>) {
+export async function faqApprovedDrop(tx: DbOrTx, faq: Pick<FaqRow, 'id' | 'batchId' | 'question'>) {
   await teaDrop(tx, {
     userId: null,
     batchId: faq.batchId,
@@ -113,6 +120,8 @@ export async function insertFaq(ctx: Ctx, tx: Tx, input: NewFaq, actorId: string
       reviewStatus: input.reviewStatus ?? 'approved',
       source: input.source ?? 'manual',
       sourceId: input.sourceId ?? null,
+      promotionStatus: input.promotionStatus ?? null,
+      promotionEligibleAt: input.promotionEligibleAt ?? null,
       lastVerifiedDate: now,
       createdBy: actorId,
       updatedBy: actorId,
@@ -133,10 +142,10 @@ export interface CreateFaqInput extends Omit<NewFaq, 'batchId' | 'source' | 'sou
 export async function createFaq(ctx: Ctx, actor: Actor, input: CreateFaqInput): Promise<FaqView> {
   const batchId = await resolveProgramId(ctx, input.batchId, { allowArchived: true });
   const row = await ctx.db.transaction((tx) => insertFaq(ctx, tx, { ...input, batchId }, actor.id));
-  return toFaqView(row);
+  return toFaqView(row, actor);
 }
 
-/** A signed-in user's proposal: enters as draft with source suggestion, for staff to edit and publish. */
+/** A signed-in user's proposal: enters as draft with source suggestion (community-pending when it has an answer), for staff to edit and publish. */
 export async function suggestFaq(
   ctx: Ctx,
   actor: Actor,
@@ -154,11 +163,18 @@ export async function suggestFaq(
         category: input.category ?? null,
         reviewStatus: 'draft',
         source: 'suggestion',
+        // With an answer it is community-pending: listed for promotion (faqs/promotion.ts); an admin promotes it.
+        ...(input.answer?.trim()
+          ? {
+              promotionStatus: 'community_pending' as const,
+              promotionEligibleAt: new Date(ctx.clock.now().getTime() + ctx.config.PROMOTION_OBJECTION_WINDOW_HOURS * 3_600_000),
+            }
+          : {}),
       },
       actor.id,
     ),
   );
-  return toFaqView(row);
+  return toFaqView(row, actor);
 }
 
 export interface UpdateFaqInput {
@@ -202,7 +218,7 @@ export async function updateFaq(ctx: Ctx, actor: Actor, id: string, input: Updat
     if (changes.reviewStatus && input.reviewStatus === 'approved') await faqApprovedDrop(tx, updated as FaqRow);
     return updated as FaqRow;
   });
-  return toFaqView(row);
+  return toFaqView(row, actor);
 }
 
 export async function deleteFaq(ctx: Pick<CoreContext, 'db'>, actor: Actor, id: string): Promise<void> {
@@ -275,7 +291,8 @@ export interface RevisionView {
   createdAt: string;
 }
 
-export async function faqHistory(ctx: Pick<CoreContext, 'db'>, actor: Actor, id: string, q: PageQuery): Promise<Page<RevisionView>> {
+/** The revisions of a FAQ the caller may read (anyone for a public FAQ, staff for drafts). */
+export async function faqHistory(ctx: Pick<CoreContext, 'db'>, actor: Actor | null, id: string, q: PageQuery): Promise<Page<RevisionView>> {
   await visibleFaq(ctx.db, actor, id);
   const w = pageWindow(q);
   const [rows, [total]] = await Promise.all([
