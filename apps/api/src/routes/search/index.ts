@@ -122,7 +122,7 @@ export const searchRoutes: RoutePlugin = async (app) => {
         config: { access: 'public' },
         schema: {
           tags: ['search'],
-          summary: 'Duplicate check before posting: of the 5 nearest FAQs, matched when one question scores >= 0.82 against the query',
+          summary: 'Duplicate check before posting: a vector search over FAQs, matched when the nearest FAQ scores vectorScore >= 0.82',
           body: DuplicateBody,
           response: { 200: DuplicateResponse, ...problemResponses(400, 404, 429, 503) },
         },

@@ -127,5 +127,5 @@ export const DuplicateBody = T.Object(
 export const DuplicateResponse = T.Object({
   matched: T.Boolean(),
   faq: T.Optional(T.Object({ id: Uuid, question: T.String() })),
-  vectorScore: T.Optional(T.Number({ description: "cosine similarity of the query and the matched FAQ's question (>= 0.82)" })),
+  vectorScore: T.Optional(T.Number({ description: "the nearest FAQ's vectorScore, the same score POST /search reports for it (>= 0.82)" })),
 });
