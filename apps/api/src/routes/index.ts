@@ -2,6 +2,8 @@ import type { RoutePlugin } from '../lib/types.js';
 import { adminEscalationRoutes } from './admin-escalations/index.js';
 import { adminFaqRoutes } from './admin-faqs/index.js';
 import { adminUserRoutes } from './admin-users/index.js';
+import { aiAdminRoutes } from './ai-admin/index.js';
+import { aiAnswerRoutes } from './ai-answers/index.js';
 import { authRoutes } from './auth/index.js';
 import { communityRoutes } from './community/index.js';
 import { faqRoutes } from './faq/index.js';
@@ -22,4 +24,6 @@ export const apiRoutes: RoutePlugin = async (app) => {
   await app.register(searchRoutes);
   await app.register(adminFaqRoutes);
   await app.register(adminEscalationRoutes);
+  await app.register(aiAdminRoutes);
+  await app.register(aiAnswerRoutes);
 };
