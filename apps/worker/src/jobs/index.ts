@@ -2,6 +2,7 @@ import type { AnyJobHandler } from '../handler.js';
 import { autoAnswerHandler } from './auto-answer.js';
 import { embedRowHandler } from './embed-row.js';
 import { escalationHandler } from './escalation.js';
+import { faqAuditHandler } from './faq-audit.js';
 import { freshnessHandler } from './freshness.js';
 import { lexemeStatsHandler } from './lexeme-stats.js';
 import { promotionHandler } from './promotion.js';
@@ -15,5 +16,6 @@ export const HANDLERS: readonly AnyJobHandler[] = [
   lexemeStatsHandler,
   promotionHandler,
   escalationHandler,
+  faqAuditHandler,
   autoAnswerHandler,
 ];

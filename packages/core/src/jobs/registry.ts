@@ -1,6 +1,7 @@
 import { autoAnswerJob } from '../auto-answer/job.js';
 import { escalationCheckJob } from '../community/escalation-job.js';
 import { embedRowJob } from '../embeddings/job.js';
+import { faqAuditJob } from '../faq-audit/job.js';
 import { freshnessCheckJob } from '../faqs/job.js';
 import { promotionCycleJob } from '../faqs/promotion-job.js';
 import { retentionJob } from '../retention/job.js';
@@ -18,5 +19,6 @@ export const JOBS: readonly AnyJobDefinition[] = [
   lexemeStatsJob,
   promotionCycleJob,
   escalationCheckJob,
+  faqAuditJob,
   autoAnswerJob,
 ];
