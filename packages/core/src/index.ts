@@ -1,5 +1,6 @@
 export * from './audit/index.js';
 export * from './community/index.js';
+export * from './conf/index.js';
 export * from './config/index.js';
 export * from './context.js';
 export * from './crypto/index.js';

@@ -1,8 +1,17 @@
 import type { AnyJobHandler } from '../handler.js';
+import { confIngestHandler } from './conf-ingest.js';
+import { confProcessMeetingHandler } from './conf-process-meeting.js';
 import { embedRowHandler } from './embed-row.js';
 import { freshnessHandler } from './freshness.js';
 import { lexemeStatsHandler } from './lexeme-stats.js';
 import { retentionHandler } from './retention.js';
 
 /** The worker's registration list: one handler per queue in core's JOBS. */
-export const HANDLERS: readonly AnyJobHandler[] = [retentionHandler, freshnessHandler, embedRowHandler, lexemeStatsHandler];
+export const HANDLERS: readonly AnyJobHandler[] = [
+  retentionHandler,
+  freshnessHandler,
+  embedRowHandler,
+  lexemeStatsHandler,
+  confIngestHandler,
+  confProcessMeetingHandler,
+];

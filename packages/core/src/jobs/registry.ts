@@ -1,3 +1,4 @@
+import { confIngestJob, confProcessMeetingJob } from '../conf/job.js';
 import { embedRowJob } from '../embeddings/job.js';
 import { freshnessCheckJob } from '../faqs/job.js';
 import { retentionJob } from '../retention/job.js';
@@ -8,4 +9,11 @@ import type { AnyJobDefinition } from './contract.js';
  * Every queue the system has. The worker creates each with its policy and registers its schedule;
  * later features append their job definitions here.
  */
-export const JOBS: readonly AnyJobDefinition[] = [retentionJob, freshnessCheckJob, embedRowJob, lexemeStatsJob];
+export const JOBS: readonly AnyJobDefinition[] = [
+  retentionJob,
+  freshnessCheckJob,
+  embedRowJob,
+  lexemeStatsJob,
+  confIngestJob,
+  confProcessMeetingJob,
+];
