@@ -1,7 +1,7 @@
 import { batches } from '@cfaq/db/schema/index';
 import { and, asc, count, eq, isNull, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
-import { notFound, unprocessable } from '../errors/index.js';
+import { conflict, notFound, unprocessable } from '../errors/index.js';
 import { isUniqueViolation } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
 
@@ -71,8 +71,8 @@ async function withFreeSlug<T>(ctx: Ctx, name: string, exceptId: string | undefi
     try {
       return await write(slug);
     } catch (err) {
-      if (attempt < 5 && isUniqueViolation(err, 'batches_slug_key')) continue;
-      throw err;
+      if (!isUniqueViolation(err, 'batches_slug_key')) throw err;
+      if (attempt >= 5) throw conflict('PROGRAM_SLUG_TAKEN', 'Another program took this slug at the same time; retry');
     }
   }
 }
