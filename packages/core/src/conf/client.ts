@@ -56,7 +56,7 @@ export const confRedirectUri = (config: Config) => config.CONF_REDIRECT_URI ?? `
 
 export function requireConfClient(config: Config): { clientId: string; clientSecret: string } {
   if (!config.CONF_CLIENT_ID || !config.CONF_CLIENT_SECRET) {
-    throw new AppError(503, 'CONF_NOT_CONFIGURED', 'The meeting provider is not configured (CONF_CLIENT_ID and CONF_CLIENT_SECRET)');
+    throw new AppError(422, 'CONF_NOT_CONFIGURED', 'The meeting provider is not configured (CONF_CLIENT_ID and CONF_CLIENT_SECRET)');
   }
   return { clientId: config.CONF_CLIENT_ID, clientSecret: config.CONF_CLIENT_SECRET };
 }

@@ -72,9 +72,9 @@ export async function confConnection(ctx: Pick<CoreContext, 'db'>, userId: strin
  * code is exchanged and both tokens are stored AES-256-GCM encrypted with the user id as additional data.
  */
 export async function completeConfConnect(ctx: Ctx, userId: string, input: { code: string; state: string }): Promise<ConfConnection> {
-  requireConfClient(ctx.config);
   const [nonce, mac, extra] = input.state.split('.');
   if (!nonce || !mac || extra !== undefined) throw badState('malformed');
+  requireConfClient(ctx.config);
   const [row] = await ctx.db.select().from(confOauthStates).where(eq(confOauthStates.nonce, nonce));
   if (!row || !safeEqual(mac, stateMac(ctx, row.userId, nonce))) throw badState('tampered or unknown');
   if (row.userId !== userId) throw badState('issued to another user');

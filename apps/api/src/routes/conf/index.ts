@@ -84,7 +84,7 @@ export const confRoutes: RoutePlugin = async (app) => {
           description:
             'The state is a random nonce with an HMAC binding it to the caller, stored for 10 minutes and usable once. An SPA that cannot follow a cross-origin redirect with its bearer token passes ?redirect=false and navigates itself.',
           querystring: ConnectQuery,
-          response: { 200: ConnectStart, 302: ConnectStart, ...problemResponses(400, 401, 403, 503) },
+          response: { 200: ConnectStart, 302: ConnectStart, ...problemResponses(400, 401, 403, 422) },
         },
       },
       async (request, reply) => {
@@ -107,7 +107,7 @@ export const confRoutes: RoutePlugin = async (app) => {
           description:
             "CONF_REDIRECT_URI points the provider at the SPA, which calls this route with code and state and its bearer token. An expired, tampered, reused or foreign (another user's) state is 400 INVALID_OAUTH_STATE. A provider account already connected to another user is 409.",
           querystring: CallbackQuery,
-          response: { 200: Connection, ...problemResponses(400, 401, 403, 409, 429, 502, 503) },
+          response: { 200: Connection, ...problemResponses(400, 401, 403, 409, 422, 429, 502) },
         },
       },
       async (request) => completeConfConnect(ctx, caller(request).id, request.query),
