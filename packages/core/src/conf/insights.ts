@@ -151,6 +151,6 @@ export async function convertInsightToFaq(
       .set({ convertedFaqId: faq.id, updatedAt: ctx.clock.now() })
       .where(eq(confInsights.id, id))
       .returning();
-    return { faq: toFaqView(faq), insight: toInsightView(row as InsightRow) };
+    return { faq: toFaqView(faq, actor), insight: toInsightView(row as InsightRow) };
   });
 }
