@@ -26,6 +26,7 @@ const TABLES = [
   'post_votes',
   'comment_votes',
   'pipeline_results',
+  'post_escalation_logs',
   'conf_meetings',
   'conf_insights',
   'transcript_knowledge',

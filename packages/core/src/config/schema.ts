@@ -133,6 +133,13 @@ export const ConfigSchema = T.Object({
     minimum: 0,
     description: 'community-pending FAQs are promoted after this long without objection',
   }),
+  PROMOTION_MIN_SUPPORT: Int(
+    3,
+    0,
+    100000,
+    'net votes (upvotes - downvotes) a converted post needs for its community FAQ to be nominated and promoted automatically',
+  ),
+  RETENTION_BATCH_SIZE: Int(5000, 100, 100000, 'rows the retention job deletes per statement (each its own short transaction)'),
   UNANSWERED_ESCALATION_CHECK_MINUTES: T.Number({ default: 60, exclusiveMinimum: 0, description: 'escalation interval' }),
   UNANSWERED_ESCALATION_DAYS: T.Number({
     default: 16,

@@ -1,6 +1,8 @@
+import { escalationCheckJob } from '../community/escalation-job.js';
 import { confIngestJob, confProcessMeetingJob } from '../conf/job.js';
 import { embedRowJob } from '../embeddings/job.js';
 import { freshnessCheckJob } from '../faqs/job.js';
+import { promotionCycleJob } from '../faqs/promotion-job.js';
 import { retentionJob } from '../retention/job.js';
 import { lexemeStatsJob } from '../search/lexeme-stats.js';
 import type { AnyJobDefinition } from './contract.js';
@@ -16,4 +18,6 @@ export const JOBS: readonly AnyJobDefinition[] = [
   lexemeStatsJob,
   confIngestJob,
   confProcessMeetingJob,
+  promotionCycleJob,
+  escalationCheckJob,
 ];
