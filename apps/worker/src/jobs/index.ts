@@ -1,4 +1,5 @@
 import type { AnyJobHandler } from '../handler.js';
+import { autoAnswerHandler } from './auto-answer.js';
 import { confIngestHandler } from './conf-ingest.js';
 import { confProcessMeetingHandler } from './conf-process-meeting.js';
 import { embedRowHandler } from './embed-row.js';
@@ -18,4 +19,5 @@ export const HANDLERS: readonly AnyJobHandler[] = [
   confProcessMeetingHandler,
   promotionHandler,
   escalationHandler,
+  autoAnswerHandler,
 ];

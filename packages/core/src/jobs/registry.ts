@@ -1,3 +1,4 @@
+import { autoAnswerJob } from '../auto-answer/job.js';
 import { escalationCheckJob } from '../community/escalation-job.js';
 import { confIngestJob, confProcessMeetingJob } from '../conf/job.js';
 import { embedRowJob } from '../embeddings/job.js';
@@ -20,4 +21,5 @@ export const JOBS: readonly AnyJobDefinition[] = [
   confProcessMeetingJob,
   promotionCycleJob,
   escalationCheckJob,
+  autoAnswerJob,
 ];
