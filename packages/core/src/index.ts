@@ -2,6 +2,7 @@ export * from './ai/index.js';
 export * from './audit/index.js';
 export * from './auto-answer/index.js';
 export * from './community/index.js';
+export * from './conf/index.js';
 export * from './config/index.js';
 export * from './context.js';
 export * from './crypto/index.js';

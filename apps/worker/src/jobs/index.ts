@@ -1,5 +1,7 @@
 import type { AnyJobHandler } from '../handler.js';
 import { autoAnswerHandler } from './auto-answer.js';
+import { confIngestHandler } from './conf-ingest.js';
+import { confProcessMeetingHandler } from './conf-process-meeting.js';
 import { embedRowHandler } from './embed-row.js';
 import { escalationHandler } from './escalation.js';
 import { faqAuditHandler } from './faq-audit.js';
@@ -14,6 +16,8 @@ export const HANDLERS: readonly AnyJobHandler[] = [
   freshnessHandler,
   embedRowHandler,
   lexemeStatsHandler,
+  confIngestHandler,
+  confProcessMeetingHandler,
   promotionHandler,
   escalationHandler,
   faqAuditHandler,

@@ -1,5 +1,6 @@
 import { autoAnswerJob } from '../auto-answer/job.js';
 import { escalationCheckJob } from '../community/escalation-job.js';
+import { confIngestJob, confProcessMeetingJob } from '../conf/job.js';
 import { embedRowJob } from '../embeddings/job.js';
 import { faqAuditJob } from '../faq-audit/job.js';
 import { freshnessCheckJob } from '../faqs/job.js';
@@ -17,6 +18,8 @@ export const JOBS: readonly AnyJobDefinition[] = [
   freshnessCheckJob,
   embedRowJob,
   lexemeStatsJob,
+  confIngestJob,
+  confProcessMeetingJob,
   promotionCycleJob,
   escalationCheckJob,
   faqAuditJob,
