@@ -66,5 +66,5 @@ export async function convertPostToFaq(
     await tx.update(communityPosts).set({ convertedFaqId: row.id, updatedAt: ctx.clock.now() }).where(eq(communityPosts.id, postId));
     return row;
   });
-  return { faq: toFaqView(faq), post: await getPost(ctx, actor, postId) };
+  return { faq: toFaqView(faq, actor), post: await getPost(ctx, actor, postId) };
 }
