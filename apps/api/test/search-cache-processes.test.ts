@@ -54,9 +54,8 @@ beforeAll(async () => {
     SEARCH_LOG_FLUSH_MS: '100',
   };
   a = spawnEntry('apps/api/src/main.ts', env);
-  const [, portA] = await a.waitFor(listening, 90_000);
   b = spawnEntry('apps/api/src/main.ts', env);
-  const [, portB] = await b.waitFor(listening, 90_000);
+  const [[, portA], [, portB]] = await Promise.all([a.waitFor(listening, 170_000), b.waitFor(listening, 170_000)]);
   baseA = `http://127.0.0.1:${portA}/api`;
   baseB = `http://127.0.0.1:${portB}/api`;
   const login = await fetch(`${baseA}/auth/login`, {
@@ -65,7 +64,7 @@ beforeAll(async () => {
     body: JSON.stringify({ email: TEST_ENV.ADMIN_EMAIL, password: TEST_ENV.ADMIN_PASSWORD }),
   });
   token = ((await login.json()) as { accessToken: string }).accessToken;
-}, 200_000);
+}, 180_000);
 
 afterAll(async () => {
   for (const p of [a, b]) {
