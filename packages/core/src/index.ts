@@ -1,4 +1,6 @@
+export * from './ai/index.js';
 export * from './audit/index.js';
+export * from './auto-answer/index.js';
 export * from './community/index.js';
 export * from './config/index.js';
 export * from './context.js';
@@ -8,6 +10,7 @@ export * from './errors/index.js';
 export * from './faqs/index.js';
 export * from './identity/index.js';
 export * from './jobs/index.js';
+export * from './knowledge/index.js';
 export * from './notifications/index.js';
 export * from './programs/index.js';
 export * from './retention/index.js';

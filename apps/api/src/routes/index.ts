@@ -1,4 +1,6 @@
 import type { RoutePlugin } from '../lib/types.js';
+import { adminEscalationRoutes } from './admin-escalations/index.js';
+import { adminFaqRoutes } from './admin-faqs/index.js';
 import { adminUserRoutes } from './admin-users/index.js';
 import { authRoutes } from './auth/index.js';
 import { communityRoutes } from './community/index.js';
@@ -18,4 +20,6 @@ export const apiRoutes: RoutePlugin = async (app) => {
   await app.register(faqRoutes);
   await app.register(communityRoutes);
   await app.register(searchRoutes);
+  await app.register(adminFaqRoutes);
+  await app.register(adminEscalationRoutes);
 };
