@@ -1,9 +1,13 @@
 import type { RoutePlugin } from '../lib/types.js';
+import { adminAuditRoutes } from './admin-audit/index.js';
 import { adminEscalationRoutes } from './admin-escalations/index.js';
 import { adminFaqRoutes } from './admin-faqs/index.js';
 import { adminUserRoutes } from './admin-users/index.js';
+import { aiAdminRoutes } from './ai-admin/index.js';
+import { aiAnswerRoutes } from './ai-answers/index.js';
 import { authRoutes } from './auth/index.js';
 import { communityRoutes } from './community/index.js';
+import { confRoutes } from './conf/index.js';
 import { faqRoutes } from './faq/index.js';
 import { moderationRoutes } from './moderation/index.js';
 import { opsRoutes } from './ops/index.js';
@@ -20,6 +24,10 @@ export const apiRoutes: RoutePlugin = async (app) => {
   await app.register(faqRoutes);
   await app.register(communityRoutes);
   await app.register(searchRoutes);
+  await app.register(confRoutes);
   await app.register(adminFaqRoutes);
   await app.register(adminEscalationRoutes);
+  await app.register(aiAdminRoutes);
+  await app.register(aiAnswerRoutes);
+  await app.register(adminAuditRoutes);
 };

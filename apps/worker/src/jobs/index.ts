@@ -1,8 +1,11 @@
 import type { AnyJobHandler } from '../handler.js';
 import { autoAnswerHandler } from './auto-answer.js';
+import { confIngestHandler } from './conf-ingest.js';
+import { confProcessMeetingHandler } from './conf-process-meeting.js';
 import { embedRowHandler } from './embed-row.js';
 import { embeddingsBackfillHandler } from './embeddings-backfill.js';
 import { escalationHandler } from './escalation.js';
+import { faqAuditHandler } from './faq-audit.js';
 import { freshnessHandler } from './freshness.js';
 import { lexemeStatsHandler } from './lexeme-stats.js';
 import { promotionHandler } from './promotion.js';
@@ -15,7 +18,10 @@ export const HANDLERS: readonly AnyJobHandler[] = [
   embedRowHandler,
   lexemeStatsHandler,
   embeddingsBackfillHandler,
+  confIngestHandler,
+  confProcessMeetingHandler,
   promotionHandler,
   escalationHandler,
+  faqAuditHandler,
   autoAnswerHandler,
 ];

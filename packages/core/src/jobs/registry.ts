@@ -1,6 +1,8 @@
 import { autoAnswerJob } from '../auto-answer/job.js';
 import { escalationCheckJob } from '../community/escalation-job.js';
+import { confIngestJob, confProcessMeetingJob } from '../conf/job.js';
 import { embeddingsBackfillJob, embedRowJob } from '../embeddings/job.js';
+import { faqAuditJob } from '../faq-audit/job.js';
 import { freshnessCheckJob } from '../faqs/job.js';
 import { promotionCycleJob } from '../faqs/promotion-job.js';
 import { retentionJob } from '../retention/job.js';
@@ -16,8 +18,11 @@ export const JOBS: readonly AnyJobDefinition[] = [
   freshnessCheckJob,
   embedRowJob,
   lexemeStatsJob,
+  confIngestJob,
+  confProcessMeetingJob,
   promotionCycleJob,
   escalationCheckJob,
+  faqAuditJob,
   autoAnswerJob,
   embeddingsBackfillJob,
 ];
