@@ -1,6 +1,38 @@
 import { notificationSettings, notifications, teaNotifications } from '@cfaq/db/schema/index';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../shared/db.js';
+
+/**
+ * The notification kinds the product writes (settings may switch each off; a kind missing from the
+ * user's settings is on). Tea drops use the same kind names.
+ */
+export const NOTIFICATION_KINDS = {
+  post_answered: 'An answer to your post was accepted or auto-approved, or your answer was accepted',
+  post_deleted: 'A moderator removed your post',
+  first_responder_awarded: 'You earned the first_responder badge',
+  badge_awarded: 'You earned another badge',
+  badge_revoked: 'An admin revoked one of your badges',
+  points_awarded: 'An admin awarded or deducted reputation points',
+  faq_approved: 'A FAQ was approved (tea drop)',
+  post_escalated: 'A post stayed unanswered past the escalation window (to admins)',
+} as const;
+
+/** The LISTEN/NOTIFY channel that carries new notifications to every API process (the SSE stream). */
+export const NOTIFICATION_CHANNEL = 'cfaq_notifications';
+
+export interface NotificationSignal {
+  /** notification or tea. */
+  type: 'notification' | 'tea';
+  id: string;
+  /** The user it is for; null for a program-wide tea drop. */
+  userId: string | null;
+  batchId: string | null;
+}
+
+/** Signals the new row on the channel; PostgreSQL delivers it when the transaction commits (never on rollback). */
+async function signal(tx: DbOrTx, s: NotificationSignal): Promise<void> {
+  await tx.execute(sql`select pg_notify(${NOTIFICATION_CHANNEL}, ${JSON.stringify(s)})`);
+}
 
 export interface NotifyInput {
   userId: string;
@@ -53,6 +85,7 @@ export async function notify(tx: DbOrTx, input: NotifyInput): Promise<string | n
       batchId: input.batchId ?? null,
     })
     .returning({ id: notifications.id });
+  if (row) await signal(tx, { type: 'notification', id: row.id, userId: input.userId, batchId: input.batchId ?? null });
   return row?.id ?? null;
 }
 
@@ -78,5 +111,6 @@ export async function teaDrop(tx: DbOrTx, input: TeaDropInput): Promise<string |
       refId: input.refId ?? null,
     })
     .returning({ id: teaNotifications.id });
+  if (row) await signal(tx, { type: 'tea', id: row.id, userId: input.userId, batchId: input.batchId });
   return row?.id ?? null;
 }
