@@ -6,6 +6,7 @@ import { faqRoutes } from './faq/index.js';
 import { moderationRoutes } from './moderation/index.js';
 import { opsRoutes } from './ops/index.js';
 import { programRoutes } from './programs/index.js';
+import { reputationRoutes } from './reputation/index.js';
 import { searchRoutes } from './search/index.js';
 
 /** Every route group, mounted under /api. */
@@ -18,4 +19,5 @@ export const apiRoutes: RoutePlugin = async (app) => {
   await app.register(faqRoutes);
   await app.register(communityRoutes);
   await app.register(searchRoutes);
+  await app.register(reputationRoutes);
 };
