@@ -82,7 +82,7 @@ async function buildQueries(pool: pg.Pool): Promise<QuerySets> {
   };
 }
 
-/** Times the named statement the app runs for these options (parsed and planned once per connection, as in the app). */
+/** Times the statement the app runs for these options (unnamed: parsed and planned per run, as in the app). */
 async function timeSql(client: pg.PoolClient, opts: HybridSqlOptions, queries: string[], programId: string, rounds = 3) {
   const statement = hybridStatement(opts);
   const run = (q: string, v: string) => client.query({ ...statement, values: [q, v, programId] });

@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { authPlugin } from './plugins/auth.js';
 import { contextPlugin } from './plugins/context.js';
+import { inputGuardPlugin } from './plugins/input-guard.js';
 import { metricsPlugin } from './plugins/metrics.js';
 import { openapiPlugin } from './plugins/openapi.js';
 import { problemPlugin } from './plugins/problem.js';
@@ -48,6 +49,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
 
   await app.register(contextPlugin, { ctx: opts.ctx });
   await app.register(problemPlugin);
+  await app.register(inputGuardPlugin);
   // Before any plugin that declares routes: each route's metrics hook is bound as it is declared.
   await app.register(metricsPlugin);
   await app.register(openapiPlugin);

@@ -48,27 +48,42 @@ describe('manual flag', () => {
     const faq = await newFaq();
     const res = await flag(faq.id, voters[0] as Headers);
     expect(res.statusCode).toBe(200);
+    // The reason is moderation text: the flagger, like every non-staff reader, gets null.
     expect(res.json()).toMatchObject({
       reviewStatus: 'pending_review',
       flagType: 'manual',
-      flagReason: 'Dates changed this year',
+      flagReason: null,
       reviewCycle: 1,
       flaggedAt: clock.now().toISOString(),
     });
+    const asAdmin = await t.app.inject({ method: 'GET', url: `/api/faq/${faq.id}`, headers: admin.headers });
+    expect(asAdmin.json().flagReason).toBe('Dates changed this year');
     expect(await logsOf(faq.id)).toMatchObject([
       { action: 'flagged', fromStatus: 'approved', toStatus: 'pending_review', cycle: 1, actorId: voters[0]?.id },
     ]);
-    // already pending: 422
-    expectProblem(await flag(faq.id, voters[1] as Headers, 'again', 'PATCH'), 422, 'FAQ_ALREADY_FLAGGED');
+    // Already pending: accepted (any -> pending_review); the round, its votes and flaggedAt stay, the reason is replaced.
+    await vote(faq.id, voters[2] as Headers, 'still_accurate');
+    clock.advance(60_000);
+    const again = await flag(faq.id, voters[1] as Headers, 'again', 'PATCH');
+    expect(again.statusCode).toBe(200);
+    expect(again.json()).toMatchObject({ reviewStatus: 'pending_review', reviewCycle: 1, flaggedAt: res.json().flaggedAt });
+    expect((await faqRow(faq.id)).flagReason).toBe('again');
+    expect(await t.ctx.db.select().from(freshReviewVotes).where(eq(freshReviewVotes.faqId, faq.id))).toHaveLength(1);
+    expect((await logsOf(faq.id)).map((l) => [l.action, l.fromStatus, l.cycle])).toEqual([
+      ['flagged', 'approved', 1],
+      ['flagged', 'pending_review', 1],
+    ]);
   });
 
-  it('PATCH works too; verified and update_requested FAQs can be flagged; drafts cannot', async () => {
+  it('PATCH works too; verified, update_requested and draft FAQs can be flagged (any -> pending_review)', async () => {
     const faq = await newFaq({ question: 'Patch flag question?' });
     await t.ctx.db.update(faqs).set({ reviewStatus: 'update_requested', reviewCycle: 4 }).where(eq(faqs.id, faq.id));
     const res = await flag(faq.id, voters[0] as Headers, 'still wrong', 'PATCH');
     expect(res.json()).toMatchObject({ reviewStatus: 'pending_review', reviewCycle: 5 });
     const draft = await newFaq({ question: 'Draft flag question?', reviewStatus: 'draft' });
-    expectProblem(await flag(draft.id, admin), 422, 'FAQ_IS_DRAFT');
+    const flagged = await flag(draft.id, admin);
+    expect(flagged.statusCode).toBe(200);
+    expect(flagged.json()).toMatchObject({ reviewStatus: 'pending_review', reviewCycle: 1, flagReason: 'Dates changed this year' });
   });
 
   it('validates the reason, needs sign-in, 404s', async () => {

@@ -70,8 +70,8 @@ describe('FAQ create, read, update, delete', () => {
     expect(drops).toMatchObject([{ kind: 'faq_approved', userId: null, batchId: defaultId }]);
   });
 
-  it('evergreen has no interval, volatile follows FAQ_VOLATILE_DAYS; drafts drop no tea', async () => {
-    expect(await newFaq({ question: 'Evergreen question?' })).toMatchObject({ freshnessTier: 'evergreen', reviewIntervalDays: null });
+  it('evergreen reports 365 days (never auto-flagged), volatile follows FAQ_VOLATILE_DAYS; drafts drop no tea', async () => {
+    expect(await newFaq({ question: 'Evergreen question?' })).toMatchObject({ freshnessTier: 'evergreen', reviewIntervalDays: 365 });
     const draft = await newFaq({ question: 'Volatile draft question?', freshnessTier: 'volatile', reviewStatus: 'draft' });
     expect(draft).toMatchObject({ reviewIntervalDays: 4, reviewStatus: 'draft' });
     expect(await t.ctx.db.select().from(teaNotifications).where(eq(teaNotifications.refId, draft.id))).toHaveLength(0);
@@ -125,12 +125,12 @@ describe('FAQ create, read, update, delete', () => {
     expect(h.total).toBe(2);
     expect(h.items[0]?.changes).toEqual({
       freshnessTier: { from: 'volatile', to: 'evergreen' },
-      reviewIntervalDays: { from: 4, to: null },
+      reviewIntervalDays: { from: 4, to: 365 },
     });
     expect(h.items[1]?.changes).toEqual({
       question: { from: 'Original question?', to: 'Edited question?' },
       freshnessTier: { from: 'evergreen', to: 'volatile' },
-      reviewIntervalDays: { from: null, to: 4 },
+      reviewIntervalDays: { from: 365, to: 4 },
     });
 
     // no change, no revision
@@ -160,7 +160,8 @@ describe('FAQ create, read, update, delete', () => {
     );
     expectProblem(await t.app.inject({ method: 'PUT', url: `/api/faq/${faq.id}`, headers: user.headers, payload: { answer: 'x' } }), 403);
     expectProblem(await t.app.inject({ method: 'PUT', url: `/api/faq/${MISSING}`, headers: admin.headers, payload: { answer: 'x' } }), 404);
-    expectProblem(await t.app.inject({ method: 'GET', url: `/api/faq/${faq.id}/history`, headers: user.headers }), 403);
+    // History is readable by whoever may read the FAQ (staff-only drafts: 404 to others).
+    expect((await t.app.inject({ method: 'GET', url: `/api/faq/${faq.id}/history`, headers: user.headers })).statusCode).toBe(200);
     expectProblem(await t.app.inject({ method: 'GET', url: `/api/faq/${MISSING}/history`, headers: admin.headers }), 404);
     expectProblem(await t.app.inject({ method: 'GET', url: `/api/faq/${faq.id}/history?limit=0`, headers: admin.headers }), 400);
   });

@@ -70,8 +70,8 @@ async function addPost(title: string, body: string, opts: { batchId?: string; de
   return id;
 }
 
-const search = async (query: string, extra: Record<string, unknown> = {}) => {
-  const res = await t.app.inject({ method: 'POST', url: '/api/search', payload: { query, ...extra } });
+const search = async (query: string, extra: Record<string, unknown> = {}, remoteAddress = '127.0.0.1') => {
+  const res = await t.app.inject({ method: 'POST', url: '/api/search', payload: { query, ...extra }, remoteAddress });
   expect(res.statusCode).toBe(200);
   return res.json() as Search;
 };
@@ -267,14 +267,16 @@ describe('duplicate check', () => {
 
 describe('trending and suggestions', () => {
   it('GET /search/trending counts normalised queries of the program', async () => {
-    await search('Trending Koalabot');
-    await search('trending koalabot ');
-    await search('trending koalabot', { batchId: otherProgramId });
+    // Three clients (SEARCH_SUGGEST_MIN_USERS); the other program's search does not count here.
+    await search('Trending Koalabot', {}, '10.0.0.1');
+    await search('trending koalabot ', {}, '10.0.0.2');
+    await search('trending koalabot', {}, '10.0.0.3');
+    await search('trending koalabot', { batchId: otherProgramId }, '10.0.0.4');
     await t.app.searchService.logs.flush();
     const res = await t.app.inject({ method: 'GET', url: '/api/search/trending?days=1' });
     expect(res.statusCode).toBe(200);
     const items = (res.json() as { items: { query: string; count: number }[] }).items;
-    expect(items.find((i) => i.query === 'trending koalabot')?.count).toBe(2);
+    expect(items.find((i) => i.query === 'trending koalabot')?.count).toBe(3);
     expectProblem(await t.app.inject({ method: 'GET', url: '/api/search/trending?days=0' }), 400);
   });
 
@@ -287,14 +289,20 @@ describe('trending and suggestions', () => {
       [false, 1],
       [true, 3],
     ]);
-    const res = await t.app.inject({ method: 'GET', url: '/api/search/trending?days=1' });
-    const items = (res.json() as { items: { query: string; count: number }[] }).items;
-    expect(items.find((i) => i.query === 'trending wombatron')?.count).toBe(4);
+    // One client is not enough to publish a query; two more make three distinct searchers.
+    const trending = async () =>
+      ((await t.app.inject({ method: 'GET', url: '/api/search/trending?days=1' })).json() as { items: { query: string; count: number }[] })
+        .items;
+    expect((await trending()).find((i) => i.query === 'trending wombatron')).toBeUndefined();
+    await search('trending wombatron', {}, '10.0.1.1');
+    await search('trending wombatron', {}, '10.0.1.2');
+    await t.app.searchService.logs.flush();
+    expect((await trending()).find((i) => i.query === 'trending wombatron')?.count).toBe(6);
   });
 
   it('GET /search/suggest suggests FAQ questions and popular queries by prefix', async () => {
     const id = await addFaq('How do I pair the emutron headset', 'Hold the button.');
-    await search('emutron firmware');
+    for (const from of ['10.0.2.1', '10.0.2.2', '10.0.2.3']) await search('emutron firmware', {}, from);
     await t.app.searchService.logs.flush();
     const res = await t.app.inject({ method: 'GET', url: '/api/search/suggest?q=Emut' });
     expect(res.statusCode).toBe(200);
@@ -323,17 +331,26 @@ describe('trending and suggestions', () => {
 
 describe('unresolved searches', () => {
   it('logs, counts repeats, lists, resolves with an FAQ, and guards admin routes', async () => {
-    const first = await t.app.inject({ method: 'POST', url: '/api/search/unresolved', payload: { query: 'Where is the Yakometer?' } });
+    const log = (query: string, remoteAddress: string) =>
+      t.app.inject({ method: 'POST', url: '/api/search/unresolved', payload: { query }, remoteAddress });
+    const first = await log('Where is the Yakometer?', '10.0.3.1');
     expect(first.statusCode).toBe(201);
     const row = first.json() as { id: string; count: number; status: string; normalizedQuery: string };
     expect(row).toMatchObject({ count: 1, status: 'open', normalizedQuery: 'where is the yakometer?' });
-    const again = await t.app.inject({ method: 'POST', url: '/api/search/unresolved', payload: { query: ' where is the YAKOMETER? ' } });
+    const again = await log(' where is the YAKOMETER? ', '10.0.3.1');
     expect(again.json()).toMatchObject({ id: row.id, count: 2 });
+    // The public list shows it once three distinct clients logged it.
+    const publicIds = async () =>
+      ((await t.app.inject({ method: 'GET', url: '/api/search/unresolved' })).json() as { items: { id: string }[] }).items.map((i) => i.id);
+    expect(await publicIds()).not.toContain(row.id);
+    await log('where is the yakometer?', '10.0.3.2');
+    expect(await publicIds()).not.toContain(row.id);
+    await log('where is the yakometer?', '10.0.3.3');
 
     const open = await t.app.inject({ method: 'GET', url: '/api/search/unresolved' });
     expect(open.statusCode).toBe(200);
     const list = open.json() as { items: Record<string, unknown>[]; total: number };
-    expect(list.items.find((i) => i.id === row.id)).toMatchObject({ count: 2 });
+    expect(list.items.find((i) => i.id === row.id)).toMatchObject({ count: 4 });
     expect(list.items[0]).not.toHaveProperty('resolvedBy');
 
     const admin = await t.signIn('admin');
@@ -342,13 +359,13 @@ describe('unresolved searches', () => {
     expectProblem(await t.app.inject({ method: 'GET', url: '/api/search/unresolved-list', headers: user.headers }), 403);
     expectProblem(await t.app.inject({ method: 'GET', url: '/api/search/unresolved-stats', headers: user.headers }), 403);
     const stats1 = await t.app.inject({ method: 'GET', url: '/api/search/unresolved-stats', headers: admin.headers });
-    expect(stats1.json()).toMatchObject({ open: 1, resolved: 0, openSearches: 2 });
+    expect(stats1.json()).toMatchObject({ open: 1, resolved: 0, openSearches: 4 });
 
     const faqId = await addFaq('Where is the Yakometer', 'In the shed.');
     const resolveUrl = `/api/search/unresolved/${row.id}/resolve`;
     expectProblem(await t.app.inject({ method: 'POST', url: resolveUrl, payload: { faqId } }), 401);
     expectProblem(await t.app.inject({ method: 'POST', url: resolveUrl, headers: user.headers, payload: { faqId } }), 403);
-    expectProblem(await t.app.inject({ method: 'POST', url: resolveUrl, headers: admin.headers, payload: {} }), 400);
+    expectProblem(await t.app.inject({ method: 'POST', url: resolveUrl, headers: admin.headers, payload: { faqId: 'x' } }), 400);
     expectProblem(
       await t.app.inject({
         method: 'POST',
@@ -390,6 +407,41 @@ describe('unresolved searches', () => {
     expect(fresh.json()).toMatchObject({ count: 1, status: 'open' });
     expect((fresh.json() as { id: string }).id).not.toBe(row.id);
     expectProblem(await t.app.inject({ method: 'POST', url: '/api/search/unresolved', payload: {} }), 400);
+  });
+
+  it('resolves without a faqId (empty body or none at all)', async () => {
+    const admin = await t.signIn('admin');
+    for (const payload of [{}, undefined]) {
+      const logged = await t.app.inject({
+        method: 'POST',
+        url: '/api/search/unresolved',
+        payload: { query: `no faq needed ${String(payload)}` },
+      });
+      const id = (logged.json() as { id: string }).id;
+      const res = await t.app.inject({
+        method: 'POST',
+        url: `/api/search/unresolved/${id}/resolve`,
+        headers: admin.headers,
+        ...(payload ? { payload } : {}),
+      });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toMatchObject({ id, status: 'resolved', resolvedFaqId: null, resolvedBy: admin.id });
+    }
+  });
+});
+
+describe('GET searches and thresholds', () => {
+  it('accept and ignore a thresholds parameter, like POST /search', async () => {
+    for (const qs of ['thresholds=0.5', 'thresholds=%7B%22vector%22%3A0.9%7D', 'thresholds[vector]=0.9&thresholds[text]=0.1']) {
+      for (const path of ['/api/search', '/api/faq/search', '/api/community/search']) {
+        const res = await t.app.inject({ method: 'GET', url: `${path}?q=gadgetron&${qs}` });
+        expect(res.statusCode, `${path}?${qs}`).toBe(200);
+      }
+    }
+    const plain = await t.app.inject({ method: 'GET', url: '/api/search?q=gadgetron' });
+    const withThresholds = await t.app.inject({ method: 'GET', url: '/api/search?q=gadgetron&thresholds=0.99' });
+    expect(withThresholds.json()).toEqual(plain.json());
+    expectProblem(await t.app.inject({ method: 'GET', url: '/api/search?q=gadgetron&other=1' }), 400);
   });
 });
 

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { ExclusiveSessionQueue } from './embedded-session.js';
 
 export interface EmbeddedDatabase {
   /** postgres:// URL of the socket server, usable by `pg` and pg-boss like any server. */
@@ -74,6 +75,11 @@ async function startOwner(dir: string, lockPath: string, fd: number): Promise<Em
   writeSync(fd, JSON.stringify({ pid: process.pid, port: 0 }));
   const db = await PGlite.create({ dataDir: join(dir, 'pglite'), extensions: { vector } });
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 64 });
+  // The server's own queue interleaves connections message by message; ours gives the session to
+  // one connection per exchange and per transaction (see ExclusiveSessionQueue). The field is
+  // private in the types, public at runtime; the package version is pinned and the embedded
+  // concurrency test (apps/api/test/embedded-concurrency.test.ts) fails if this stops taking.
+  (server as unknown as { queryQueue: ExclusiveSessionQueue }).queryQueue = new ExclusiveSessionQueue(db);
   await server.start();
   const port = Number(server.getServerConn().split(':').pop());
   closeSync(fd);

@@ -1,13 +1,22 @@
+import { MAX_PAGE } from '@cfaq/core';
 import { Type as T, type TSchema } from '@sinclair/typebox';
 
 /** Shared request and response pieces, so every route spells them the same way. */
 export const Uuid = T.String({ format: 'uuid' });
 export const IdParams = T.Object({ id: Uuid });
 export const DateTime = T.String({ format: 'date-time' });
+
+/**
+ * Dates a client sends: years 1900 to 2999. Wider years (0000, negative, five digits) pass the
+ * format check but no program, suspension or log needs them, and PostgreSQL has no year 0.
+ */
+const SANE_YEAR = '^(19|2[0-9])[0-9]{2}-';
+export const DayInput = T.String({ format: 'date', pattern: SANE_YEAR, description: 'YYYY-MM-DD, year 1900 to 2999' });
+export const DateTimeInput = T.String({ format: 'date-time', pattern: SANE_YEAR, description: 'ISO 8601 date-time, year 1900 to 2999' });
 export const Nullable = <S extends TSchema>(s: S) => T.Union([s, T.Null()]);
 
 export const PageQuery = T.Object({
-  page: T.Optional(T.Integer({ minimum: 1, default: 1 })),
+  page: T.Optional(T.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1, description: `from 1 to ${MAX_PAGE}` })),
   limit: T.Optional(T.Integer({ minimum: 1, maximum: 100, default: 20 })),
 });
 

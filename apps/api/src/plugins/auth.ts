@@ -7,6 +7,9 @@ import { ACCESS_LEVELS, type Access, type AuthUser, ROLES_FOR, type Role } from 
 /** Lifetime of a two-factor challenge token (typ '2fa'): long enough to open an authenticator app. */
 export const CHALLENGE_TTL_SECONDS = 300;
 
+/** A token's subject must be a user id; anything else (a forged or foreign token) is simply not a caller. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** One row of the access table: every route with the level it declared. */
 export interface RouteAccess {
   method: string;
@@ -85,7 +88,7 @@ export const authPlugin = fp(
       readChallenge: (token: string) => {
         try {
           const claims = app.jwt.verify<{ sub?: unknown; typ?: unknown }>(token);
-          return claims.typ === '2fa' && typeof claims.sub === 'string' ? claims.sub : null;
+          return claims.typ === '2fa' && typeof claims.sub === 'string' && UUID.test(claims.sub) ? claims.sub : null;
         } catch {
           return null;
         }
@@ -161,7 +164,7 @@ async function authenticate(app: FastifyInstance, request: FastifyRequest, heade
     return null;
   }
   if (claims.typ !== 'access' || typeof claims.sub !== 'string') return null;
-  if (!/^[0-9a-f-]{36}$/i.test(claims.sub)) return null;
+  if (!UUID.test(claims.sub)) return null;
   request.log.debug({ userId: claims.sub }, 'authenticated');
   return loadPrincipal(app.ctx, claims.sub);
 }

@@ -68,5 +68,5 @@ export async function convertPostToFaq(
     await reputationOnConvert(tx, postId, actor.id);
     return row;
   });
-  return { faq: toFaqView(faq), post: await getPost(ctx, actor, postId) };
+  return { faq: toFaqView(faq, actor), post: await getPost(ctx, actor, postId) };
 }

@@ -47,7 +47,11 @@ export async function listPosts(ctx: Pick<CoreContext, 'db'>, actor: Actor | nul
       .offset(w.offset),
     ctx.db.select({ n: count() }).from(communityPosts).where(where),
   ]);
-  return toPage(rows.map(toPostView), total?.n ?? 0, w);
+  return toPage(
+    rows.map((r) => toPostView(r, actor)),
+    total?.n ?? 0,
+    w,
+  );
 }
 
 export async function getPost(ctx: Pick<CoreContext, 'db'>, actor: Actor | null, id: string): Promise<PostView> {
@@ -57,7 +61,7 @@ export async function getPost(ctx: Pick<CoreContext, 'db'>, actor: Actor | null,
     .where(and(eq(communityPosts.id, id), postVisibleTo(actor)))
     .limit(1);
   if (!row) throw notFound('Post', 'POST_NOT_FOUND');
-  return toPostView(row);
+  return toPostView(row, actor);
 }
 
 export async function createPost(

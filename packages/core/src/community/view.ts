@@ -51,10 +51,22 @@ export const postMyVote = (actor: Actor | null) =>
     ? sql<Vote | null>`(select v.value from ${postVotes} v where v.post_id = community_posts.id and v.user_id = ${actor.id})`
     : sql<null>`null`;
 
-export const toPostView = ({ myVote, ...row }: PostRow & { myVote: number | null }): PostView => ({
-  ...isoDates(row),
-  myVote: (myVote ?? null) as Vote | null,
-});
+/**
+ * A post as `reader` may see it. An AI answer that is not approved (suggested or escalated) waits for
+ * staff review, and the escalation reason is moderation text: for anyone else the answer, its
+ * confidence and source, and the reason are null (the statuses and times stay visible).
+ */
+export const toPostView = ({ myVote, ...row }: PostRow & { myVote: number | null }, reader: Actor | null): PostView => {
+  const view = { ...isoDates(row), myVote: (myVote ?? null) as Vote | null };
+  if (isStaff(reader)) return view;
+  view.aiAnswerEscalatedReason = null;
+  if (row.aiAnswerStatus !== 'approved') {
+    view.aiAnswer = null;
+    view.aiAnswerConfidence = null;
+    view.aiAnswerSource = null;
+  }
+  return view;
+};
 
 /** Not deleted, and in a program the caller may read (archived programs: staff only). */
 export function postVisibleTo(actor: Actor | null): SQL {

@@ -62,6 +62,12 @@ export const ConfigSchema = T.Object({
   SEARCH_CACHE_TTL_SECONDS: Int(3600, 1, 86_400, 'result cache lifetime (spec: 1 hour)'),
   SEARCH_LOG_FLUSH_MS: Int(2000, 50, 600_000, 'search log buffer flush interval'),
   SEARCH_LOG_RETENTION_DAYS: Int(90, 1, 3650, 'search log retention (spec: 90 days)'),
+  SEARCH_SUGGEST_MIN_USERS: Int(
+    3,
+    1,
+    16,
+    'distinct users or clients that must have searched a query before suggestions, trending or the public unresolved list show it',
+  ),
   SEARCH_STATS_REFRESH_MINUTES: Int(15, 1, 1440, 'interval of the job copying word frequencies for search weights'),
   EMBEDDER: T.Union([T.Literal('auto'), T.Literal('local'), T.Literal('ollama')], {
     default: 'auto',

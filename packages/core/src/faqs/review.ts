@@ -48,15 +48,17 @@ async function logTransitions(db: DbOrTx, rows: Transition[], at: Date) {
 }
 
 /**
- * Manual flag: any signed-in user, with a reason. approved, verified or update_requested ->
- * pending_review with flagType manual, flagReason, flaggedAt = now and reviewCycle + 1 (a new
- * voting round). A FAQ already pending review, or a draft, cannot be flagged (422).
+ * Manual flag (the spec's "any -> pending_review"): any signed-in user who can read the FAQ, with a
+ * reason, from every state. The FAQ becomes pending_review with flagType manual and the reason
+ * (staff-only text). From approved, verified, update_requested or draft (staff only see drafts) a
+ * new voting round starts: flaggedAt = now, reviewCycle + 1. A FAQ already pending review keeps its
+ * round, its votes and its flaggedAt (so re-flagging can neither wipe votes nor postpone the
+ * escalation); the new reason replaces the old one and the flag is logged.
  */
 export async function flagFaq(ctx: Ctx, actor: Actor, id: string, reason: string): Promise<FaqView> {
   return ctx.db.transaction(async (tx) => {
     const current = await visibleFaq(tx, actor, id, { forUpdate: true });
-    if (current.reviewStatus === 'pending_review') throw unprocessable('FAQ_ALREADY_FLAGGED', 'This FAQ is already pending review');
-    if (current.reviewStatus === 'draft') throw unprocessable('FAQ_IS_DRAFT', 'A draft FAQ cannot be flagged');
+    const again = current.reviewStatus === 'pending_review';
     const now = ctx.clock.now();
     const [row] = await tx
       .update(faqs)
@@ -64,8 +66,8 @@ export async function flagFaq(ctx: Ctx, actor: Actor, id: string, reason: string
         reviewStatus: 'pending_review',
         flagType: 'manual',
         flagReason: reason,
-        flaggedAt: now,
-        reviewCycle: sql`${faqs.reviewCycle} + 1`,
+        flaggedAt: again ? (current.flaggedAt ?? now) : now,
+        reviewCycle: again ? current.reviewCycle : sql`${faqs.reviewCycle} + 1`,
         updatedAt: now,
       })
       .where(and(eq(faqs.id, id), eq(faqs.reviewStatus, current.reviewStatus)))
@@ -87,7 +89,7 @@ export async function flagFaq(ctx: Ctx, actor: Actor, id: string, reason: string
       ],
       now,
     );
-    return toFaqView(row);
+    return toFaqView(row, actor);
   });
 }
 
@@ -299,7 +301,7 @@ export async function reviewQueue(
   ]);
   return toPage(
     rows.map(({ stillAccurate, needsUpdate, myVote: mine, ...faq }) => ({
-      ...toFaqView(faq),
+      ...toFaqView(faq, actor),
       tally: { stillAccurate, needsUpdate },
       myVote: mine ?? null,
     })),

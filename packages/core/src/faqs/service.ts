@@ -68,7 +68,11 @@ export async function listFaqs(ctx: Pick<CoreContext, 'db'>, actor: Actor | null
     ctx.db.select(faqColumns).from(faqs).where(where).orderBy(desc(faqs.createdAt), desc(faqs.id)).limit(w.limit).offset(w.offset),
     ctx.db.select({ n: count() }).from(faqs).where(where),
   ]);
-  return toPage(rows.map(toFaqView), total?.n ?? 0, w);
+  return toPage(
+    rows.map((r) => toFaqView(r, actor)),
+    total?.n ?? 0,
+    w,
+  );
 }
 
 /** One FAQ; each read counts a view. */
@@ -79,7 +83,7 @@ export async function getFaq(ctx: Pick<CoreContext, 'db'>, actor: Actor | null, 
     .where(and(eq(faqs.id, id), faqVisibleTo(actor)))
     .returning(faqColumns);
   if (!row) throw notFound('FAQ', 'FAQ_NOT_FOUND');
-  return toFaqView(row);
+  return toFaqView(row, actor);
 }
 
 export interface NewFaq {
@@ -150,7 +154,7 @@ export interface CreateFaqInput extends Omit<NewFaq, 'batchId' | 'source' | 'sou
 export async function createFaq(ctx: Ctx, actor: Actor, input: CreateFaqInput): Promise<FaqView> {
   const batchId = await resolveProgramId(ctx, input.batchId, { allowArchived: true });
   const row = await ctx.db.transaction((tx) => insertFaq(ctx, tx, { ...input, batchId }, actor.id));
-  return toFaqView(row);
+  return toFaqView(row, actor);
 }
 
 /** A signed-in user's proposal: enters as draft with source suggestion, for staff to edit and publish. */
@@ -175,7 +179,7 @@ export async function suggestFaq(
       actor.id,
     ),
   );
-  return toFaqView(row);
+  return toFaqView(row, actor);
 }
 
 export interface UpdateFaqInput {
@@ -219,7 +223,7 @@ export async function updateFaq(ctx: Ctx, actor: Actor, id: string, input: Updat
     if (changes.reviewStatus && input.reviewStatus === 'approved') await faqApprovedDrop(tx, updated as FaqRow);
     return updated as FaqRow;
   });
-  return toFaqView(row);
+  return toFaqView(row, actor);
 }
 
 export async function deleteFaq(ctx: Pick<CoreContext, 'db'>, actor: Actor, id: string): Promise<void> {
@@ -293,7 +297,8 @@ export interface RevisionView {
   createdAt: string;
 }
 
-export async function faqHistory(ctx: Pick<CoreContext, 'db'>, actor: Actor, id: string, q: PageQuery): Promise<Page<RevisionView>> {
+/** The revisions of a FAQ the caller may read (anyone for a public FAQ, staff for drafts). */
+export async function faqHistory(ctx: Pick<CoreContext, 'db'>, actor: Actor | null, id: string, q: PageQuery): Promise<Page<RevisionView>> {
   await visibleFaq(ctx.db, actor, id);
   const w = pageWindow(q);
   const [rows, [total]] = await Promise.all([

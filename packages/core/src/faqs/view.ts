@@ -1,5 +1,6 @@
 import { faqs } from '@cfaq/db/schema/index';
 import type { Config } from '../config/schema.js';
+import { type Actor, isStaff } from '../shared/db.js';
 
 /** Every FAQ column a reader may see: never the embedding or the generated search vector. */
 export const faqColumns = {
@@ -44,7 +45,7 @@ export interface FaqView {
   reviewCycle: number;
   freshnessTier: FreshnessTier;
   lastVerifiedDate: string;
-  reviewIntervalDays: number | null;
+  reviewIntervalDays: number;
   flaggedAt: string | null;
   escalatedAt: string | null;
   source: FaqRow['source'];
@@ -58,8 +59,16 @@ export interface FaqView {
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-export const toFaqView = (r: FaqRow): FaqView => ({
+/**
+ * A FAQ as `reader` may see it. Flag reasons are moderation text: anyone signed in may flag, with
+ * any text (a phishing link included), and audit reasons come from an AI, so only staff read them;
+ * everyone else gets null (flagType and flaggedAt stay visible). Every FAQ read path goes through
+ * here with its caller, so no path can forget.
+ */
+export const toFaqView = (r: FaqRow, reader: Actor | null): FaqView => ({
   ...r,
+  flagReason: isStaff(reader) ? r.flagReason : null,
+  reviewIntervalDays: r.reviewIntervalDays ?? EVERGREEN_REVIEW_INTERVAL_DAYS,
   lastCheckedAt: iso(r.lastCheckedAt),
   lastVerifiedDate: r.lastVerifiedDate.toISOString(),
   flaggedAt: iso(r.flaggedAt),
@@ -71,9 +80,16 @@ export const toFaqView = (r: FaqRow): FaqView => ({
 /** Statuses anyone may read; draft is staff-only. */
 export const PUBLIC_REVIEW_STATUSES: readonly ReviewStatus[] = ['approved', 'verified', 'pending_review', 'update_requested'];
 
-/** reviewIntervalDays follows the tier; evergreen FAQs are never due (null). */
-export function reviewIntervalFor(config: Pick<Config, 'FAQ_SEASONAL_DAYS' | 'FAQ_VOLATILE_DAYS'>, tier: FreshnessTier): number | null {
+/**
+ * The reviewIntervalDays of an evergreen FAQ. The spec types the field as a number for every FAQ;
+ * evergreen FAQs are never auto-flagged whatever the number (the freshness check skips the tier),
+ * so a year is informational: the interval a reader may expect a re-read at most.
+ */
+export const EVERGREEN_REVIEW_INTERVAL_DAYS = 365;
+
+/** reviewIntervalDays follows the tier (evergreen: EVERGREEN_REVIEW_INTERVAL_DAYS, never due). */
+export function reviewIntervalFor(config: Pick<Config, 'FAQ_SEASONAL_DAYS' | 'FAQ_VOLATILE_DAYS'>, tier: FreshnessTier): number {
   if (tier === 'seasonal') return config.FAQ_SEASONAL_DAYS;
   if (tier === 'volatile') return config.FAQ_VOLATILE_DAYS;
-  return null;
+  return EVERGREEN_REVIEW_INTERVAL_DAYS;
 }

@@ -1,7 +1,7 @@
 import { batches } from '@cfaq/db/schema/index';
-import { and, asc, count, eq, isNull, sql } from 'drizzle-orm';
+import { and, asc, count, eq, isNull, type SQL, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
-import { notFound, unprocessable } from '../errors/index.js';
+import { conflict, notFound, unprocessable } from '../errors/index.js';
 import { isUniqueViolation } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
 
@@ -71,8 +71,8 @@ async function withFreeSlug<T>(ctx: Ctx, name: string, exceptId: string | undefi
     try {
       return await write(slug);
     } catch (err) {
-      if (attempt < 5 && isUniqueViolation(err, 'batches_slug_key')) continue;
-      throw err;
+      if (!isUniqueViolation(err, 'batches_slug_key')) throw err;
+      if (attempt >= 5) throw conflict('PROGRAM_SLUG_TAKEN', 'Another program took this slug at the same time; retry');
     }
   }
 }
@@ -206,11 +206,20 @@ export async function listPrograms(ctx: Ctx, q: ListProgramsQuery): Promise<Page
 }
 
 /** A live program by slug; archived ones only when asked (admins). */
-export async function getProgramBySlug(ctx: Ctx, slug: string, opts: { includeArchived?: boolean } = {}): Promise<ProgramView> {
+export function getProgramBySlug(ctx: Ctx, slug: string, opts: { includeArchived?: boolean } = {}): Promise<ProgramView> {
+  return oneProgram(ctx, eq(batches.slug, slug), opts);
+}
+
+/** A live program by id; archived ones only when asked (admins). */
+export function getProgram(ctx: Ctx, id: string, opts: { includeArchived?: boolean } = {}): Promise<ProgramView> {
+  return oneProgram(ctx, eq(batches.id, id), opts);
+}
+
+async function oneProgram(ctx: Ctx, which: SQL, opts: { includeArchived?: boolean }): Promise<ProgramView> {
   const [row] = await ctx.db
     .select()
     .from(batches)
-    .where(and(eq(batches.slug, slug), isNull(batches.deletedAt), opts.includeArchived ? undefined : isNull(batches.archivedAt)))
+    .where(and(which, isNull(batches.deletedAt), opts.includeArchived ? undefined : isNull(batches.archivedAt)))
     .limit(1);
   if (!row) throw notFound('Program', 'PROGRAM_NOT_FOUND');
   return toProgramView(row);

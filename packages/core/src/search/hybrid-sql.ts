@@ -350,16 +350,20 @@ export async function prepareSearchConnection(client: pg.PoolClient): Promise<vo
   prepared.add(client);
 }
 
-/** A named statement: each pooled connection parses and plans it once, not on every search (the
- * statement's planning took ~2.7 ms of a ~22 ms search; bench/search). */
+/**
+ * The statement text for one variant of the options. Unnamed on purpose: on the embedded database
+ * every pool connection shares one PGlite session, so a named prepared statement made by one
+ * connection collides with the same name on the next ("prepared statement already exists"). The
+ * price on PostgreSQL is planning on every uncached search (~2.7 ms of ~22 ms; bench/search).
+ * The session settings above are safe there: every connection sets the same values.
+ */
 export interface HybridStatement {
-  name: string;
   text: string;
 }
 
 const statements = new Map<string, HybridStatement>();
 
-/** The statement for these options, built once per process and named by its variant. */
+/** The statement for these options, built once per process. */
 export function hybridStatement(opts: HybridSqlOptions = {}): HybridStatement {
   const key = JSON.stringify([
     opts.sources,
@@ -373,7 +377,7 @@ export function hybridStatement(opts: HybridSqlOptions = {}): HybridStatement {
   ]);
   let statement = statements.get(key);
   if (!statement) {
-    statement = { name: `hybrid_search_${statements.size + 1}`, text: buildHybridSql(opts) };
+    statement = { text: buildHybridSql(opts) };
     statements.set(key, statement);
   }
   return statement;

@@ -1,3 +1,4 @@
+export * from './client-key.js';
 export * from './hybrid-sql.js';
 export * from './lexeme-stats.js';
 export * from './log-buffer.js';

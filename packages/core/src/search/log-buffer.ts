@@ -4,7 +4,7 @@ import type { CoreContext } from '../context.js';
 export type SearchLogEntry = typeof searchLogs.$inferInsert;
 
 /**
- * One INSERT of column arrays: twelve parameters whatever the batch size, so a flush costs the API
+ * One INSERT of column arrays: thirteen parameters whatever the batch size, so a flush costs the API
  * process little (a 500-row VALUES list would be 5,500 parameters to build and parse). Times travel as
  * epoch milliseconds: formatting a Date per row was a visible share of a busy API's CPU.
  */
@@ -12,10 +12,10 @@ async function insertLogs(ctx: Pick<CoreContext, 'pool'>, rows: SearchLogEntry[]
   const col = <K extends keyof SearchLogEntry>(k: K) => rows.map((r) => r[k] ?? null);
   await ctx.pool.query(
     `INSERT INTO search_logs (query, normalized_query, user_id, batch_id, result_count, top_result_id, top_source,
-       cache_hit, degraded, latency_ms, count, created_at)
-     SELECT q, nq, u, b, rc, tr, ts, ch, dg, lm, n, to_timestamp(at / 1000.0)
+       cache_hit, degraded, latency_ms, count, created_at, client_key)
+     SELECT q, nq, u, b, rc, tr, ts, ch, dg, lm, n, to_timestamp(at / 1000.0), ck
      FROM unnest($1::text[], $2::text[], $3::uuid[], $4::uuid[], $5::int[], $6::uuid[], $7::text[],
-       $8::bool[], $9::bool[], $10::int[], $11::int[], $12::float8[]) AS l(q, nq, u, b, rc, tr, ts, ch, dg, lm, n, at)`,
+       $8::bool[], $9::bool[], $10::int[], $11::int[], $12::float8[], $13::text[]) AS l(q, nq, u, b, rc, tr, ts, ch, dg, lm, n, at, ck)`,
     [
       col('query'),
       col('normalizedQuery'),
@@ -29,6 +29,7 @@ async function insertLogs(ctx: Pick<CoreContext, 'pool'>, rows: SearchLogEntry[]
       col('latencyMs'),
       rows.map((r) => r.count ?? 1),
       rows.map((r) => (r.createdAt ?? new Date()).getTime()),
+      col('clientKey'),
     ],
   );
 }
@@ -50,7 +51,7 @@ export class SearchLogBuffer {
   private pending: SearchLogEntry[] = [];
   /**
    * Pending cache-hit rows until their flush starts, by answer (the cached results array: program,
-   * normalised query and results), then user, then query text. Identity and plain-string keys: no key
+   * normalised query and results), then searcher (client key, else user), then query text. Identity and plain-string keys: no key
    * string is built per hit.
    */
   private hitRows = new Map<object, Map<string | null, Map<string, SearchLogEntry>>>();
@@ -75,16 +76,16 @@ export class SearchLogBuffer {
   add(entry: Omit<SearchLogEntry, 'createdAt' | 'count'>, answer?: object): void {
     let byQuery: Map<string, SearchLogEntry> | undefined;
     if (entry.cacheHit && answer) {
-      const userId = entry.userId ?? null;
+      const who = entry.clientKey ?? entry.userId ?? null;
       let byUser = this.hitRows.get(answer);
       if (!byUser) {
         byUser = new Map();
         this.hitRows.set(answer, byUser);
       }
-      byQuery = byUser.get(userId);
+      byQuery = byUser.get(who);
       if (!byQuery) {
         byQuery = new Map();
-        byUser.set(userId, byQuery);
+        byUser.set(who, byQuery);
       }
       const row = byQuery.get(entry.query);
       if (row) {

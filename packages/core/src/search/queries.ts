@@ -5,9 +5,18 @@ import { notFound, unprocessable } from '../errors/index.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import { DAY_MS } from '../runtime/clock.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
+import { searchClientKey } from './client-key.js';
 import { normalizeQuery } from './service.js';
 
-type Ctx = Pick<CoreContext, 'db' | 'clock'>;
+type Ctx = Pick<CoreContext, 'db' | 'clock' | 'config'>;
+
+/**
+ * A logged query is published (suggestions, trending, the public unresolved list) only once this
+ * many distinct users or clients searched it, so one person cannot plant text there, and nothing
+ * one person typed ("my ssn is ...") reaches anyone else.
+ */
+const searchedByEnough = (ctx: Pick<CoreContext, 'config'>) =>
+  sql`count(distinct ${searchLogs.clientKey}) >= ${ctx.config.SEARCH_SUGGEST_MIN_USERS}`;
 
 /** Searches in a group of search-log rows: a row can stand for several cache hits (its `count`). */
 const searchCount = () => sql<number>`sum(${searchLogs.count})::int`.mapWith(Number);
@@ -18,7 +27,10 @@ export interface TrendingQuery {
   lastSearchedAt: string;
 }
 
-/** The most searched normalised queries of a program over the last `days` days (search log). */
+/**
+ * The most searched normalised queries of a program over the last `days` days (search log), among
+ * those SEARCH_SUGGEST_MIN_USERS distinct users or clients searched.
+ */
 export async function trendingSearches(ctx: Ctx, p: { batchId?: string | undefined; days?: number; limit?: number }) {
   const programId = await resolveProgramId(ctx, p.batchId);
   const since = new Date(ctx.clock.now().getTime() - (p.days ?? 7) * DAY_MS);
@@ -28,6 +40,7 @@ export async function trendingSearches(ctx: Ctx, p: { batchId?: string | undefin
     .from(searchLogs)
     .where(and(eq(searchLogs.batchId, programId), gte(searchLogs.createdAt, since)))
     .groupBy(searchLogs.normalizedQuery)
+    .having(searchedByEnough(ctx))
     .orderBy(desc(n), searchLogs.normalizedQuery)
     .limit(p.limit ?? 10);
   return { items: rows.map((r) => ({ query: r.query, count: r.count, lastSearchedAt: new Date(r.last).toISOString() })) };
@@ -43,7 +56,8 @@ const likePrefix = (s: string) => `${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /**
  * Typeahead: FAQ questions where a word starts with the prefix (publicly visible FAQs of the
- * program, most viewed first), then popular past queries starting with it (last 30 days).
+ * program, most viewed first), then popular past queries starting with it (last 30 days) that at
+ * least SEARCH_SUGGEST_MIN_USERS distinct users or clients searched.
  */
 export async function suggestSearches(
   ctx: Ctx,
@@ -72,6 +86,7 @@ export async function suggestSearches(
     .from(searchLogs)
     .where(and(eq(searchLogs.batchId, programId), gte(searchLogs.createdAt, since), sql`${searchLogs.normalizedQuery} LIKE ${pattern}`))
     .groupBy(searchLogs.normalizedQuery)
+    .having(searchedByEnough(ctx))
     .orderBy(desc(n), searchLogs.normalizedQuery)
     .limit(limit);
   const seen = new Set<string>();
@@ -135,15 +150,22 @@ const toItem = (r: UnresolvedRow): UnresolvedSearchItem => ({
  */
 export async function logUnresolvedSearch(
   ctx: Ctx,
-  p: { query: string; batchId?: string | undefined; userId?: string | null },
+  p: { query: string; batchId?: string | undefined; userId?: string | null; clientIp?: string | null | undefined },
 ): Promise<UnresolvedSearchItem> {
   const programId = await resolveProgramId(ctx, p.batchId);
   const now = ctx.clock.now();
+  const key = searchClientKey(ctx.config.JWT_SECRET ?? '', { userId: p.userId, ip: p.clientIp });
+  const keys = key ? sql`ARRAY[${key}]::text[]` : sql`'{}'::text[]`;
+  // client_keys gathers distinct searchers up to 16 (enough to tell any sane minimum).
   const inserted = await ctx.db.execute<{ id: string }>(sql`
-    INSERT INTO unresolved_searches (query, normalized_query, batch_id, user_id, last_seen_at)
-    VALUES (${p.query.trim()}, ${normalizeQuery(p.query)}, ${programId}, ${p.userId ?? null}, ${now})
+    INSERT INTO unresolved_searches (query, normalized_query, batch_id, user_id, last_seen_at, client_keys)
+    VALUES (${p.query.trim()}, ${normalizeQuery(p.query)}, ${programId}, ${p.userId ?? null}, ${now}, ${keys})
     ON CONFLICT (coalesce(batch_id, '00000000-0000-0000-0000-000000000000'::uuid), normalized_query) WHERE status = 'open'
-    DO UPDATE SET count = unresolved_searches.count + 1, last_seen_at = EXCLUDED.last_seen_at
+    DO UPDATE SET count = unresolved_searches.count + 1, last_seen_at = EXCLUDED.last_seen_at,
+      client_keys = CASE
+        WHEN cardinality(unresolved_searches.client_keys) >= 16 OR EXCLUDED.client_keys <@ unresolved_searches.client_keys
+        THEN unresolved_searches.client_keys
+        ELSE unresolved_searches.client_keys || EXCLUDED.client_keys END
     RETURNING id`);
   const id = inserted.rows[0]?.id as string;
   const [row] = await ctx.db.select(unresolvedColumns).from(unresolvedSearches).where(eq(unresolvedSearches.id, id));
@@ -163,10 +185,21 @@ async function listUnresolved(ctx: Ctx, where: SQL | undefined, q: PageQuery): P
   return toPage(rows.map(toItem), total?.n ?? 0, w);
 }
 
-/** GET /search/unresolved: the program's open unresolved searches, most frequent first. */
+/**
+ * GET /search/unresolved: the program's open unresolved searches, most frequent first, among those
+ * SEARCH_SUGGEST_MIN_USERS distinct users or clients logged (the admin list shows them all).
+ */
 export async function listOpenUnresolved(ctx: Ctx, p: PageQuery & { batchId?: string | undefined }) {
   const programId = await resolveProgramId(ctx, p.batchId);
-  return listUnresolved(ctx, and(eq(unresolvedSearches.batchId, programId), eq(unresolvedSearches.status, 'open')), p);
+  return listUnresolved(
+    ctx,
+    and(
+      eq(unresolvedSearches.batchId, programId),
+      eq(unresolvedSearches.status, 'open'),
+      sql`cardinality(${unresolvedSearches.clientKeys}) >= ${ctx.config.SEARCH_SUGGEST_MIN_USERS}`,
+    ),
+    p,
+  );
 }
 
 /** Admin list: every program unless filtered, open and resolved unless filtered. */
@@ -219,13 +252,21 @@ export async function unresolvedStats(ctx: Ctx, p: { batchId?: string | undefine
   };
 }
 
-/** Links the FAQ that answers an open unresolved search and closes it (one conditional UPDATE). */
-export async function resolveUnresolvedSearch(ctx: Ctx, p: { id: string; faqId: string; adminId: string }): Promise<UnresolvedSearchItem> {
-  const [faq] = await ctx.db.select({ id: faqs.id }).from(faqs).where(eq(faqs.id, p.faqId)).limit(1);
-  if (!faq) throw notFound('FAQ', 'FAQ_NOT_FOUND');
+/**
+ * Closes an open unresolved search (one conditional UPDATE), linking the FAQ that answers it when
+ * one is named; resolving without one is common (answered elsewhere, not a real question).
+ */
+export async function resolveUnresolvedSearch(
+  ctx: Ctx,
+  p: { id: string; faqId?: string | undefined; adminId: string },
+): Promise<UnresolvedSearchItem> {
+  if (p.faqId) {
+    const [faq] = await ctx.db.select({ id: faqs.id }).from(faqs).where(eq(faqs.id, p.faqId)).limit(1);
+    if (!faq) throw notFound('FAQ', 'FAQ_NOT_FOUND');
+  }
   const [row] = await ctx.db
     .update(unresolvedSearches)
-    .set({ status: 'resolved', resolvedFaqId: p.faqId, resolvedBy: p.adminId, resolvedAt: ctx.clock.now() })
+    .set({ status: 'resolved', resolvedFaqId: p.faqId ?? null, resolvedBy: p.adminId, resolvedAt: ctx.clock.now() })
     .where(and(eq(unresolvedSearches.id, p.id), eq(unresolvedSearches.status, 'open')))
     .returning(unresolvedColumns);
   if (row) return toItem(row);

@@ -3,6 +3,7 @@ import type { CoreContext } from '../context.js';
 import { cosineSimilarity, embedOne } from '../embeddings/embedder.js';
 import { badRequest, unavailable } from '../errors/index.js';
 import { resolveProgramId } from '../programs/resolve.js';
+import { searchClientKey } from './client-key.js';
 import { type HybridRow, runHybridSearch, type SearchMode, type SearchSource } from './hybrid-sql.js';
 import { SearchLogBuffer } from './log-buffer.js';
 
@@ -18,6 +19,8 @@ export interface SearchParams {
   query: string;
   batchId?: string | undefined;
   userId?: string | null | undefined;
+  /** The client's address, kept only as a keyed hash (searchClientKey) to count distinct searchers. */
+  clientIp?: string | null | undefined;
 }
 
 /** The spec's duplicate threshold: a new question this close to an FAQ is the same question. */
@@ -88,6 +91,7 @@ export function createSearchService(ctx: CoreContext): SearchService {
         query: p.query,
         normalizedQuery: normalized,
         userId: p.userId ?? null,
+        clientKey: searchClientKey(config.JWT_SECRET ?? '', { userId: p.userId, ip: p.clientIp }),
         batchId: programId,
         resultCount: results.length,
         topResultId: top?.id ?? null,

@@ -29,6 +29,12 @@ export const searchLogs = pgTable(
      * the cache thousands of times a second costs a row per interval, not per hit. Misses: always 1.
      */
     count: integer().notNull().default(1),
+    /**
+     * Who searched, for counting distinct searchers (suggestions and trending publish a query only
+     * once SEARCH_SUGGEST_MIN_USERS distinct users or clients searched it): `u:<user id>` when signed
+     * in, else `a:` and a keyed hash of the client address (never the address itself).
+     */
+    clientKey: text(),
     createdAt: createdAt(),
   },
   // Trending and suggestions read one program's recent window: (batch_id, created_at) serves both and
@@ -52,6 +58,11 @@ export const unresolvedSearches = pgTable(
     resolvedBy: uuid().references(() => users.id, { onDelete: 'set null' }),
     resolvedAt: tstz('resolved_at'),
     lastSeenAt: tstz('last_seen_at').notNull().defaultNow(),
+    /**
+     * Distinct users or clients (search client keys) that logged this open query, up to 16: the
+     * public list shows a query once SEARCH_SUGGEST_MIN_USERS of them did.
+     */
+    clientKeys: text().array().notNull().default(sql`'{}'::text[]`),
     createdAt: createdAt(),
   },
   (t) => [

@@ -166,16 +166,16 @@ export const faqRoutes: RoutePlugin = async (app) => {
   app.get(
     '/faq/:id/history',
     {
-      config: { access: 'staff' },
+      config: { access: 'public' },
       schema: {
         tags,
-        summary: 'Revisions of a FAQ, newest first',
+        summary: 'Revisions of a FAQ, newest first: readable by whoever may read the FAQ (drafts: staff)',
         params: IdParams,
         querystring: PageQuery,
         response: { 200: listOf(Revision), ...problemResponses(400, 401, 403, 404) },
       },
     },
-    async (request) => faqHistory(ctx, signedIn(request), request.params.id, request.query),
+    async (request) => faqHistory(ctx, request.auth, request.params.id, request.query),
   );
 
   for (const method of ['POST', 'PATCH'] as const) {

@@ -19,12 +19,15 @@ export const Faq = T.Object({
   category: Nullable(T.String()),
   reviewStatus: ReviewStatus,
   flagType: Nullable(T.Union([T.Literal('manual'), T.Literal('auto')])),
-  flagReason: Nullable(T.String()),
+  flagReason: Nullable(T.String({ description: 'moderation text: staff only, null for everyone else' })),
   lastCheckedAt: Nullable(DateTime),
   reviewCycle: T.Integer(),
   freshnessTier: FreshnessTier,
   lastVerifiedDate: DateTime,
-  reviewIntervalDays: Nullable(T.Integer()),
+  reviewIntervalDays: T.Integer({
+    description:
+      'days between freshness reviews: seasonal and volatile from the settings, evergreen 365 (evergreen FAQs are never auto-flagged)',
+  }),
   flaggedAt: Nullable(DateTime),
   escalatedAt: Nullable(DateTime),
   source: T.String(),

@@ -1,11 +1,11 @@
 import { Type as T } from '@sinclair/typebox';
-import { DateTime, Nullable, PageQuery, Uuid } from '../../lib/schemas.js';
+import { DateTime, DateTimeInput, Nullable, PageQuery, Uuid } from '../../lib/schemas.js';
 
 export const SuspendBody = T.Object(
   {
     userId: Uuid,
     reason: T.String({ minLength: 1, maxLength: 1000, pattern: '\\S' }),
-    until: T.Optional(T.String({ format: 'date-time', description: 'end of the suspension; absent = until lifted' })),
+    until: T.Optional(T.String({ ...DateTimeInput, description: 'end of the suspension (year 1900 to 2999); absent = until lifted' })),
   },
   { additionalProperties: false },
 );

@@ -1,6 +1,7 @@
 import {
   createProgram,
   deleteProgram,
+  getProgram,
   getProgramBySlug,
   getProgramSettings,
   listPrograms,
@@ -60,6 +61,21 @@ export const programRoutes: RoutePlugin = async (app) => {
       },
     },
     async (request) => getProgramBySlug(ctx, request.params.slug, { includeArchived: adminAsks(request, request.query) }),
+  );
+
+  app.get(
+    '/batches/:id',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags,
+        summary: 'A program by id (archived ones only to admins who pass includeArchived)',
+        params: IdParams,
+        querystring: IncludeArchived,
+        response: { 200: Program, ...problemResponses(400, 404) },
+      },
+    },
+    async (request) => getProgram(ctx, request.params.id, { includeArchived: adminAsks(request, request.query) }),
   );
 
   app.post(

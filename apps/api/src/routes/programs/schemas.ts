@@ -1,7 +1,7 @@
 import { Type as T } from '@sinclair/typebox';
-import { DateTime, Nullable, PageQuery, Uuid } from '../../lib/schemas.js';
+import { DateTime, DayInput, Nullable, PageQuery, Uuid } from '../../lib/schemas.js';
 
-const Day = T.String({ format: 'date', description: 'YYYY-MM-DD' });
+const Day = DayInput;
 
 export const Program = T.Object({
   id: Uuid,

@@ -52,7 +52,12 @@ export const searchRoutes: RoutePlugin = async (app) => {
       },
     },
     async (request, reply) => {
-      const res = await search.search({ query: request.body.query, batchId: request.body.batchId, userId: auth(request) });
+      const res = await search.search({
+        query: request.body.query,
+        batchId: request.body.batchId,
+        userId: auth(request),
+        clientIp: request.ip,
+      });
       // A cache hit returns the cached results array itself: its encoded JSON is kept beside it, so a
       // hit costs no serialisation or UTF-8 encoding (the shape is the declared SearchResponse; the
       // core builds it).
@@ -132,7 +137,8 @@ export const searchRoutes: RoutePlugin = async (app) => {
       config: { access: 'public' },
       schema: {
         tags: ['search'],
-        summary: 'Most searched normalised queries of the program over the last `days` days',
+        summary:
+          'Most searched normalised queries of the program over the last `days` days, among those SEARCH_SUGGEST_MIN_USERS (default 3) distinct users or clients searched',
         querystring: TrendingQuery,
         response: { 200: TrendingResponse, ...problemResponses(400, 404, 429) },
       },
@@ -146,7 +152,8 @@ export const searchRoutes: RoutePlugin = async (app) => {
       config: { access: 'public', rateLimit: app.limits.searchSuggest },
       schema: {
         tags: ['search'],
-        summary: 'Typeahead: FAQ questions with a word starting with q, then popular past queries (30 per minute)',
+        summary:
+          'Typeahead: FAQ questions with a word starting with q, then past queries that SEARCH_SUGGEST_MIN_USERS (default 3) distinct users or clients searched (30 per minute)',
         querystring: SuggestQuery,
         response: { 200: SuggestResponse, ...problemResponses(400, 404, 429) },
       },
@@ -165,7 +172,8 @@ export const searchRoutes: RoutePlugin = async (app) => {
         response: { 201: UnresolvedItem, ...problemResponses(400, 404, 429) },
       },
     },
-    async (request, reply) => reply.status(201).send(await logUnresolvedSearch(app.ctx, { ...request.body, userId: auth(request) })),
+    async (request, reply) =>
+      reply.status(201).send(await logUnresolvedSearch(app.ctx, { ...request.body, userId: auth(request), clientIp: request.ip })),
   );
 
   app.get(
@@ -174,7 +182,8 @@ export const searchRoutes: RoutePlugin = async (app) => {
       config: { access: 'public' },
       schema: {
         tags: ['search'],
-        summary: "The program's open unresolved searches, most frequent first (no user ids)",
+        summary:
+          "The program's open unresolved searches that SEARCH_SUGGEST_MIN_USERS (default 3) distinct users or clients logged, most frequent first (no user ids)",
         querystring: PublicUnresolvedQuery,
         response: { 200: PublicUnresolvedList, ...problemResponses(400, 404, 429) },
       },
@@ -216,13 +225,22 @@ export const searchRoutes: RoutePlugin = async (app) => {
       config: { access: 'admin' },
       schema: {
         tags: ['search'],
-        summary: 'Admin: mark an open unresolved search resolved by an FAQ',
+        summary: 'Admin: mark an open unresolved search resolved, optionally naming the FAQ that answers it',
         params: IdParams,
         body: ResolveBody,
         response: { 200: UnresolvedItem, ...problemResponses(400, 401, 403, 404, 422, 429) },
       },
+      // The body is optional: a request without one resolves without an FAQ.
+      preValidation: (request, _reply, done) => {
+        request.body ??= {};
+        done();
+      },
     },
     async (request) =>
-      resolveUnresolvedSearch(app.ctx, { id: request.params.id, faqId: request.body.faqId, adminId: (request.auth as { id: string }).id }),
+      resolveUnresolvedSearch(app.ctx, {
+        id: request.params.id,
+        faqId: request.body?.faqId,
+        adminId: (request.auth as { id: string }).id,
+      }),
   );
 };

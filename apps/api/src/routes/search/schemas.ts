@@ -39,7 +39,20 @@ export const SearchResponse = T.Object({
   degraded: T.Optional(T.Literal(true, { description: 'the embedder failed: text-only ranking' })),
 });
 
-export const SearchQuery = T.Composite([T.Object({ q: Query }), BatchQuery], { additionalProperties: false });
+/**
+ * GET searches take `thresholds` like POST /search and ignore it, in whatever form a client sends it
+ * (`thresholds=...`, `thresholds[vector]=...`, repeated).
+ */
+export const SearchQuery = T.Composite(
+  [
+    T.Object({
+      q: Query,
+      thresholds: T.Optional(T.Unknown({ description: 'accepted and ignored (also as thresholds[...]): the filter is fixed' })),
+    }),
+    BatchQuery,
+  ],
+  { additionalProperties: false, patternProperties: { '^thresholds\\[[^\\]]*\\]': {} } },
+);
 
 export const TrendingQuery = T.Composite(
   [
@@ -102,7 +115,10 @@ export const UnresolvedStats = T.Object({
   top: T.Array(T.Object({ id: Uuid, query: T.String(), count: T.Integer() })),
 });
 
-export const ResolveBody = T.Object({ faqId: Uuid }, { additionalProperties: false });
+export const ResolveBody = T.Object(
+  { faqId: T.Optional(Uuid) },
+  { additionalProperties: false, description: 'faqId: the FAQ that answers it, when there is one (resolving without one is common)' },
+);
 
 export const DuplicateBody = T.Object(
   { query: T.String({ maxLength: 500, description: 'at least 10 characters after trimming' }), batchId: T.Optional(Uuid) },

@@ -1,0 +1,68 @@
+import { invalidField } from '@cfaq/core';
+import type { FastifyError, FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+
+const NUL = '\u0000';
+/** Deeper than any request schema nests; a deeper value is refused rather than walked. */
+const MAX_DEPTH = 32;
+
+/**
+ * The first place in a parsed value where a string (a value or an object key) holds a NUL
+ * character, as a field path ("body.name", "query.q", "body.tags.0"), or null when there is none.
+ * PostgreSQL cannot store NUL in text, so such input would otherwise fail as a database error.
+ */
+export function findNul(value: unknown, path: string, depth = 0): string | null {
+  if (typeof value === 'string') return value.includes(NUL) ? path : null;
+  if (value === null || typeof value !== 'object') return null;
+  if (depth > MAX_DEPTH) return path;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const hit = findNul(value[i], `${path}.${i}`, depth + 1);
+      if (hit) return hit;
+    }
+    return null;
+  }
+  for (const key of Object.keys(value)) {
+    if (key.includes(NUL)) return `${path}.${key.replaceAll(NUL, '\\u0000')}`;
+    const hit = findNul((value as Record<string, unknown>)[key], `${path}.${key}`, depth + 1);
+    if (hit) return hit;
+  }
+  return null;
+}
+
+/**
+ * The first number that is not finite in a validated value, as a field path, or null. JSON has no
+ * Infinity, but the validator coerces query text such as "1e400" to Infinity and then skips its
+ * minimum and maximum checks (Ajv tests bounds on finite numbers only).
+ */
+export function findNonFinite(value: unknown, path: string, depth = 0): string | null {
+  if (typeof value === 'number') return Number.isFinite(value) ? null : path;
+  if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return null;
+  for (const [key, v] of Object.entries(value)) {
+    const hit = findNonFinite(v, `${path}.${key}`, depth + 1);
+    if (hit) return hit;
+  }
+  return null;
+}
+
+/**
+ * One rule for every route, before schema validation: no NUL character anywhere in the path
+ * parameters, the query or the JSON body. The answer is the usual 400 VALIDATION_FAILED naming the
+ * field. After validation, no coerced number may be infinite. Routes need not repeat either rule;
+ * routes added later get them too.
+ */
+export const inputGuardPlugin = fp(
+  async (app: FastifyInstance) => {
+    app.addHook('preValidation', (request, _reply, done) => {
+      const where = findNul(request.params, 'params') ?? findNul(request.query, 'query') ?? findNul(request.body, 'body');
+      if (where) return done(invalidField(where, 'must not contain NUL characters (\\u0000)') as unknown as FastifyError);
+      done();
+    });
+    app.addHook('preHandler', (request, _reply, done) => {
+      const where = findNonFinite(request.params, 'params') ?? findNonFinite(request.query, 'query');
+      if (where) return done(invalidField(where, 'must be a finite number within its bounds') as unknown as FastifyError);
+      done();
+    });
+  },
+  { name: 'input-guard' },
+);

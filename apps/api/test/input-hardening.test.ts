@@ -1,0 +1,92 @@
+import type { InjectOptions } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findNul } from '../src/plugins/input-guard.js';
+import { createTestApp, expectProblem, GENEROUS_LIMITS, type TestApp } from './helpers.js';
+import { bearer, craftJwt } from './tokens.js';
+
+type Who = { headers: { authorization: string }; id: string };
+let t: TestApp;
+let admin: Who;
+let user: Who;
+let postId: string;
+
+beforeAll(async () => {
+  t = await createTestApp({ env: GENEROUS_LIMITS });
+  [admin, user] = await Promise.all([t.signIn('admin'), t.signIn('user')]);
+  const post = await t.app.inject({
+    method: 'POST',
+    url: '/api/community/posts',
+    headers: user.headers,
+    payload: { title: 'A post', body: 'A body' },
+  });
+  postId = post.json().id;
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const fieldOf = (res: Parameters<typeof expectProblem>[0]) => expectProblem(res, 400, 'VALIDATION_FAILED').errors?.[0]?.path;
+
+describe('NUL characters are refused in one place, for every route', () => {
+  it('names the field in bodies, queries and path parameters', async () => {
+    const cases: [InjectOptions, string][] = [
+      [{ method: 'POST', url: '/api/search', payload: { query: 'visa\u0000' } }, 'body.query'],
+      [{ method: 'GET', url: '/api/search/suggest?q=vi%00sa' }, 'query.q'],
+      [{ method: 'POST', url: '/api/auth/login', payload: { email: 'a\u0000@example.com', password: 'x' } }, 'body.email'],
+      [{ method: 'GET', url: '/api/batches/by-slug/spring%00' }, 'params.slug'],
+      [{ method: 'POST', url: '/api/batches', headers: admin.headers, payload: { name: 'Spring\u0000' } }, 'body.name'],
+      [{ method: 'PATCH', url: '/api/auth/profile', headers: user.headers, payload: { bio: 'hi\u0000' } }, 'body.bio'],
+      [{ method: 'GET', url: '/api/faq?text=a%00', headers: user.headers }, 'query.text'],
+      [
+        { method: 'POST', url: `/api/community/posts/${postId}/comments`, headers: user.headers, payload: { body: 'x\u0000y' } },
+        'body.body',
+      ],
+      [{ method: 'PUT', url: `/api/community/posts/${postId}`, headers: user.headers, payload: { body: '\u0000' } }, 'body.body'],
+    ];
+    for (const [req, path] of cases) expect(fieldOf(await t.app.inject(req)), `${req.method} ${req.url}`).toBe(path);
+  });
+
+  it('finds NUL in nested values and keys', () => {
+    expect(findNul({ a: [{ b: 'ok' }, { c: 'x\u0000' }] }, 'body')).toBe('body.a.1.c');
+    expect(findNul({ ['k\u0000']: 1 }, 'body')).toBe('body.k\\u0000');
+    expect(findNul({ a: 'fine', n: 1, z: null }, 'body')).toBeNull();
+  });
+});
+
+describe('numbers and dates out of range', () => {
+  it('refuses a page past the bound, naming query.page', async () => {
+    for (const page of ['999999999999999999999', '10001', '1e400']) {
+      for (const url of [`/api/batches?page=${page}`, `/api/faq?page=${page}`, `/api/community/posts?page=${page}`]) {
+        expect(fieldOf(await t.app.inject({ method: 'GET', url, headers: admin.headers })), url).toBe('query.page');
+      }
+    }
+    const last = await t.app.inject({ method: 'GET', url: '/api/batches?page=10000', headers: admin.headers });
+    expect(last.statusCode).toBe(200);
+  });
+
+  it('refuses years PostgreSQL cannot store, naming the field', async () => {
+    const start = await t.app.inject({
+      method: 'POST',
+      url: '/api/batches',
+      headers: admin.headers,
+      payload: { name: 'Year zero', startDate: '0000-01-01' },
+    });
+    expect(fieldOf(start)).toBe('body.startDate');
+    const until = await t.app.inject({
+      method: 'POST',
+      url: '/api/moderation/suspend',
+      headers: admin.headers,
+      payload: { userId: user.id, reason: 'spam', until: '0000-01-01T00:00:00Z' },
+    });
+    expect(fieldOf(until)).toBe('body.until');
+  });
+
+  it('treats a token whose sub is not a uuid as no caller (401 on protected routes, anonymous on public ones)', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    for (const sub of ['------------------------------------', 'admin', '1']) {
+      const token = craftJwt({ sub, typ: 'access', iat: now, exp: now + 600 });
+      expectProblem(await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: bearer(token) }), 401);
+      expect((await t.app.inject({ method: 'GET', url: '/api/faq', headers: bearer(token) })).statusCode).toBe(200);
+    }
+  });
+});
