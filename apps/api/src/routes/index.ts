@@ -4,6 +4,7 @@ import { authRoutes } from './auth/index.js';
 import { communityRoutes } from './community/index.js';
 import { faqRoutes } from './faq/index.js';
 import { moderationRoutes } from './moderation/index.js';
+import { notificationRoutes } from './notifications/index.js';
 import { opsRoutes } from './ops/index.js';
 import { programRoutes } from './programs/index.js';
 import { reputationRoutes } from './reputation/index.js';
@@ -20,4 +21,5 @@ export const apiRoutes: RoutePlugin = async (app) => {
   await app.register(communityRoutes);
   await app.register(searchRoutes);
   await app.register(reputationRoutes);
+  await app.register(notificationRoutes);
 };
