@@ -10,6 +10,7 @@ import { openapiPlugin } from './plugins/openapi.js';
 import { problemPlugin } from './plugins/problem.js';
 import { rateLimitPlugin } from './plugins/rate-limit.js';
 import { searchPlugin } from './plugins/search.js';
+import { securityPlugin } from './plugins/security.js';
 import { apiRoutes } from './routes/index.js';
 
 export interface BuildAppOptions {
@@ -54,6 +55,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   await app.register(metricsPlugin);
   await app.register(openapiPlugin);
   await app.register(authPlugin);
+  // After auth: its per-route hook then runs before the auth hook, so a 401 carries no-store too.
+  await app.register(securityPlugin);
   await app.register(rateLimitPlugin);
   await app.register(searchPlugin);
   await app.register(apiRoutes, { prefix: '/api' });

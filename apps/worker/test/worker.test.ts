@@ -1,4 +1,14 @@
-import { BossJobQueue, DEFAULT_POLICY, defineJob, ensureQueues, JOBS, lexemeStatsJob, retentionJob } from '@cfaq/core';
+import {
+  BossJobQueue,
+  DEFAULT_POLICY,
+  defineJob,
+  ensureQueues,
+  JOBS,
+  lexemeStatsJob,
+  promotionCycleJob,
+  retentionJob,
+  toScheduleExpression,
+} from '@cfaq/core';
 import { pipelineResults } from '@cfaq/db/schema/index';
 import { createTestContext, type TestContext } from '@cfaq/testkit';
 import { Type as T } from '@sinclair/typebox';
@@ -72,6 +82,13 @@ describe('worker', () => {
     const schedules = await boss.getSchedules();
     const retention = schedules.find((s) => s.name === retentionJob.name);
     expect(retention?.cron).toBe('RRULE:FREQ=MINUTELY;INTERVAL=1440');
+    // Every scheduled job of the registry is registered at start, with the expression its settings give.
+    const byName = new Map(schedules.map((s) => [s.name, s.cron]));
+    for (const job of JOBS) {
+      const schedule = job.schedule?.(t.ctx.config);
+      if (schedule) expect([job.name, byName.get(job.name)]).toEqual([job.name, toScheduleExpression(schedule)]);
+    }
+    expect(byName.get(promotionCycleJob.name)).toBe('RRULE:FREQ=MINUTELY;INTERVAL=15');
   });
 
   it('refreshes the search word statistics once at start, then on their schedule', async () => {

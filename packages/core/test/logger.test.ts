@@ -33,3 +33,42 @@ describe('logger redaction', () => {
     expect(out).toContain('[redacted]');
   });
 });
+
+describe('logger redaction by value', () => {
+  const hash = '$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaA';
+  const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjMifQ.c2lnbmF0dXJlc2lnbmF0dXJl';
+
+  it('redacts secret shapes in any field and in the message, whatever the field is called', () => {
+    const { log, text } = capture();
+    log.warn(
+      { stored: hash, nested: { list: [`token was ${jwt}`] }, header: 'Bearer abcdefghijklmnop', note: 'key sk-proj-abcdefghijklmnop1234' },
+      `login with ${jwt} and AIza${'x'.repeat(35)}`,
+    );
+    const out = text();
+    for (const secret of [hash, jwt, 'abcdefghijklmnop', 'sk-proj-abcdefghijklmnop1234', `AIza${'x'.repeat(35)}`]) {
+      expect(out).not.toContain(secret);
+    }
+    expect(out).toContain('token was [redacted]');
+    expect(out).toContain('Bearer [redacted]');
+  });
+
+  it('logs a database error without its parameters, keeping the statement', () => {
+    const { log, text } = capture();
+    // The shape of drizzle's DrizzleQueryError: the parameters in a field and in the message.
+    const err = Object.assign(
+      new Error(`Failed query: insert into "users" ("email", "password_hash") values ($1, $2)\nparams: a@b.c,${hash}`),
+      {
+        query: 'insert into "users" ("email", "password_hash") values ($1, $2)',
+        params: ['a@b.c', hash],
+        cause: Object.assign(new Error('duplicate key value violates unique constraint "users_email_key"'), { code: '23505' }),
+      },
+    );
+    log.error({ err }, 'unhandled error');
+    const out = text();
+    expect(out).not.toContain(hash);
+    expect(out).not.toContain('a@b.c');
+    expect(out).toContain('insert into \\"users\\"');
+    expect(out).toContain('users_email_key');
+    expect(out).toContain('params: [redacted]');
+  });
+});

@@ -67,4 +67,40 @@ describe('retention job', () => {
       await short.close();
     }
   });
+
+  it('deletes in batches of RETENTION_BATCH_SIZE, keeps a row exactly at the TTL, and drains a backlog', async () => {
+    const small = await createTestContext({ clock: fixedClock(NOW), env: { RETENTION_BATCH_SIZE: '100' } });
+    try {
+      const row = (i: number, checkedAt: Date) => ({
+        pipeline: 'faq_audit' as const,
+        targetModel: 'FAQ' as const,
+        targetId: '00000000-0000-4000-8000-000000000003',
+        targetTitle: `row ${i}`,
+        verdict: 'correct' as const,
+        flagged: false,
+        checkedAt,
+      });
+      const justOver = new Date(daysAgo(30).getTime() - 1);
+      await small.ctx.db
+        .insert(pipelineResults)
+        .values([
+          ...Array.from({ length: 250 }, (_, i) => row(i, justOver)),
+          row(1000, daysAgo(30)),
+          row(1001, new Date(daysAgo(30).getTime() + 1)),
+        ]);
+      const statements: string[] = [];
+      const execute = small.ctx.db.execute.bind(small.ctx.db);
+      small.ctx.db.execute = ((q: Parameters<typeof execute>[0]) => {
+        statements.push('delete');
+        return execute(q);
+      }) as typeof execute;
+      const counts = await runRetention(small.ctx);
+      expect(counts.pipelineResults).toBe(250);
+      // 250 rows at 100 per statement: 100, 100, 50 for pipeline results, then one each for the other tables.
+      expect(statements.length).toBe(3 + 3);
+      expect((await small.ctx.db.select().from(pipelineResults)).map((r) => r.targetTitle).sort()).toEqual(['row 1000', 'row 1001']);
+    } finally {
+      await small.close();
+    }
+  });
 });

@@ -26,6 +26,7 @@ const TABLES = [
   'post_votes',
   'comment_votes',
   'pipeline_results',
+  'post_escalation_logs',
   'conf_meetings',
   'conf_insights',
   'transcript_knowledge',
@@ -44,6 +45,9 @@ const TABLES = [
   'admin_logs',
   'moderation_logs',
   'ai_questions',
+  'ai_usage',
+  'ai_answer_votes',
+  'ai_answer_outcomes',
 ];
 
 /** The spec's program-scoped models: batchId present, indexed, backfilled to the default program. */

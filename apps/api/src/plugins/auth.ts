@@ -100,7 +100,11 @@ export const authPlugin = fp(
     // A route without an access level is a bug: fail at startup, not in production traffic.
     app.addHook('onRoute', (route) => {
       const url = route.url ?? route.path ?? '';
-      if (!route.config?.access && url.startsWith('/api/docs')) {
+      // The CORS preflight route (OPTIONS *, @fastify/cors) answers headers only: public, and not an
+      // API route, so not in the access table.
+      const preflight = route.method === 'OPTIONS' && url === '*' && !route.config?.access;
+      // The docs answer no data: public.
+      if (preflight || (!route.config?.access && url.startsWith('/api/docs'))) {
         route.config = { ...(route.config ?? {}), access: 'public' };
       }
       const access = route.config?.access;
@@ -108,7 +112,7 @@ export const authPlugin = fp(
         throw new Error(`route ${route.method} ${url} declares no access level (config.access)`);
       }
       for (const method of Array.isArray(route.method) ? route.method : [route.method]) {
-        app.accessTable.push({ method, url, access });
+        if (!preflight) app.accessTable.push({ method, url, access });
       }
       if (access !== 'public' && access !== 'provider' && route.schema) {
         route.schema = { ...route.schema, security: [{ bearerAuth: [] }] };

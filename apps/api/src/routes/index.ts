@@ -1,7 +1,10 @@
 import type { RoutePlugin } from '../lib/types.js';
+import { adminEscalationRoutes } from './admin-escalations/index.js';
+import { adminFaqRoutes } from './admin-faqs/index.js';
 import { adminUserRoutes } from './admin-users/index.js';
 import { authRoutes } from './auth/index.js';
 import { communityRoutes } from './community/index.js';
+import { confRoutes } from './conf/index.js';
 import { faqRoutes } from './faq/index.js';
 import { moderationRoutes } from './moderation/index.js';
 import { notificationRoutes } from './notifications/index.js';
@@ -20,6 +23,9 @@ export const apiRoutes: RoutePlugin = async (app) => {
   await app.register(faqRoutes);
   await app.register(communityRoutes);
   await app.register(searchRoutes);
+  await app.register(confRoutes);
+  await app.register(adminFaqRoutes);
+  await app.register(adminEscalationRoutes);
   await app.register(reputationRoutes);
   await app.register(notificationRoutes);
 };

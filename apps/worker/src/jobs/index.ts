@@ -1,8 +1,23 @@
 import type { AnyJobHandler } from '../handler.js';
+import { autoAnswerHandler } from './auto-answer.js';
+import { confIngestHandler } from './conf-ingest.js';
+import { confProcessMeetingHandler } from './conf-process-meeting.js';
 import { embedRowHandler } from './embed-row.js';
+import { escalationHandler } from './escalation.js';
 import { freshnessHandler } from './freshness.js';
 import { lexemeStatsHandler } from './lexeme-stats.js';
+import { promotionHandler } from './promotion.js';
 import { retentionHandler } from './retention.js';
 
 /** The worker's registration list: one handler per queue in core's JOBS. */
-export const HANDLERS: readonly AnyJobHandler[] = [retentionHandler, freshnessHandler, embedRowHandler, lexemeStatsHandler];
+export const HANDLERS: readonly AnyJobHandler[] = [
+  retentionHandler,
+  freshnessHandler,
+  embedRowHandler,
+  lexemeStatsHandler,
+  confIngestHandler,
+  confProcessMeetingHandler,
+  promotionHandler,
+  escalationHandler,
+  autoAnswerHandler,
+];

@@ -6,6 +6,7 @@ import { notify, teaDrop } from '../notifications/index.js';
 import { reputationOnAccept, reputationOnVerify } from '../reputation/events.js';
 import { type Actor, type DbOrTx, isStaff } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
+import { claimFirstResponder } from './escalation.js';
 import { getPost } from './posts.js';
 import {
   type CommentView,
@@ -78,6 +79,8 @@ export async function addComment(ctx: Ctx, actor: Actor, postId: string, body: s
       .set({ commentCount: sql`${communityPosts.commentCount} + 1` })
       .where(eq(communityPosts.id, postId));
     if (post.authorId && post.authorId !== actor.id) await answeredEvent(tx, post.authorId, post, 'Someone answered your post', id);
+    // A post in its time trial: the first responder wins it (first_responder badge), see escalation.ts.
+    if (post.status === 'pending') await claimFirstResponder(ctx, tx, post, actor.id, id);
     return commentById(tx, actor, id);
   });
 }

@@ -95,6 +95,9 @@ export interface NewFaq {
   reviewStatus?: 'approved' | 'draft';
   source?: FaqRow['source'];
   sourceId?: string | null;
+  /** community_pending: a draft the promotion cycle may approve (faqs/promotion.ts). */
+  promotionStatus?: 'community_pending' | null;
+  promotionEligibleAt?: Date | null;
 }
 
 async function checkCategory(db: DbOrTx, batchId: string, category: string | null | undefined) {
@@ -104,7 +107,7 @@ async function checkCategory(db: DbOrTx, batchId: string, category: string | nul
 }
 
 /** The program-wide tea drop of an approved FAQ. */
-async function faqApprovedDrop(tx: DbOrTx, faq: Pick<FaqRow, 'id' | 'batchId' | 'question'>) {
+export async function faqApprovedDrop(tx: DbOrTx, faq: Pick<FaqRow, 'id' | 'batchId' | 'question'>) {
   await teaDrop(tx, {
     userId: null,
     batchId: faq.batchId,
@@ -134,6 +137,8 @@ export async function insertFaq(ctx: Ctx, tx: Tx, input: NewFaq, actorId: string
       reviewStatus: input.reviewStatus ?? 'approved',
       source: input.source ?? 'manual',
       sourceId: input.sourceId ?? null,
+      promotionStatus: input.promotionStatus ?? null,
+      promotionEligibleAt: input.promotionEligibleAt ?? null,
       lastVerifiedDate: now,
       createdBy: actorId,
       updatedBy: actorId,
@@ -157,7 +162,7 @@ export async function createFaq(ctx: Ctx, actor: Actor, input: CreateFaqInput): 
   return toFaqView(row, actor);
 }
 
-/** A signed-in user's proposal: enters as draft with source suggestion, for staff to edit and publish. */
+/** A signed-in user's proposal: enters as draft with source suggestion (community-pending when it has an answer), for staff to edit and publish. */
 export async function suggestFaq(
   ctx: Ctx,
   actor: Actor,
@@ -175,6 +180,13 @@ export async function suggestFaq(
         category: input.category ?? null,
         reviewStatus: 'draft',
         source: 'suggestion',
+        // With an answer it is community-pending: listed for promotion (faqs/promotion.ts); an admin promotes it.
+        ...(input.answer?.trim()
+          ? {
+              promotionStatus: 'community_pending' as const,
+              promotionEligibleAt: new Date(ctx.clock.now().getTime() + ctx.config.PROMOTION_OBJECTION_WINDOW_HOURS * 3_600_000),
+            }
+          : {}),
       },
       actor.id,
     ),

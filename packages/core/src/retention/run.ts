@@ -1,5 +1,4 @@
-import { confOauthStates, pipelineResults, refreshTokens, searchLogs } from '@cfaq/db/schema/index';
-import { lt } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { DAY_MS } from '../runtime/clock.js';
 
@@ -10,29 +9,43 @@ export interface RetentionResult {
   oauthStates: number;
 }
 
+type Ctx = Pick<CoreContext, 'db' | 'config' | 'clock' | 'log'>;
+
+/**
+ * Deletes the rows of `table` whose `column` is before `cutoff`, RETENTION_BATCH_SIZE rows per
+ * statement. Each statement is its own short transaction (autocommit) that locks only the rows it
+ * deletes, found through the column's index, so a large backlog never holds a long lock or a long
+ * transaction and writers of new rows are never blocked. Returns the number deleted.
+ */
+export async function deleteInBatches(ctx: Ctx, table: string, column: string, cutoff: Date): Promise<number> {
+  const batch = ctx.config.RETENTION_BATCH_SIZE;
+  let total = 0;
+  for (;;) {
+    const res = await ctx.db.execute(sql`
+      delete from ${sql.identifier(table)} where ctid = any (array(
+        select ctid from ${sql.identifier(table)} where ${sql.identifier(column)} < ${cutoff}
+        limit ${batch} for update skip locked))`);
+    const n = res.rowCount ?? 0;
+    total += n;
+    if (n < batch) return total;
+  }
+}
+
 /**
  * Postgres has no TTL index: this deletes what has outlived its retention. PipelineResult after
- * PIPELINE_RESULT_TTL_DAYS, SearchLog after SEARCH_LOG_RETENTION_DAYS (90), refresh tokens once
- * expired (revoked ones are kept until then, so reuse detection keeps working), OAuth states once
- * expired.
+ * PIPELINE_RESULT_TTL_DAYS (a row exactly that old is kept; older ones go), SearchLog after
+ * SEARCH_LOG_RETENTION_DAYS (90), refresh tokens once expired (revoked ones are kept until then, so
+ * reuse detection keeps working), OAuth states once expired. All in batches (deleteInBatches).
  */
-export async function runRetention(ctx: Pick<CoreContext, 'db' | 'config' | 'clock' | 'log'>): Promise<RetentionResult> {
+export async function runRetention(ctx: Ctx): Promise<RetentionResult> {
   const now = ctx.clock.now();
   const before = (days: number) => new Date(now.getTime() - days * DAY_MS);
-  const { db, config } = ctx;
-
-  const pr = await db
-    .delete(pipelineResults)
-    .where(lt(pipelineResults.checkedAt, before(config.PIPELINE_RESULT_TTL_DAYS)))
-    .returning({ id: pipelineResults.id });
-  const sl = await db
-    .delete(searchLogs)
-    .where(lt(searchLogs.createdAt, before(config.SEARCH_LOG_RETENTION_DAYS)))
-    .returning({ id: searchLogs.id });
-  const rt = await db.delete(refreshTokens).where(lt(refreshTokens.expiresAt, now)).returning({ id: refreshTokens.id });
-  const os = await db.delete(confOauthStates).where(lt(confOauthStates.expiresAt, now)).returning({ id: confOauthStates.id });
-
-  const result = { pipelineResults: pr.length, searchLogs: sl.length, refreshTokens: rt.length, oauthStates: os.length };
+  const result = {
+    pipelineResults: await deleteInBatches(ctx, 'pipeline_results', 'checked_at', before(ctx.config.PIPELINE_RESULT_TTL_DAYS)),
+    searchLogs: await deleteInBatches(ctx, 'search_logs', 'created_at', before(ctx.config.SEARCH_LOG_RETENTION_DAYS)),
+    refreshTokens: await deleteInBatches(ctx, 'refresh_tokens', 'expires_at', now),
+    oauthStates: await deleteInBatches(ctx, 'conf_oauth_states', 'expires_at', now),
+  };
   ctx.log.info({ retention: result }, '[pipeline] retention done');
   return result;
 }

@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import { redactString, redactValue, serializeError } from './redact.js';
 
 export type { Logger };
 
@@ -43,7 +44,16 @@ export function createLoggerOptions(opts: LoggerOptions): pino.LoggerOptions {
     ...(opts.name ? { name: opts.name } : {}),
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     timestamp: pino.stdTimeFunctions.isoTime,
-    formatters: { level: (label) => ({ level: label }) },
+    // Errors without their statement parameters; secret shapes (argon2 hashes, JWTs, bearer
+    // credentials, API keys) redacted by value in every field and message, whatever its name.
+    serializers: { err: serializeError, error: serializeError },
+    formatters: { level: (label) => ({ level: label }), log: (obj) => redactValue(obj) as Record<string, unknown> },
+    hooks: {
+      logMethod(args, method) {
+        for (let i = 0; i < args.length; i++) if (typeof args[i] === 'string') args[i] = redactString(args[i] as string);
+        method.apply(this, args as Parameters<typeof method>);
+      },
+    },
   };
 }
 

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, check, index, integer, pgTable, primaryKey, real, smallint, text, uuid, vector } from 'drizzle-orm/pg-core';
+import { boolean, check, index, integer, jsonb, pgTable, primaryKey, real, smallint, text, uuid, vector } from 'drizzle-orm/pg-core';
 import { createdAt, EMBEDDING_DIMENSIONS, id, tstz, tsvector, updatedAt, weightedTsvector } from './columns.js';
 import { aiAnswerSource, aiAnswerStatus, escalationStatus, postStatus } from './enums.js';
 import { faqs } from './faqs.js';
@@ -31,12 +31,27 @@ export const communityPosts = pgTable(
     aiAnswerEscalatedAt: tstz('ai_answer_escalated_at'),
     aiAnswerEscalatedReason: text(),
     aiAnswerAttempts: integer().notNull().default(0),
+    /** When an auto-answer run last claimed the post (the cooldown and the two-runs guard). */
+    aiAnswerAttemptedAt: tstz('ai_answer_attempted_at'),
+    /** Run id of the auto-answer run working on the post right now (cleared when it finishes). */
+    aiAnswerClaim: uuid(),
+    /** Knowledge source ids the answer was grounded in (staff-only until approved). */
+    aiAnswerSources: text().array().notNull().default([]),
+    /** Net votes on the published AI answer (ai_answer_votes). */
+    aiAnswerScore: integer().notNull().default(0),
+    /** The author marked the published AI answer as not answering the question. */
+    aiAnswerNotHelpfulAt: tstz('ai_answer_not_helpful_at'),
     lastCheckedAt: tstz('last_checked_at'),
     escalationStatus: escalationStatus().notNull().default('none'),
     escalatedAt: tstz('escalated_at'),
     escalationResolvedAt: tstz('escalation_resolved_at'),
     escalationResolvedBy: uuid().references(() => users.id, { onDelete: 'set null' }),
     escalationNote: text(),
+    /** The time trial: when the post, unanswered for the window, became pending (null: never). */
+    pendingAt: tstz('pending_at'),
+    /** The first user other than the author to comment after the post became pending (first_responder). */
+    firstResponderId: uuid().references(() => users.id, { onDelete: 'set null' }),
+    firstRespondedAt: tstz('first_responded_at'),
     answeredAt: tstz('answered_at'),
     embedding: vector({ dimensions: EMBEDDING_DIMENSIONS }),
     embeddedAt: tstz('embedded_at'),
@@ -85,6 +100,30 @@ export const comments = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [index('comments_post_idx').on(t.postId, t.createdAt), index('comments_author_idx').on(t.authorId)],
+);
+
+/**
+ * The history of a post's escalation and time trial: escalated, resolved, dismissed (escalationStatus
+ * moves), pending (the time trial started) and first_responder (its winner). Staff only.
+ */
+export const postEscalationLogs = pgTable(
+  'post_escalation_logs',
+  {
+    id: id(),
+    postId: uuid()
+      .notNull()
+      .references(() => communityPosts.id, { onDelete: 'cascade' }),
+    batchId: uuid().references(() => batches.id),
+    action: text().notNull(),
+    fromStatus: text(),
+    toStatus: text(),
+    /** null: the escalation job. */
+    actorId: uuid().references(() => users.id, { onDelete: 'set null' }),
+    reason: text(),
+    details: jsonb().$type<Record<string, unknown>>().notNull().default({}),
+    createdAt: createdAt(),
+  },
+  (t) => [index('post_escalation_logs_created_idx').on(t.createdAt), index('post_escalation_logs_post_idx').on(t.postId, t.createdAt)],
 );
 
 /** One vote per user per post; value +1 or -1. */

@@ -1,9 +1,24 @@
+import { safeEqual, unauthorized } from '@cfaq/core';
 import { sql } from 'drizzle-orm';
+import type { FastifyError, onRequestHookHandler } from 'fastify';
 import { problemResponses } from '../../lib/problem.js';
 import type { RoutePlugin } from '../../lib/types.js';
 import { HealthResponse, LogBody, LogResponse, WarmResponse } from './schemas.js';
 
 const VERSION = process.env.npm_package_version ?? '0.1.0';
+
+/**
+ * With METRICS_TOKEN set, /api/metrics answers only `Authorization: Bearer <METRICS_TOKEN>` (what
+ * Prometheus sends with `authorization: { credentials: ... }` in its scrape config); others get 401.
+ */
+function metricsGuard(token: string | undefined): onRequestHookHandler {
+  return (request, _reply, done) => {
+    if (!token) return done();
+    const match = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '');
+    if (match && safeEqual(match[1] as string, token)) return done();
+    done(unauthorized('GET /api/metrics needs the metrics bearer token', 'METRICS_TOKEN_REQUIRED') as unknown as FastifyError);
+  };
+}
 
 /** Operational routes: liveness with a database check, Prometheus metrics, embedder warm-up, frontend logs. */
 export const opsRoutes: RoutePlugin = async (app) => {
@@ -34,7 +49,12 @@ export const opsRoutes: RoutePlugin = async (app) => {
     '/metrics',
     {
       config: { access: 'public' },
-      schema: { tags: ['ops'], summary: 'Prometheus metrics (text exposition format)', response: { 200: { type: 'string' } } },
+      schema: {
+        tags: ['ops'],
+        summary: 'Prometheus metrics (text exposition format); with METRICS_TOKEN set, only for Authorization: Bearer <METRICS_TOKEN>',
+        response: { 200: { type: 'string' }, ...problemResponses(401) },
+      },
+      onRequest: metricsGuard(app.ctx.config.METRICS_TOKEN),
     },
     async (_request, reply) => {
       const { registry } = app.metrics;

@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { corsOptions } from '../src/plugins/security.js';
+import { createTestApp, expectProblem, GENEROUS_LIMITS, type TestApp } from './helpers.js';
+
+const APP_ORIGIN = 'https://app.example.com';
+let t: TestApp;
+let open: TestApp;
+let star: TestApp;
+
+beforeAll(async () => {
+  [t, open, star] = await Promise.all([
+    createTestApp({
+      env: { ...GENEROUS_LIMITS, CORS_ORIGINS: `${APP_ORIGIN}, https://admin.example.com/`, METRICS_TOKEN: 'scrape-secret-123' },
+    }),
+    createTestApp({ env: GENEROUS_LIMITS }),
+    createTestApp({ env: { ...GENEROUS_LIMITS, CORS_ORIGINS: '*' } }),
+  ]);
+}, 120_000);
+afterAll(async () => {
+  await Promise.all([t.close(), open.close(), star.close()]);
+});
+
+const preflight = (app: TestApp, origin: string) =>
+  app.app.inject({
+    method: 'OPTIONS',
+    url: '/api/auth/login',
+    headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,authorization' },
+  });
+
+describe('CORS from CORS_ORIGINS', () => {
+  it('allows no cross-origin caller by default', async () => {
+    const res = await preflight(open, APP_ORIGIN);
+    expect(res.headers['access-control-allow-origin']).toBeUndefined();
+    const get = await open.app.inject({ method: 'GET', url: '/api/health', headers: { origin: APP_ORIGIN } });
+    expect(get.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('allows the listed origins with credentials, and no other', async () => {
+    const res = await preflight(t, APP_ORIGIN);
+    expect(res.statusCode).toBe(204);
+    expect(res.headers['access-control-allow-origin']).toBe(APP_ORIGIN);
+    expect(res.headers['access-control-allow-credentials']).toBe('true');
+    expect(String(res.headers['access-control-allow-headers'])).toContain('authorization');
+    const admin = await preflight(t, 'https://admin.example.com');
+    expect(admin.headers['access-control-allow-origin']).toBe('https://admin.example.com');
+    const evil = await preflight(t, 'https://evil.example.com');
+    expect(evil.headers['access-control-allow-origin']).toBeUndefined();
+    const get = await t.app.inject({ method: 'GET', url: '/api/health', headers: { origin: APP_ORIGIN } });
+    expect(get.headers['access-control-allow-origin']).toBe(APP_ORIGIN);
+    expect(String(get.headers['access-control-expose-headers'])).toContain('x-request-id');
+  });
+
+  it('never pairs * with credentials', async () => {
+    const res = await preflight(star, 'https://anyone.example.com');
+    expect(res.headers['access-control-allow-origin']).toBe('*');
+    expect(res.headers['access-control-allow-credentials']).toBeUndefined();
+    expect(corsOptions('https://a.example, *')).toEqual({ origin: '*', credentials: false });
+    expect(corsOptions('')).toEqual({ origin: false, credentials: false });
+  });
+});
+
+describe('security headers and no-store', () => {
+  it('sends helmet headers on every answer, errors included', async () => {
+    for (const url of ['/api/health', '/api/faq/not-a-uuid', '/api/nowhere']) {
+      const res = await open.app.inject({ method: 'GET', url });
+      expect(res.headers['x-content-type-options'], url).toBe('nosniff');
+      expect(res.headers['x-frame-options'], url).toBe('SAMEORIGIN');
+      expect(String(res.headers['content-security-policy']), url).toContain("default-src 'self'");
+      expect(res.headers['strict-transport-security'], url).toBeDefined();
+    }
+  });
+
+  it('marks every auth answer Cache-Control: no-store, successes and errors', async () => {
+    const user = await open.signIn('user');
+    const answers = [
+      await open.app.inject({
+        method: 'POST',
+        url: '/api/auth/login',
+        payload: { email: 'nobody@example.com', password: 'wrong-password' },
+      }),
+      await open.app.inject({ method: 'POST', url: '/api/auth/login', payload: {} }),
+      await open.app.inject({ method: 'GET', url: '/api/auth/me' }),
+      await open.app.inject({ method: 'GET', url: '/api/auth/me', headers: user.headers }),
+      await open.app.inject({ method: 'POST', url: '/api/auth/refresh', payload: { refreshToken: 'x' } }),
+      await open.app.inject({ method: 'GET', url: '/api/auth/export', headers: user.headers }),
+    ];
+    for (const res of answers) expect(res.headers['cache-control'], `${res.statusCode} ${res.body.slice(0, 80)}`).toBe('no-store');
+    expect(answers[3]?.statusCode).toBe(200);
+  });
+
+  it('the docs UI still loads under the content security policy', async () => {
+    const page = await open.app.inject({ method: 'GET', url: '/api/docs' });
+    expect(page.statusCode).toBe(200);
+    // The page loads its scripts from this origin, which the policy allows ('self'), and no inline script.
+    expect(page.body).not.toMatch(/<script>[^<]/);
+    const scripts = [...page.body.matchAll(/<script src="([^"]+)"/g)].map((m) => m[1] as string);
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const src of scripts) {
+      expect(src.startsWith('http')).toBe(false);
+      const url = src.startsWith('/') ? src : `/api/docs/${src.replace(/^\.\//, '')}`;
+      expect((await open.app.inject({ method: 'GET', url })).statusCode, url).toBe(200);
+    }
+  });
+});
+
+describe('/api/metrics and METRICS_TOKEN', () => {
+  it('is open without a token configured', async () => {
+    expect((await open.app.inject({ method: 'GET', url: '/api/metrics' })).statusCode).toBe(200);
+  });
+
+  it('answers only the configured bearer token when set', async () => {
+    expectProblem(await t.app.inject({ method: 'GET', url: '/api/metrics' }), 401, 'METRICS_TOKEN_REQUIRED');
+    expectProblem(await t.app.inject({ method: 'GET', url: '/api/metrics', headers: { authorization: 'Bearer wrong' } }), 401);
+    const admin = await t.signIn('admin');
+    expectProblem(await t.app.inject({ method: 'GET', url: '/api/metrics', headers: admin.headers }), 401);
+    const ok = await t.app.inject({ method: 'GET', url: '/api/metrics', headers: { authorization: 'Bearer scrape-secret-123' } });
+    expect(ok.statusCode).toBe(200);
+    expect(ok.body).toContain('http_request_duration_seconds');
+  });
+});

@@ -1,0 +1,77 @@
+import pino from 'pino';
+
+const CENSOR = '[redacted]';
+
+/**
+ * Secret shapes recognised by value wherever they appear in a log line (a message, an error's text,
+ * any string field), not only under the field names the path redaction knows.
+ */
+const SECRET_SHAPES: [RegExp, string][] = [
+  // argon2 password hashes ($argon2id$v=19$m=...,t=...,p=...$salt$hash)
+  [/\$argon2(?:id|i|d)\$v=\d+\$m=\d+,t=\d+,p=\d+\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+/g, CENSOR],
+  // JWTs (header and payload are base64url JSON objects: both start eyJ)
+  [/eyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g, CENSOR],
+  // bearer credentials of any kind
+  [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi, `$1 ${CENSOR}`],
+  // provider API keys: OpenAI and Anthropic (sk-...), Google (AIza...), GitHub, AWS access keys, Slack
+  [/\bsk-[A-Za-z0-9_-]{16,}/g, CENSOR],
+  [/\bAIza[0-9A-Za-z_-]{35}/g, CENSOR],
+  [/\bgh[pousr]_[A-Za-z0-9]{36,}/g, CENSOR],
+  [/\bAKIA[0-9A-Z]{16}\b/g, CENSOR],
+  [/\bxox[abprs]-[A-Za-z0-9-]{10,}/g, CENSOR],
+];
+
+/** Quick pre-check so a clean string (nearly every one) costs one scan, not one per shape. */
+const MAYBE_SECRET = /\$argon2|eyJ|bearer|basic|sk-|AIza|gh[pousr]_|AKIA|xox/i;
+
+export function redactString(s: string): string {
+  if (!MAYBE_SECRET.test(s)) return s;
+  let out = s;
+  for (const [shape, replacement] of SECRET_SHAPES) out = out.replace(shape, replacement);
+  return out;
+}
+
+/**
+ * An error as a log field: pino's standard form, without the statement parameters a database error
+ * carries (drizzle's DrizzleQueryError keeps them in `params` and in its message, "Failed query: ...
+ * params: ..."; a failed INSERT of a user carries the password hash). The statement text stays.
+ */
+export function serializeError(err: unknown): unknown {
+  if (!(err instanceof Error)) return err;
+  const out = pino.stdSerializers.err(err) as unknown as Record<string, unknown>;
+  return stripParams(out, 0);
+}
+
+const PARAMS_IN_TEXT = /\nparams: [\s\S]*?(?=\n {4}at |$)/g;
+
+function stripParams(e: Record<string, unknown>, depth: number): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(e)) {
+    if (k === 'params' || k === 'parameters') continue;
+    if ((k === 'message' || k === 'stack') && typeof v === 'string') out[k] = v.replace(PARAMS_IN_TEXT, `\nparams: ${CENSOR}`);
+    else if (k === 'cause' && v && typeof v === 'object' && depth < 5) out[k] = stripParams(v as Record<string, unknown>, depth + 1);
+    else out[k] = v;
+  }
+  return out;
+}
+
+const isPlain = (v: object) => {
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+};
+
+/**
+ * A log object with every secret-shaped string replaced and errors serialised without their
+ * parameters. Walks plain objects and arrays only (never framework objects such as a request, which
+ * their own serializers reduce), to a bounded depth.
+ */
+export function redactValue(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return redactString(value);
+  if (value === null || typeof value !== 'object' || depth > 8) return value;
+  if (value instanceof Error) return redactValue(serializeError(value), depth + 1);
+  if (Array.isArray(value)) return value.map((v) => redactValue(v, depth + 1));
+  if (!isPlain(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = redactValue(v, depth + 1);
+  return out;
+}
