@@ -6,6 +6,7 @@ import { authRoutes } from './auth/index.js';
 import { communityRoutes } from './community/index.js';
 import { confRoutes } from './conf/index.js';
 import { faqRoutes } from './faq/index.js';
+import { knowledgeRoutes } from './knowledge/index.js';
 import { moderationRoutes } from './moderation/index.js';
 import { opsRoutes } from './ops/index.js';
 import { programRoutes } from './programs/index.js';
@@ -22,6 +23,7 @@ export const apiRoutes: RoutePlugin = async (app) => {
   await app.register(communityRoutes);
   await app.register(searchRoutes);
   await app.register(confRoutes);
+  await app.register(knowledgeRoutes);
   await app.register(adminFaqRoutes);
   await app.register(adminEscalationRoutes);
 };
