@@ -49,6 +49,12 @@ export const ConfigSchema = T.Object({
   ENCRYPTION_KEY: Str('32-byte key (64 hex chars or base64) for AES-256-GCM secrets at rest; generated into DATA_DIR outside production'),
   ADMIN_EMAIL: Str('initial admin account, created at start if missing'),
   ADMIN_PASSWORD: Str('initial admin password; if unset a password is generated and printed once'),
+  ADMIN_2FA_REQUIRED: T.Optional(
+    T.Boolean({
+      description:
+        'admin routes answer 403 ADMIN_2FA_REQUIRED until the admin has enabled TOTP (the /auth/2fa routes excepted); unset = true when NODE_ENV=production, else false',
+    }),
+  ),
 
   // Rate limits (requests per window)
   RATE_LIMIT_WINDOW_SECONDS: Int(900, 1, 86_400, 'window of the login, register, password, two-factor and identity limiters'),
@@ -159,6 +165,16 @@ export const ConfigSchema = T.Object({
   FAQ_SEASONAL_DAYS: Int(15, 1, 3650, 'seasonal review interval'),
   FAQ_VOLATILE_DAYS: Int(4, 1, 3650, 'volatile review interval'),
   FAQ_FRESHNESS_CRON_SCHEDULE: T.String({ default: '0 6 * * *', description: 'cron (UTC) of the freshness check, default 06:00 daily' }),
+
+  // Notifications stream (SSE) and dashboards
+  NOTIFICATION_STREAM_HEARTBEAT_MS: Int(15_000, 1000, 300_000, 'SSE heartbeat comment interval of GET /notifications/stream'),
+  NOTIFICATION_STREAM_POLL_MS: Int(
+    5000,
+    200,
+    300_000,
+    'SSE safety-net poll of connected users for new notifications (LISTEN/NOTIFY delivers at once on PostgreSQL; the embedded database relies on this poll)',
+  ),
+  ANALYTICS_MAX_RANGE_DAYS: Int(366, 1, 3660, 'longest date range an analytics or dashboard request may ask for'),
 
   // Retention and other schedules
   PIPELINE_RESULT_TTL_DAYS: Int(30, 1, 3650, 'PipelineResult retention'),
