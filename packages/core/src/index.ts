@@ -1,5 +1,8 @@
+export * from './ai/index.js';
 export * from './audit/index.js';
+export * from './auto-answer/index.js';
 export * from './community/index.js';
+export * from './conf/index.js';
 export * from './config/index.js';
 export * from './context.js';
 export * from './crypto/index.js';
@@ -8,6 +11,7 @@ export * from './errors/index.js';
 export * from './faqs/index.js';
 export * from './identity/index.js';
 export * from './jobs/index.js';
+export * from './knowledge/index.js';
 export * from './notifications/index.js';
 export * from './programs/index.js';
 export * from './retention/index.js';

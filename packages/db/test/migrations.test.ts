@@ -44,6 +44,9 @@ const TABLES = [
   'admin_logs',
   'moderation_logs',
   'ai_questions',
+  'ai_usage',
+  'ai_answer_votes',
+  'ai_answer_outcomes',
 ];
 
 /** The spec's program-scoped models: batchId present, indexed, backfilled to the default program. */

@@ -4,6 +4,7 @@ import { adminFaqRoutes } from './admin-faqs/index.js';
 import { adminUserRoutes } from './admin-users/index.js';
 import { authRoutes } from './auth/index.js';
 import { communityRoutes } from './community/index.js';
+import { confRoutes } from './conf/index.js';
 import { faqRoutes } from './faq/index.js';
 import { moderationRoutes } from './moderation/index.js';
 import { opsRoutes } from './ops/index.js';
@@ -20,6 +21,7 @@ export const apiRoutes: RoutePlugin = async (app) => {
   await app.register(faqRoutes);
   await app.register(communityRoutes);
   await app.register(searchRoutes);
+  await app.register(confRoutes);
   await app.register(adminFaqRoutes);
   await app.register(adminEscalationRoutes);
 };

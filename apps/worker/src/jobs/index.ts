@@ -1,4 +1,7 @@
 import type { AnyJobHandler } from '../handler.js';
+import { autoAnswerHandler } from './auto-answer.js';
+import { confIngestHandler } from './conf-ingest.js';
+import { confProcessMeetingHandler } from './conf-process-meeting.js';
 import { embedRowHandler } from './embed-row.js';
 import { escalationHandler } from './escalation.js';
 import { freshnessHandler } from './freshness.js';
@@ -12,6 +15,9 @@ export const HANDLERS: readonly AnyJobHandler[] = [
   freshnessHandler,
   embedRowHandler,
   lexemeStatsHandler,
+  confIngestHandler,
+  confProcessMeetingHandler,
   promotionHandler,
   escalationHandler,
+  autoAnswerHandler,
 ];

@@ -91,7 +91,23 @@ export const ConfigSchema = T.Object({
   GEMINI_API_KEY: Str('Gemini key'),
   GEMINI_BASE_URL: T.String({ default: 'https://generativelanguage.googleapis.com', description: 'Gemini API base URL' }),
   OLLAMA_HOST: Str('Ollama URL, e.g. http://127.0.0.1:11434 (embeddings and generation)'),
-  AI_TIMEOUT_MS: Int(30_000, 1000, 600_000, 'timeout of one AI provider call'),
+  AI_TIMEOUT_MS: Int(30_000, 100, 600_000, 'timeout of one AI provider attempt (each retry gets its own)'),
+  AI_MAX_RETRIES: Int(
+    2,
+    0,
+    10,
+    'retries of a failed AI call (429, 5xx, timeout, malformed or schema-invalid reply) before it counts as failed',
+  ),
+  AI_RETRY_BASE_MS: Int(500, 0, 60_000, 'first retry delay; doubles per retry, a retry-after header wins (capped at 30 s)'),
+  AI_MAX_OUTPUT_TOKENS: Int(1024, 16, 32_000, 'output-token cap of every AI call (a call may ask for less)'),
+  OPENAI_API: T.Union([T.Literal('responses'), T.Literal('chat')], {
+    default: 'responses',
+    description: 'OpenAI endpoint: responses (/v1/responses) or chat (/v1/chat/completions, also for OpenAI-compatible servers)',
+  }),
+  OPENAI_MODEL: T.String({ default: 'gpt-4o-mini', description: 'OpenAI model when a pipeline names none' }),
+  ANTHROPIC_MODEL: T.String({ default: 'claude-haiku-4-5', description: 'Anthropic model when a pipeline names none' }),
+  GEMINI_MODEL: T.String({ default: 'gemini-2.5-flash', description: 'Gemini model when a pipeline names none' }),
+  OLLAMA_MODEL: T.String({ default: 'llama3.1', description: 'Ollama chat model when a pipeline names none' }),
 
   // Auto-answer pipeline
   AUTO_ANSWER_APPROVE_THRESHOLD: Ratio(0.85, 'minimum confidence to auto-post'),
@@ -109,10 +125,15 @@ export const ConfigSchema = T.Object({
   ),
   AUTO_ANSWER_MODEL: Str('model name; provider default when unset'),
   AUTO_ANSWER_SENSITIVE_TOPICS: T.String({
-    default:
-      'self-harm,suicide,harassment,abuse,medical emergency,legal advice,lawsuit,discrimination,password,credit card,social security',
-    description: 'comma-separated words/phrases that force escalation',
+    default: 'self-harm,medical,legal,harassment,payment disputes,personal data',
+    description:
+      'comma-separated sensitive topics that force escalation; the six default names expand to built-in word lists (README), any other entry matches as a phrase',
   }),
+  AUTO_ANSWER_CONCURRENCY: Int(8, 1, 100, 'posts of one run answered at once (bounded provider concurrency)'),
+  AUTO_ANSWER_KNOWLEDGE_MIN_SCORE: Ratio(
+    0.8,
+    'knowledge-base similarity from which a hit counts as a semantic match (confidence = score x 0.9)',
+  ),
 
   // FAQ audit pipeline
   FAQ_AUDIT_BATCH_SIZE: Int(20, 1, 1000, 'FAQs per run'),

@@ -27,6 +27,11 @@ export interface JobDefinition<P extends TSchema = TSchema> {
   runOnStart?: boolean;
   /** Duplicate suppression for sends (for example one webhook job per meeting). */
   singletonKey?: (payload: Static<P>) => string | undefined;
+  /**
+   * A fixed job id (uuid) derived from the payload: a second send with the same id is dropped by the
+   * queue (pg-boss inserts with ON CONFLICT DO NOTHING and answers null) while the first job exists.
+   */
+  jobId?: (payload: Static<P>) => string | undefined;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a registry holds jobs of every payload type

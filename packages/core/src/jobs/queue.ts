@@ -32,8 +32,10 @@ export class BossJobQueue implements JobQueue {
       throw new Error(`invalid payload for job ${job.name}: ${first?.path} ${first?.message}`);
     }
     const singletonKey = job.singletonKey?.(payload);
+    const id = job.jobId?.(payload);
     return this.boss.send(job.name, payload as object, {
       ...(singletonKey ? { singletonKey } : {}),
+      ...(id ? { id } : {}),
       ...(opts.startAfterSeconds ? { startAfter: opts.startAfterSeconds } : {}),
       ...(opts.tx ? { db: fromDrizzle(opts.tx as never, sql as never) } : {}),
     });
@@ -42,9 +44,12 @@ export class BossJobQueue implements JobQueue {
 
 /** Records sends in memory: for processes and tests that run without a job system. */
 export class MemoryJobQueue implements JobQueue {
-  readonly sent: { name: string; payload: unknown }[] = [];
+  readonly sent: { name: string; payload: unknown; id?: string }[] = [];
+  /** Like the real queue, a fixed job id (JobDefinition.jobId) already sent is dropped (null). */
   async send<P extends TSchema>(job: JobDefinition<P>, payload: Static<P>): Promise<string | null> {
-    this.sent.push({ name: job.name, payload });
-    return `${this.sent.length}`;
+    const fixed = job.jobId?.(payload);
+    if (fixed && this.sent.some((s) => s.id === fixed)) return null;
+    this.sent.push({ name: job.name, payload, ...(fixed ? { id: fixed } : {}) });
+    return fixed ?? `${this.sent.length}`;
   }
 }

@@ -1,4 +1,6 @@
+import { autoAnswerJob } from '../auto-answer/job.js';
 import { escalationCheckJob } from '../community/escalation-job.js';
+import { confIngestJob, confProcessMeetingJob } from '../conf/job.js';
 import { embedRowJob } from '../embeddings/job.js';
 import { freshnessCheckJob } from '../faqs/job.js';
 import { promotionCycleJob } from '../faqs/promotion-job.js';
@@ -15,6 +17,9 @@ export const JOBS: readonly AnyJobDefinition[] = [
   freshnessCheckJob,
   embedRowJob,
   lexemeStatsJob,
+  confIngestJob,
+  confProcessMeetingJob,
   promotionCycleJob,
   escalationCheckJob,
+  autoAnswerJob,
 ];

@@ -31,6 +31,16 @@ export const communityPosts = pgTable(
     aiAnswerEscalatedAt: tstz('ai_answer_escalated_at'),
     aiAnswerEscalatedReason: text(),
     aiAnswerAttempts: integer().notNull().default(0),
+    /** When an auto-answer run last claimed the post (the cooldown and the two-runs guard). */
+    aiAnswerAttemptedAt: tstz('ai_answer_attempted_at'),
+    /** Run id of the auto-answer run working on the post right now (cleared when it finishes). */
+    aiAnswerClaim: uuid(),
+    /** Knowledge source ids the answer was grounded in (staff-only until approved). */
+    aiAnswerSources: text().array().notNull().default([]),
+    /** Net votes on the published AI answer (ai_answer_votes). */
+    aiAnswerScore: integer().notNull().default(0),
+    /** The author marked the published AI answer as not answering the question. */
+    aiAnswerNotHelpfulAt: tstz('ai_answer_not_helpful_at'),
     lastCheckedAt: tstz('last_checked_at'),
     escalationStatus: escalationStatus().notNull().default('none'),
     escalatedAt: tstz('escalated_at'),

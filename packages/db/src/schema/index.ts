@@ -1,4 +1,5 @@
 export * from './admin.js';
+export * from './ai.js';
 export * from './columns.js';
 export * from './community.js';
 export * from './conf.js';

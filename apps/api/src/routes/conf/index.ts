@@ -1,0 +1,353 @@
+import {
+  AppError,
+  acceptRecordingEvent,
+  backfillRecordings,
+  completeConfConnect,
+  confConnection,
+  confHealth,
+  confPublicStats,
+  convertInsightToFaq,
+  getMeeting,
+  handleConfWebhook,
+  invalidField,
+  listInsights,
+  listMeetings,
+  reprocessMeeting,
+  startConfConnect,
+  updateInsight,
+  uploadTranscript,
+} from '@cfaq/core';
+import multipart from '@fastify/multipart';
+import { Type as T } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { signedIn } from '../../lib/actor.js';
+import { problemResponses } from '../../lib/problem.js';
+import { IdParams, listOf } from '../../lib/schemas.js';
+import type { RoutePlugin } from '../../lib/types.js';
+import { caller } from '../../plugins/auth.js';
+import { Faq } from '../faq/schemas.js';
+import {
+  BackfillQuery,
+  BackfillResult,
+  CallbackQuery,
+  Connection,
+  ConnectQuery,
+  ConnectStart,
+  ConvertBody,
+  Health,
+  Insight,
+  ListInsightsQuery,
+  ListMeetingsQuery,
+  Meeting,
+  MeetingDetail,
+  PublicStats,
+  RecordingEventBody,
+  UpdateInsightBody,
+  UploadJsonBody,
+  UploadMultipartBody,
+  UploadResult,
+  WebhookAnswer,
+} from './schemas.js';
+
+const tags = ['conf'];
+
+const header = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+
+/** TypeBox errors of a body checked by hand (multipart and JSON uploads), as `body.<field>` problems. */
+function checkBody<S extends Parameters<typeof Value.Check>[0]>(schema: S, value: unknown): void {
+  if (Value.Check(schema, value)) return;
+  const first = Value.Errors(schema, value).First();
+  const path = `body${(first?.path ?? '').replace(/\//g, '.')}`;
+  throw invalidField(path, first?.message ?? 'is invalid');
+}
+
+/**
+ * The meeting-provider integration. Every route is admin-only (the spec: protect + authorize(admin))
+ * except GET /conf/public-stats (public) and POST /conf/webhook (authenticated by the provider's
+ * signature instead of a token).
+ */
+export const confRoutes: RoutePlugin = async (app) => {
+  const { ctx } = app;
+
+  await app.register(multipart, {
+    limits: { fileSize: ctx.config.UPLOAD_LIMIT_BYTES, files: 1, fields: 10, fieldSize: 4096, parts: 12 },
+  });
+
+  for (const url of ['/conf/auth/connect', '/conf/auth']) {
+    app.get(
+      url,
+      {
+        config: { access: 'admin' },
+        schema: {
+          tags,
+          summary: 'Starts OAuth with the meeting provider: redirects (302) to its consent page, or with ?redirect=false answers the URL',
+          description:
+            'The state is a random nonce with an HMAC binding it to the caller, stored for 10 minutes and usable once. An SPA that cannot follow a cross-origin redirect with its bearer token passes ?redirect=false and navigates itself.',
+          querystring: ConnectQuery,
+          response: { 200: ConnectStart, 302: ConnectStart, ...problemResponses(400, 401, 403, 422) },
+        },
+      },
+      async (request, reply) => {
+        const start = await startConfConnect(ctx, caller(request).id);
+        if (request.query.redirect === false) return start;
+        return reply.status(302).header('location', start.authorizeUrl).send(start);
+      },
+    );
+  }
+
+  for (const url of ['/conf/auth/callback', '/conf/callback']) {
+    app.get(
+      url,
+      {
+        config: { access: 'admin' },
+        onRequest: app.identityLimit,
+        schema: {
+          tags,
+          summary: 'Completes OAuth: checks the state, exchanges the code, stores both tokens encrypted',
+          description:
+            "CONF_REDIRECT_URI points the provider at the SPA, which calls this route with code and state and its bearer token. An expired, tampered, reused or foreign (another user's) state is 400 INVALID_OAUTH_STATE. A provider account already connected to another user is 409.",
+          querystring: CallbackQuery,
+          response: { 200: Connection, ...problemResponses(400, 401, 403, 409, 422, 429, 502) },
+        },
+      },
+      async (request) => completeConfConnect(ctx, caller(request).id, request.query),
+    );
+  }
+
+  app.get(
+    '/conf/token',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: "The caller's provider connection (never a token)",
+        response: { 200: Connection, ...problemResponses(401, 403) },
+      },
+    },
+    async (request) => confConnection(ctx, caller(request).id),
+  );
+
+  app.post(
+    '/conf/auth/backfill',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: "Queues ingestion of the caller's cloud recordings with transcripts between two dates (inclusive, at most 180 days)",
+        querystring: BackfillQuery,
+        response: { 202: BackfillResult, ...problemResponses(400, 401, 403, 422, 429, 502) },
+      },
+    },
+    async (request, reply) => reply.status(202).send(await backfillRecordings(ctx, caller(request).id, request.query)),
+  );
+
+  app.get(
+    '/conf/meetings',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Meetings, newest first',
+        querystring: ListMeetingsQuery,
+        response: { 200: listOf(Meeting), ...problemResponses(400, 401, 403) },
+      },
+    },
+    async (request) => listMeetings(ctx, request.query),
+  );
+
+  app.get(
+    '/conf/meetings/:id',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'One meeting with its parsed transcript',
+        params: IdParams,
+        response: { 200: MeetingDetail, ...problemResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => getMeeting(ctx, request.params.id),
+  );
+
+  app.post(
+    '/conf/meetings/:id/transcript',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Re-processes a completed or failed meeting (queued; 409 while it is pending)',
+        params: IdParams,
+        response: { 202: Meeting, ...problemResponses(400, 401, 403, 404, 409, 429) },
+      },
+    },
+    async (request, reply) => reply.status(202).send(await reprocessMeeting(ctx, request.params.id)),
+  );
+
+  app.get(
+    '/conf/insights',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Insights extracted from meetings',
+        querystring: ListInsightsQuery,
+        response: { 200: listOf(Insight), ...problemResponses(400, 401, 403) },
+      },
+    },
+    async (request) => listInsights(ctx, request.query),
+  );
+
+  app.put(
+    '/conf/insights/:id',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Approve (status approved), reject, or edit an insight',
+        params: IdParams,
+        body: UpdateInsightBody,
+        response: { 200: Insight, ...problemResponses(400, 401, 403, 404, 422, 429) },
+      },
+    },
+    async (request) => updateInsight(ctx, signedIn(request), request.params.id, request.body),
+  );
+
+  app.post(
+    '/conf/insights/:id/convert-to-faq',
+    {
+      config: { access: 'admin' },
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+      schema: {
+        tags,
+        summary: 'Converts an approved insight into an approved FAQ (422 when not approved, 409 when converted already)',
+        params: IdParams,
+        body: ConvertBody,
+        response: { 201: T.Object({ faq: Faq, insight: Insight }), ...problemResponses(400, 401, 403, 404, 409, 422, 429) },
+      },
+    },
+    async (request, reply) =>
+      reply.status(201).send(await convertInsightToFaq(ctx, signedIn(request), request.params.id, request.body ?? {})),
+  );
+
+  app.get(
+    '/conf/health',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: "The integration's state: the caller's connection, the webhook secret, the last event, the queue depth",
+        response: { 200: Health, ...problemResponses(401, 403) },
+      },
+    },
+    async (request) => confHealth(ctx, caller(request).id),
+  );
+
+  app.get(
+    '/conf/public-stats',
+    {
+      config: { access: 'public' },
+      schema: { tags, summary: 'Counts of processed meetings, approved insights and knowledge items', response: { 200: PublicStats } },
+    },
+    async () => confPublicStats(ctx),
+  );
+
+  app.post(
+    '/conf/recording-event',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Takes a provider event like the webhook, authenticated by an admin bearer token instead of a signature',
+        description:
+          'For replaying an event by hand (for example one the webhook refused while it was misconfigured). recording.transcript_completed and recording.completed are queued; other events are acknowledged and ignored.',
+        body: RecordingEventBody,
+        response: { 200: WebhookAnswer, ...problemResponses(400, 401, 403, 429, 503) },
+      },
+    },
+    async (request) => acceptRecordingEvent(ctx, request.body as Record<string, unknown>),
+  );
+
+  app.post(
+    '/conf/upload-transcript',
+    {
+      config: { access: 'admin' },
+      // The body is multipart or JSON and is checked by hand below; the schema documents both.
+      validatorCompiler: () => () => true,
+      schema: {
+        tags,
+        summary: 'Uploads a transcript: multipart (file + source=manual_vtt) or JSON {rawText, source: "manual_raw"}',
+        description: `Processed within the request through the same two paths as a webhook meeting. The file is capped at UPLOAD_LIMIT_BYTES (413 above it). An unparseable VTT is 400 INVALID_VTT; a transcript under 30 characters is 422 TRANSCRIPT_TOO_SHORT.`,
+        consumes: ['multipart/form-data', 'application/json'],
+        body: T.Union([UploadMultipartBody, UploadJsonBody]),
+        response: { 201: UploadResult, ...problemResponses(400, 401, 403, 404, 413, 415, 422, 429) },
+      },
+    },
+    async (request, reply) => {
+      const actor = signedIn(request);
+      if (request.isMultipart()) {
+        const fields: Record<string, string> = {};
+        let content: string | undefined;
+        let fileName: string | undefined;
+        for await (const part of request.parts()) {
+          if (part.type === 'file') {
+            const buf = await part.toBuffer();
+            if (part.fieldname !== 'file') throw invalidField(`body.${part.fieldname}`, 'unexpected file field (use "file")');
+            content = buf.toString('utf8');
+            fileName = part.filename;
+          } else fields[part.fieldname] = String(part.value);
+        }
+        checkBody(T.Omit(UploadMultipartBody, ['file']), fields);
+        if (content === undefined) throw invalidField('body.file', 'is required');
+        const result = await uploadTranscript(ctx, actor, {
+          source: 'manual_vtt',
+          content,
+          topic: fields.topic,
+          fileName,
+          batchId: fields.batchId,
+        });
+        return reply.status(201).send(result);
+      }
+      if (!request.body || typeof request.body !== 'object') {
+        throw new AppError(
+          415,
+          'UNSUPPORTED_MEDIA_TYPE',
+          'Send multipart/form-data (file + source=manual_vtt) or application/json (rawText + source=manual_raw)',
+        );
+      }
+      checkBody(UploadJsonBody, request.body);
+      const body = request.body as { rawText: string; topic?: string; batchId?: string };
+      return reply
+        .status(201)
+        .send(
+          await uploadTranscript(ctx, actor, { source: 'manual_raw', content: body.rawText, topic: body.topic, batchId: body.batchId }),
+        );
+    },
+  );
+
+  // The webhook needs the raw bytes for its signature: its own scope parses bodies as buffers.
+  await app.register(async (raw) => {
+    raw.removeAllContentTypeParsers();
+    raw.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+    raw.post(
+      '/conf/webhook',
+      {
+        config: { access: 'provider', rateLimit: false },
+        schema: {
+          tags,
+          summary: 'The provider webhook: signed events, acknowledged with 200 {received: true} once the job is committed',
+          description:
+            'x-zm-signature = v0=<hex HMAC-SHA256(CONF_WEBHOOK_SECRET_TOKEN, "v0:" + x-zm-request-timestamp + ":" + raw body)>, compared in constant time; timestamps more than 300 s away are refused (401 INVALID_SIGNATURE). The signature is checked before endpoint.url_validation is answered. recording.transcript_completed (primary) and recording.completed (fallback) are queued; other events are acknowledged and ignored. 503 when the job could not be stored (the provider retries), or in production without a secret (fail-closed).',
+          response: { 200: WebhookAnswer, ...problemResponses(400, 401, 503) },
+        },
+      },
+      async (request) =>
+        handleConfWebhook(ctx, {
+          rawBody: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
+          signature: header(request.headers['x-zm-signature']),
+          timestamp: header(request.headers['x-zm-request-timestamp']),
+        }),
+    );
+  });
+};

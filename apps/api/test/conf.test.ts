@@ -1,0 +1,611 @@
+import { type Config, confAccessToken, ingestRecording, type JobQueue, type MemoryJobQueue, recordingPayloadOf } from '@cfaq/core';
+import { confMeetings, confOauthStates, faqs, transcriptKnowledge, users } from '@cfaq/db/schema/index';
+import { type FakeConfProvider, signConfWebhook, startFakeConfProvider } from '@cfaq/testkit';
+import { eq, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/app.js';
+import { createTestApp, expectProblem, GENEROUS_LIMITS, type TestApp } from './helpers.js';
+
+const SECRET = 'whsec-test-secret';
+let fake: FakeConfProvider;
+let t: TestApp;
+let admin: Awaited<ReturnType<TestApp['signIn']>>;
+
+const VTT = [
+  'WEBVTT',
+  '',
+  '1',
+  '00:00:01.000 --> 00:00:05.000',
+  'Alice Host: Welcome to the cohort onboarding session about the capstone deadline.',
+  '',
+  '2',
+  '00:00:05.500 --> 00:00:09.000',
+  'Bob Learner: When is the capstone project due and how do I submit it?',
+  '',
+  '3',
+  '00:00:09.500 --> 00:00:15.000',
+  'Alice Host: The capstone is due on the last Friday of the term; submit it through the portal.',
+].join('\n');
+
+beforeAll(async () => {
+  fake = await startFakeConfProvider();
+  fake.users.set('zm-alice', { id: 'zm-alice', email: 'alice@provider.test' });
+  t = await createTestApp({
+    env: { ...GENEROUS_LIMITS, ...fake.env, CONF_WEBHOOK_SECRET_TOKEN: SECRET, CONF_TOPIC_BLACKLIST: '^private,1:1' },
+  });
+  admin = await t.signIn('admin');
+});
+afterAll(async () => {
+  await t?.close();
+  await fake?.close();
+});
+
+const sent = () => (t.jobs as MemoryJobQueue).sent;
+
+/** The app over this file's database with other settings (no second database clone). */
+async function appWith(config: Partial<Config>, jobs?: JobQueue) {
+  const app = await buildApp({ ctx: { ...t.ctx, config: { ...t.ctx.config, ...config }, ...(jobs ? { jobs } : {}) }, logger: false });
+  await app.ready();
+  return app;
+}
+
+async function connect(who: { id: string; headers: { authorization: string } }, providerUser = 'zm-alice') {
+  const start = await t.app.inject({ method: 'GET', url: '/api/conf/auth/connect?redirect=false', headers: who.headers });
+  expect(start.statusCode).toBe(200);
+  const { state } = start.json() as { state: string };
+  const code = fake.issueCode(providerUser, fake.env.CONF_REDIRECT_URI as string);
+  return {
+    state,
+    code,
+    res: await t.app.inject({
+      method: 'GET',
+      url: `/api/conf/auth/callback?code=${code}&state=${encodeURIComponent(state)}`,
+      headers: who.headers,
+    }),
+  };
+}
+
+describe('OAuth connect', () => {
+  it('connect redirects to the provider with a signed state; /conf/auth is the same route', async () => {
+    for (const url of ['/api/conf/auth/connect', '/api/conf/auth']) {
+      const res = await t.app.inject({ method: 'GET', url, headers: admin.headers });
+      expect(res.statusCode).toBe(302);
+      const location = new URL(res.headers.location as string);
+      expect(location.origin + location.pathname).toBe(`${fake.url}/oauth/authorize`);
+      expect(location.searchParams.get('client_id')).toBe(fake.clientId);
+      expect(location.searchParams.get('redirect_uri')).toBe(fake.env.CONF_REDIRECT_URI);
+      expect(location.searchParams.get('state')).toMatch(/^[\w-]+\.[0-9a-f]{64}$/);
+    }
+  });
+
+  it('the callback exchanges the code and stores both tokens encrypted; /conf/token shows the connection only', async () => {
+    const { res } = await connect(admin);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ connected: true, confUserId: 'zm-alice', confEmail: 'alice@provider.test' });
+    const [row] = await t.ctx.db.select().from(users).where(eq(users.id, admin.id));
+    expect(row?.confConnected).toBe(true);
+    expect(row?.confConnectedAt).toBeInstanceOf(Date);
+    expect(row?.confAccessToken).toMatch(/^v1\./);
+    expect(row?.confRefreshToken).toMatch(/^v1\./);
+    // Bound to the row: the value does not decrypt as another row's.
+    expect(() => t.ctx.secrets.decrypt(row?.confAccessToken as string, '00000000-0000-4000-8000-000000000000')).toThrow();
+    const token = t.ctx.secrets.decrypt(row?.confAccessToken as string, admin.id);
+    const status = await t.app.inject({ method: 'GET', url: '/api/conf/token', headers: admin.headers });
+    expect(status.statusCode).toBe(200);
+    expect(status.json()).toMatchObject({ connected: true, confUserId: 'zm-alice' });
+    expect(status.body).not.toContain(token);
+  });
+
+  it('rejects a reused, tampered, expired or foreign state with 400', async () => {
+    const { state, res } = await connect(admin);
+    expect(res.statusCode).toBe(200);
+    const code = fake.issueCode('zm-alice', fake.env.CONF_REDIRECT_URI as string);
+    const reuse = await t.app.inject({
+      method: 'GET',
+      url: `/api/conf/callback?code=${code}&state=${encodeURIComponent(state)}`,
+      headers: admin.headers,
+    });
+    expect(expectProblem(reuse, 400, 'INVALID_OAUTH_STATE').detail).toMatch(/already used/);
+
+    const fresh = (await t.app.inject({ method: 'GET', url: '/api/conf/auth?redirect=false', headers: admin.headers })).json() as {
+      state: string;
+    };
+    const tampered = `${fresh.state.slice(0, -1)}${fresh.state.endsWith('0') ? '1' : '0'}`;
+    expectProblem(
+      await t.app.inject({ method: 'GET', url: `/api/conf/callback?code=${code}&state=${tampered}`, headers: admin.headers }),
+      400,
+      'INVALID_OAUTH_STATE',
+    );
+
+    const other = await t.signIn('admin');
+    const foreign = await t.app.inject({
+      method: 'GET',
+      url: `/api/conf/callback?code=${code}&state=${fresh.state}`,
+      headers: other.headers,
+    });
+    expect(expectProblem(foreign, 400, 'INVALID_OAUTH_STATE').detail).toMatch(/another user/);
+
+    await t.ctx.db
+      .update(confOauthStates)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(confOauthStates.nonce, fresh.state.split('.')[0] as string));
+    const expired = await t.app.inject({
+      method: 'GET',
+      url: `/api/conf/callback?code=${code}&state=${fresh.state}`,
+      headers: admin.headers,
+    });
+    expect(expectProblem(expired, 400, 'INVALID_OAUTH_STATE').detail).toMatch(/expired/);
+    // The foreign attempt did not burn the owner's state before it expired, and nothing was exchanged.
+    expectProblem(
+      await t.app.inject({ method: 'GET', url: '/api/conf/callback?code=x', headers: admin.headers }),
+      400,
+      'VALIDATION_FAILED',
+    );
+  });
+
+  it('refresh is serialized per user: two callers at once make one refresh call; the rotated refresh token is stored', async () => {
+    await t.ctx.db
+      .update(users)
+      .set({ confTokenExpiresAt: new Date(Date.now() - 1000) })
+      .where(eq(users.id, admin.id));
+    const before = fake.grants.refresh_token;
+    fake.setTokenDelay(150);
+    const [a, b] = await Promise.all([confAccessToken(t.ctx, admin.id), confAccessToken(t.ctx, admin.id)]);
+    fake.setTokenDelay(0);
+    expect(fake.grants.refresh_token - before).toBe(1);
+    expect(a).toBe(b);
+    // The stored refresh token is the new one: a further forced refresh succeeds with it.
+    const c = await confAccessToken(t.ctx, admin.id, a);
+    expect(c).not.toBe(a);
+    expect(fake.grants.refresh_token - before).toBe(2);
+  });
+});
+
+function webhook(body: unknown, opts: { secret?: string; ts?: number; headers?: Record<string, string> } = {}) {
+  const raw = typeof body === 'string' ? body : JSON.stringify(body);
+  return t.app.inject({
+    method: 'POST',
+    url: '/api/conf/webhook',
+    payload: raw,
+    headers: { ...signConfWebhook(opts.secret ?? SECRET, raw, opts.ts), ...opts.headers },
+  });
+}
+
+describe('webhook', () => {
+  it('answers url_validation only for a signed request', async () => {
+    const body = { event: 'endpoint.url_validation', payload: { plainToken: 'abc123' }, event_ts: Date.now() };
+    const ok = await webhook(body);
+    expect(ok.statusCode).toBe(200);
+    const { createHmac } = await import('node:crypto');
+    expect(ok.json()).toEqual({ plainToken: 'abc123', encryptedToken: createHmac('sha256', SECRET).update('abc123').digest('hex') });
+    expectProblem(await webhook(body, { secret: 'wrong' }), 401, 'INVALID_SIGNATURE');
+    expectProblem(await t.app.inject({ method: 'POST', url: '/api/conf/webhook', payload: body }), 401, 'INVALID_SIGNATURE');
+  });
+
+  it('verifies the raw bytes: a re-serialised body with the same JSON fails', async () => {
+    const raw = '{"event":"meeting.started",  "payload":{}}';
+    const headers = signConfWebhook(SECRET, raw);
+    const res = await t.app.inject({ method: 'POST', url: '/api/conf/webhook', payload: JSON.stringify(JSON.parse(raw)), headers });
+    expectProblem(res, 401, 'INVALID_SIGNATURE');
+    const same = await t.app.inject({ method: 'POST', url: '/api/conf/webhook', payload: raw, headers });
+    expect(same.json()).toEqual({ received: true, ignored: true });
+  });
+
+  it('refuses timestamps outside the 300 s window', async () => {
+    const body = { event: 'meeting.started', payload: {} };
+    expectProblem(await webhook(body, { ts: Math.floor(Date.now() / 1000) - 301 }), 401, 'INVALID_SIGNATURE');
+    expectProblem(await webhook(body, { ts: Math.floor(Date.now() / 1000) + 301 }), 401, 'INVALID_SIGNATURE');
+    expect((await webhook(body, { ts: Math.floor(Date.now() / 1000) - 290 })).statusCode).toBe(200);
+  });
+
+  it('queues recording.transcript_completed and recording.completed; a redelivery collapses on the job id', async () => {
+    const rec = fake.addRecording({ uuid: 'wh-uuid-1==', hostId: 'zm-alice', topic: 'Webhook topic', vtt: VTT });
+    const before = sent().length;
+    const res = await webhook(fake.recordingEvent(rec.uuid));
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ received: true });
+    expect((await webhook(fake.recordingEvent(rec.uuid))).json()).toEqual({ received: true });
+    expect((await webhook(fake.recordingEvent(rec.uuid, 'recording.completed'))).json()).toEqual({ received: true });
+    const jobs = sent().slice(before);
+    expect(jobs.map((j) => j.name)).toEqual(['conf.ingest-recording', 'conf.ingest-recording']);
+    expect(jobs[0]?.payload).toMatchObject({
+      meetingUuid: 'wh-uuid-1==',
+      hostId: 'zm-alice',
+      topic: 'Webhook topic',
+      transcriptUrl: fake.transcriptUrl(rec.uuid),
+    });
+  });
+
+  it('a malformed signed body is a 400 naming the field; invalid JSON is 400', async () => {
+    const res = await webhook({ event: 'recording.transcript_completed', payload: { object: { topic: 'x' } } });
+    expect(expectProblem(res, 400).errors?.[0]?.path).toBe('body.payload.object.uuid');
+    expectProblem(await webhook('{not json'), 400, 'INVALID_JSON');
+  });
+
+  it('answers 503 when the job cannot be stored, so the provider retries', async () => {
+    const failing: JobQueue = { send: async () => Promise.reject(new Error('database down')) };
+    const t2 = await appWith({}, failing);
+    try {
+      const rec = fake.addRecording({ uuid: 'wh-down', hostId: 'zm-alice', topic: 'x', vtt: VTT });
+      const raw = JSON.stringify(fake.recordingEvent(rec.uuid));
+      const res = await t2.inject({ method: 'POST', url: '/api/conf/webhook', payload: raw, headers: signConfWebhook(SECRET, raw) });
+      expectProblem(res, 503, 'QUEUE_UNAVAILABLE');
+    } finally {
+      await t2.close();
+    }
+  });
+
+  it('fails closed in production without a secret', async () => {
+    const t2 = await appWith({ NODE_ENV: 'production', CONF_WEBHOOK_SECRET_TOKEN: undefined });
+    try {
+      const res = await t2.inject({ method: 'POST', url: '/api/conf/webhook', payload: { event: 'recording.completed', payload: {} } });
+      expectProblem(res, 503, 'WEBHOOK_NOT_CONFIGURED');
+    } finally {
+      await t2.close();
+    }
+  });
+
+  it('POST /conf/recording-event takes the same events with an admin token', async () => {
+    const rec = fake.addRecording({ uuid: 'rec-event-1', hostId: 'zm-alice', topic: 'Manual replay', vtt: VTT });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/conf/recording-event',
+      payload: fake.recordingEvent(rec.uuid),
+      headers: admin.headers,
+    });
+    expect(res.json()).toEqual({ received: true });
+    const ignored = await t.app.inject({
+      method: 'POST',
+      url: '/api/conf/recording-event',
+      payload: { event: 'meeting.ended' },
+      headers: admin.headers,
+    });
+    expect(ignored.json()).toEqual({ received: true, ignored: true });
+  });
+});
+
+describe('ingestion', () => {
+  const payload = (uuid: string, topic = 'Capstone Q&A') => {
+    if (!fake.recordings.some((r) => r.uuid === uuid)) fake.addRecording({ uuid, hostId: 'zm-alice', topic, vtt: VTT });
+    return recordingPayloadOf(fake.recordingEvent(uuid), 'webhook');
+  };
+
+  it('downloads with the bearer token, parses, stores approved knowledge with an inline embedding and completes the meeting', async () => {
+    const result = await ingestRecording(t.ctx, payload('ing-1'), { jobId: 'job-ing-1' });
+    expect(result).toMatchObject({ status: 'completed', knowledgeCount: 1 });
+    const dl = fake.requests.filter((r) => r.path.startsWith('/rec/download/ing-1'));
+    expect(dl[0]?.authorization).toMatch(/^Bearer /);
+    expect(dl[0]?.query.toString()).toBe('');
+    const [m] = await t.ctx.db.select().from(confMeetings).where(eq(confMeetings.confMeetingId, 'ing-1'));
+    expect(m).toMatchObject({ status: 'completed', sourcing: 'webhook', insightCount: 0, userId: admin.id, topic: 'Capstone Q&A' });
+    expect(m?.transcriptText).toContain('Bob Learner: When is the capstone project due');
+    const rows = await t.ctx.db
+      .select()
+      .from(transcriptKnowledge)
+      .where(eq(transcriptKnowledge.meetingId, m?.id as string));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]?.status).toBe('approved');
+    expect(rows[0]?.embedding).toHaveLength(768);
+  });
+
+  it('ten concurrent deliveries of one meeting make one meeting', async () => {
+    const p = payload('ing-dup');
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => ingestRecording(t.ctx, p, { jobId: `job-dup-${i}` })));
+    expect(results.filter((r) => r.status === 'completed')).toHaveLength(1);
+    expect(results.filter((r) => r.status === 'skipped')).toHaveLength(9);
+    const [n] = await t.ctx.db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(confMeetings)
+      .where(eq(confMeetings.confMeetingId, 'ing-dup'));
+    expect(n?.n).toBe(1);
+  });
+
+  it('a transient download failure marks the meeting failed and throws; the retry of the same job completes it', async () => {
+    fake.setDownloadBehaviour({ kind: 'status', status: 503 });
+    const p = payload('ing-retry');
+    await expect(ingestRecording(t.ctx, p, { jobId: 'job-retry' })).rejects.toThrow(/503/);
+    const [failed] = await t.ctx.db.select().from(confMeetings).where(eq(confMeetings.confMeetingId, 'ing-retry'));
+    expect(failed?.status).toBe('failed');
+    expect(failed?.error).toMatch(/503/);
+    fake.setDownloadBehaviour({ kind: 'ok' });
+    expect(await ingestRecording(t.ctx, p, { jobId: 'another-delivery' })).toMatchObject({ status: 'skipped' });
+    expect(await ingestRecording(t.ctx, p, { jobId: 'job-retry' })).toMatchObject({ status: 'completed' });
+    const rows = await t.ctx.db.select().from(confMeetings).where(eq(confMeetings.confMeetingId, 'ing-retry'));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]?.status).toBe('completed');
+  });
+
+  it('skips blacklisted topics and hosts without a connected account', async () => {
+    expect(await ingestRecording(t.ctx, payload('ing-bl', 'Private: 1:1 review'), { jobId: 'j' })).toMatchObject({
+      status: 'skipped',
+      reason: expect.stringMatching(/blacklist/),
+    });
+    const p = { ...payload('ing-nouser'), hostId: 'zm-nobody', hostEmail: 'nobody@x.test' };
+    expect(await ingestRecording(t.ctx, p, { jobId: 'j' })).toMatchObject({ status: 'skipped', reason: expect.stringMatching(/no user/) });
+    const found = await t.ctx.db.select().from(confMeetings).where(sql`${confMeetings.confMeetingId} in ('ing-bl', 'ing-nouser')`);
+    expect(found).toHaveLength(0);
+  });
+
+  it('finds the user by host email when the provider id is unknown', async () => {
+    const p = { ...payload('ing-email'), hostId: 'zm-unknown', hostEmail: 'ALICE@provider.test' };
+    expect(await ingestRecording(t.ctx, p, { jobId: 'j-email' })).toMatchObject({ status: 'completed' });
+  });
+
+  it.each([
+    ['an HTML body', { kind: 'html' as const }, /HTML/],
+    ['a body over the size cap', { kind: 'huge' as const, bytes: 2_000_000 }, /larger than/],
+    ['a 404', { kind: 'status' as const, status: 404 }, /404/],
+  ])('%s fails the meeting with its reason', async (_name, behaviour, reason) => {
+    fake.setDownloadBehaviour(behaviour);
+    try {
+      const t2 = { ...t.ctx, config: { ...t.ctx.config, CONF_DOWNLOAD_MAX_BYTES: 1_048_576 } };
+      const uuid = `ing-bad-${behaviour.kind}`;
+      const result = await ingestRecording(t2, payload(uuid), { jobId: `j-${uuid}` });
+      expect(result).toMatchObject({ status: 'failed', reason: expect.stringMatching(reason) });
+      const [m] = await t.ctx.db.select().from(confMeetings).where(eq(confMeetings.confMeetingId, uuid));
+      expect(m?.status).toBe('failed');
+    } finally {
+      fake.setDownloadBehaviour({ kind: 'ok' });
+    }
+  });
+
+  it('a download slower than the time cap fails and is retried', async () => {
+    fake.setDownloadBehaviour({ kind: 'slow', ms: 1500 });
+    try {
+      const ctx = { ...t.ctx, config: { ...t.ctx.config, CONF_DOWNLOAD_TIMEOUT_MS: 1000 } };
+      await expect(ingestRecording(ctx, payload('ing-slow'), { jobId: 'j-slow' })).rejects.toThrow(/longer than|abort|timeout/i);
+    } finally {
+      fake.setDownloadBehaviour({ kind: 'ok' });
+    }
+  });
+
+  it('follows a same-origin redirect with the header and refuses a redirect to a host not allowed', async () => {
+    fake.setDownloadBehaviour({ kind: 'redirect-same-origin' });
+    expect(await ingestRecording(t.ctx, payload('ing-redir'), { jobId: 'j-redir' })).toMatchObject({ status: 'completed' });
+    fake.setDownloadBehaviour({ kind: 'redirect-cross-origin', to: 'http://localhost:9' });
+    const result = await ingestRecording(t.ctx, payload('ing-xredir'), { jobId: 'j-xredir' });
+    expect(result).toMatchObject({ status: 'failed', reason: expect.stringMatching(/not one of CONF_DOWNLOAD_HOSTS/) });
+    fake.setDownloadBehaviour({ kind: 'ok' });
+  });
+
+  it('sends no Authorization header across origins, even to an allowed host', async () => {
+    const other = await startFakeConfProvider();
+    try {
+      other.addRecording({ uuid: 'xo', hostId: 'zm-alice', topic: 'x', vtt: VTT });
+      const port = new URL(other.url).port;
+      fake.setDownloadBehaviour({ kind: 'redirect-cross-origin', to: `http://localhost:${port}` });
+      const ctx = { ...t.ctx, config: { ...t.ctx.config, CONF_DOWNLOAD_HOSTS: '127.0.0.1,localhost' } };
+      const p = { ...payload('ing-xo'), transcriptUrl: fake.transcriptUrl('xo') };
+      fake.addRecording({ uuid: 'xo', hostId: 'zm-alice', topic: 'x', vtt: VTT });
+      const result = await ingestRecording(ctx, p, { jobId: 'j-xo' });
+      // The other origin got no token, so it refused (401) and the meeting failed.
+      expect(result.status).toBe('failed');
+      const hit = other.requests.find((r) => r.path.startsWith('/rec/download/xo'));
+      expect(hit).toBeDefined();
+      expect(hit?.authorization).toBeUndefined();
+    } finally {
+      fake.setDownloadBehaviour({ kind: 'ok' });
+      await other.close();
+    }
+  });
+
+  it('an expired access token is refreshed once and the download retried', async () => {
+    fake.expireAccessTokens();
+    const before = fake.grants.refresh_token;
+    expect(await ingestRecording(t.ctx, payload('ing-expired'), { jobId: 'j-exp' })).toMatchObject({ status: 'completed' });
+    expect(fake.grants.refresh_token - before).toBe(1);
+  });
+
+  it('a transcript under 30 characters fails the meeting', async () => {
+    fake.addRecording({ uuid: 'ing-short', hostId: 'zm-alice', topic: 'short', vtt: 'WEBVTT\n\n00:00.000 --> 00:01.000\nhi' });
+    const result = await ingestRecording(t.ctx, recordingPayloadOf(fake.recordingEvent('ing-short'), 'webhook'), { jobId: 'j-short' });
+    expect(result).toMatchObject({ status: 'failed', reason: expect.stringMatching(/30 characters/) });
+  });
+});
+
+function multipart(fields: Record<string, string>, file?: { name: string; content: string | Buffer }) {
+  const boundary = '----cfaqtestboundary';
+  const parts: Buffer[] = [];
+  for (const [k, v] of Object.entries(fields)) {
+    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`));
+  }
+  if (file) {
+    parts.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: text/vtt\r\n\r\n`,
+      ),
+    );
+    parts.push(Buffer.isBuffer(file.content) ? file.content : Buffer.from(file.content));
+    parts.push(Buffer.from('\r\n'));
+  }
+  parts.push(Buffer.from(`--${boundary}--\r\n`));
+  return { payload: Buffer.concat(parts), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+}
+
+describe('upload-transcript', () => {
+  it('multipart VTT with source=manual_vtt creates a completed meeting and knowledge', async () => {
+    const body = multipart({ source: 'manual_vtt' }, { name: 'Orientation week.vtt', content: VTT });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/conf/upload-transcript',
+      payload: body.payload,
+      headers: { ...admin.headers, ...body.headers },
+    });
+    expect(res.statusCode).toBe(201);
+    const out = res.json() as { meetingId: string; confMeetingId: string; topic: string };
+    expect(out).toMatchObject({ topic: 'Orientation week', status: 'completed', knowledgeCount: 1 });
+    expect(out.confMeetingId).toMatch(/^manual-/);
+    const meeting = await t.app.inject({ method: 'GET', url: `/api/conf/meetings/${out.meetingId}`, headers: admin.headers });
+    expect(meeting.json()).toMatchObject({ sourcing: 'manual_vtt', status: 'completed', knowledgeCount: 1 });
+  });
+
+  it('JSON {rawText, source: manual_raw}', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/conf/upload-transcript',
+      headers: admin.headers,
+      payload: { rawText: 'Dana: The stipend is paid on the first business day of each month.', source: 'manual_raw', topic: 'Stipends' },
+    });
+    expect(res.statusCode).toBe(201);
+    expect(res.json()).toMatchObject({ topic: 'Stipends', status: 'completed' });
+  });
+
+  it('rejects bad input with 4xx naming the problem', async () => {
+    const up = (payload: unknown, headers: Record<string, string> = {}) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/conf/upload-transcript',
+        headers: { ...admin.headers, ...headers },
+        payload: payload as string,
+      });
+    expect(expectProblem(await up({ rawText: 'x'.repeat(40), source: 'manual_vtt' }), 400).errors?.[0]?.path).toBe('body.source');
+    expect(expectProblem(await up({ source: 'manual_raw' }), 400).errors?.[0]?.path).toBe('body.rawText');
+    expectProblem(await up({ rawText: 'too short', source: 'manual_raw' }), 422, 'TRANSCRIPT_TOO_SHORT');
+    const notVtt = multipart({ source: 'manual_vtt' }, { name: 'a.vtt', content: 'this is not a vtt file at all, really not' });
+    expectProblem(await up(notVtt.payload, notVtt.headers), 400, 'INVALID_VTT');
+    const noFile = multipart({ source: 'manual_vtt' });
+    expect(expectProblem(await up(noFile.payload, noFile.headers), 400).errors?.[0]?.path).toBe('body.file');
+    const wrongSource = multipart({ source: 'manual_raw' }, { name: 'a.vtt', content: VTT });
+    expect(expectProblem(await up(wrongSource.payload, wrongSource.headers), 400).errors?.[0]?.path).toBe('body.source');
+    expectProblem(await up('plain text', { 'content-type': 'text/plain' }), 415);
+  });
+
+  it('a file over UPLOAD_LIMIT_BYTES is 413', async () => {
+    const t2 = await appWith({ UPLOAD_LIMIT_BYTES: 2048 });
+    try {
+      const big = multipart(
+        { source: 'manual_vtt' },
+        { name: 'big.vtt', content: `${VTT}\n\n${'00:01:00.000 --> 00:01:01.000\nZ: words words\n\n'.repeat(200)}` },
+      );
+      const res = await t2.inject({
+        method: 'POST',
+        url: '/api/conf/upload-transcript',
+        payload: big.payload,
+        headers: { ...admin.headers, ...big.headers },
+      });
+      expectProblem(res, 413);
+    } finally {
+      await t2.close();
+    }
+  });
+});
+
+describe('meetings, insights, health, stats, backfill', () => {
+  it('lists meetings with filters and re-processes one (409 while pending)', async () => {
+    const list = await t.app.inject({ method: 'GET', url: '/api/conf/meetings?status=completed&limit=100', headers: admin.headers });
+    expect(list.statusCode).toBe(200);
+    const page = list.json() as { items: { id: string; status: string }[]; total: number };
+    expect(page.total).toBeGreaterThan(0);
+    expect(page.items.every((m) => m.status === 'completed')).toBe(true);
+    const id = page.items[0]?.id as string;
+    const before = sent().length;
+    const re = await t.app.inject({ method: 'POST', url: `/api/conf/meetings/${id}/transcript`, headers: admin.headers });
+    expect(re.statusCode).toBe(202);
+    expect(re.json()).toMatchObject({ id, status: 'pending' });
+    expect(sent().slice(before)).toEqual([{ name: 'conf.process-meeting', payload: { meetingId: id } }]);
+    expectProblem(await t.app.inject({ method: 'POST', url: `/api/conf/meetings/${id}/transcript`, headers: admin.headers }), 409);
+    expectProblem(
+      await t.app.inject({ method: 'GET', url: '/api/conf/meetings/00000000-0000-4000-8000-000000000000', headers: admin.headers }),
+      404,
+    );
+    expectProblem(await t.app.inject({ method: 'GET', url: '/api/conf/meetings?status=weird', headers: admin.headers }), 400);
+  });
+
+  it('insights: approve, edit, convert an approved one to a FAQ (once)', async () => {
+    const [m] = await t.ctx.db.select({ id: confMeetings.id }).from(confMeetings).limit(1);
+    const inserted = await t.ctx.db.execute(
+      sql`insert into conf_insights (meeting_id, question, answer, speaker) values (${m?.id}, 'When is the capstone due?', 'The last Friday of the term.', 'Alice Host') returning id`,
+    );
+    const insightId = (inserted.rows[0] as { id: string }).id;
+    expectProblem(
+      await t.app.inject({ method: 'POST', url: `/api/conf/insights/${insightId}/convert-to-faq`, headers: admin.headers, payload: {} }),
+      422,
+      'INSIGHT_NOT_APPROVED',
+    );
+    const put = await t.app.inject({
+      method: 'PUT',
+      url: `/api/conf/insights/${insightId}`,
+      headers: admin.headers,
+      payload: { status: 'approved', answer: 'On the last Friday of the term, through the portal.' },
+    });
+    expect(put.statusCode).toBe(200);
+    expect(put.json()).toMatchObject({
+      status: 'approved',
+      reviewedBy: admin.id,
+      answer: 'On the last Friday of the term, through the portal.',
+    });
+    expectProblem(await t.app.inject({ method: 'PUT', url: `/api/conf/insights/${insightId}`, headers: admin.headers, payload: {} }), 400);
+    const conv = await t.app.inject({ method: 'POST', url: `/api/conf/insights/${insightId}/convert-to-faq`, headers: admin.headers });
+    expect(conv.body).toContain('faq');
+    expect(conv.statusCode).toBe(201);
+    const faq = (conv.json() as { faq: { id: string; source: string; reviewStatus: string } }).faq;
+    expect(faq).toMatchObject({ source: 'conf_insight', reviewStatus: 'approved' });
+    const [row] = await t.ctx.db.select().from(faqs).where(eq(faqs.id, faq.id));
+    expect(row?.sourceId).toBe(insightId);
+    expectProblem(
+      await t.app.inject({ method: 'POST', url: `/api/conf/insights/${insightId}/convert-to-faq`, headers: admin.headers }),
+      409,
+    );
+    const list = await t.app.inject({ method: 'GET', url: '/api/conf/insights?status=approved', headers: admin.headers });
+    expect((list.json() as { items: { id: string }[] }).items.map((i) => i.id)).toContain(insightId);
+  });
+
+  it('health and public stats', async () => {
+    const health = await t.app.inject({ method: 'GET', url: '/api/conf/health', headers: admin.headers });
+    expect(health.statusCode).toBe(200);
+    expect(health.json()).toMatchObject({
+      configured: true,
+      webhookSecretConfigured: true,
+      connection: { connected: true },
+      queueDepth: null,
+    });
+    expect((health.json() as { lastMeetingAt: string | null }).lastMeetingAt).not.toBeNull();
+    const stats = await t.app.inject({ method: 'GET', url: '/api/conf/public-stats' });
+    expect(stats.statusCode).toBe(200);
+    const s = stats.json() as { meetingsProcessed: number; knowledgeItems: number; insightsApproved: number };
+    expect(s.meetingsProcessed).toBeGreaterThan(0);
+    expect(s.knowledgeItems).toBeGreaterThan(0);
+    expect(Object.keys(s).sort()).toEqual(['insightsApproved', 'knowledgeItems', 'lastProcessedAt', 'meetingsProcessed']);
+  });
+
+  it('backfill lists recordings month by month and queues those with transcripts', async () => {
+    fake.addRecording({ uuid: 'bf-1', hostId: 'zm-alice', topic: 'Old session', startTime: '2026-01-10T10:00:00Z', vtt: VTT });
+    fake.addRecording({ uuid: 'bf-2', hostId: 'zm-alice', topic: 'Older session', startTime: '2025-12-01T10:00:00Z', vtt: VTT });
+    fake.addRecording({ uuid: 'bf-novtt', hostId: 'zm-alice', topic: 'No transcript', startTime: '2026-01-05T10:00:00Z' });
+    const before = sent().length;
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/conf/auth/backfill?fromDate=2025-11-20&toDate=2026-01-31',
+      headers: admin.headers,
+    });
+    expect(res.statusCode).toBe(202);
+    expect(res.json()).toMatchObject({ recordings: 3, withTranscript: 2, queued: 2 });
+    expect(
+      sent()
+        .slice(before)
+        .map((j) => (j.payload as { meetingUuid: string }).meetingUuid)
+        .sort(),
+    ).toEqual(['bf-1', 'bf-2']);
+    const calls = fake.requests.filter((r) => r.path === '/v2/users/me/recordings').slice(-3);
+    expect(calls.map((c) => `${c.query.get('from')}..${c.query.get('to')}`)).toEqual([
+      '2025-11-20..2025-12-19',
+      '2025-12-20..2026-01-18',
+      '2026-01-19..2026-01-31',
+    ]);
+    for (const [q, path] of [
+      ['fromDate=2026-02-30&toDate=2026-03-01', 'query.fromDate'],
+      ['fromDate=2026-01-10&toDate=2026-01-01', 'query.toDate'],
+      ['fromDate=2025-01-01&toDate=2026-01-01', 'query.toDate'],
+      ['fromDate=yesterday&toDate=2026-01-01', 'query.fromDate'],
+    ] as const) {
+      const bad = await t.app.inject({ method: 'POST', url: `/api/conf/auth/backfill?${q}`, headers: admin.headers });
+      expect(expectProblem(bad, 400).errors?.[0]?.path).toBe(path);
+    }
+    const other = await t.signIn('admin');
+    expectProblem(
+      await t.app.inject({ method: 'POST', url: '/api/conf/auth/backfill?fromDate=2026-01-01&toDate=2026-01-02', headers: other.headers }),
+      422,
+      'CONF_NOT_CONNECTED',
+    );
+  });
+});

@@ -1,0 +1,144 @@
+import { BossJobQueue, type CoreContext, ensureQueues, handleConfWebhook, JOBS, processMeeting, reprocessMeeting } from '@cfaq/core';
+import { confMeetings, transcriptKnowledge, users } from '@cfaq/db/schema/index';
+import { createTestContext, type FakeConfProvider, signConfWebhook, startFakeConfProvider, type TestContext } from '@cfaq/testkit';
+import { eq } from 'drizzle-orm';
+import { PgBoss } from 'pg-boss';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startWorker, type Worker } from '../src/worker.js';
+
+const SECRET = 'boss-webhook-secret';
+const VTT = 'WEBVTT\n\n00:00:01.000 --> 00:00:04.000\nAlice: The library is open until nine on weekdays and noon on Saturdays.\n';
+let t: TestContext;
+let boss: PgBoss;
+let worker: Worker;
+let ctx: CoreContext;
+let fake: FakeConfProvider;
+let userId: string;
+
+beforeAll(async () => {
+  fake = await startFakeConfProvider();
+  fake.users.set('zm-boss', { id: 'zm-boss', email: 'boss@provider.test' });
+  t = await createTestContext({ env: { ...fake.env, CONF_WEBHOOK_SECRET_TOKEN: SECRET } });
+  boss = new PgBoss({ connectionString: t.url, schema: 'pgboss', max: 3, supervise: false, schedule: false });
+  boss.on('error', () => {});
+  await boss.start();
+  await ensureQueues(boss, JOBS);
+  ctx = { ...t.ctx, jobs: new BossJobQueue(boss) };
+  worker = await startWorker(ctx, boss);
+  // A connected user, tokens as the OAuth callback stores them.
+  const code = fake.issueCode('zm-boss', 'http://cb.test');
+  const form = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: 'http://cb.test' });
+  const tokens = (await (
+    await fetch(`${fake.url}/oauth/token`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${fake.clientId}:${fake.clientSecret}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: form,
+    })
+  ).json()) as { access_token: string; refresh_token: string };
+  const [u] = await t.ctx.db
+    .insert(users)
+    .values({ email: 'boss@local.test', name: 'Boss', passwordHash: 'x', role: 'admin', confConnected: true, confUserId: 'zm-boss' })
+    .returning({ id: users.id });
+  userId = u?.id as string;
+  await t.ctx.db
+    .update(users)
+    .set({
+      confAccessToken: t.ctx.secrets.encrypt(tokens.access_token, userId),
+      confRefreshToken: t.ctx.secrets.encrypt(tokens.refresh_token, userId),
+      confTokenExpiresAt: new Date(Date.now() + 3_600_000),
+    })
+    .where(eq(users.id, userId));
+}, 60_000);
+afterAll(async () => {
+  await worker?.stop(2000);
+  await boss?.stop({ graceful: false, close: true });
+  await t?.close();
+  await fake?.close();
+});
+
+async function until<T>(probe: () => Promise<T | null | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error('condition not reached');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('conf ingestion through pg-boss', () => {
+  it('a signed webhook is acknowledged once its job is committed, and the worker ingests the meeting', async () => {
+    fake.addRecording({ uuid: 'boss-1', hostId: 'zm-boss', topic: 'Library hours', vtt: VTT });
+    const raw = Buffer.from(JSON.stringify(fake.recordingEvent('boss-1')));
+    const headers = signConfWebhook(SECRET, raw.toString());
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        handleConfWebhook(ctx, { rawBody: raw, signature: headers['x-zm-signature'], timestamp: headers['x-zm-request-timestamp'] }),
+      ),
+    );
+    expect(answers.every((a) => 'received' in a && a.received)).toBe(true);
+    const { rows } = await t.ctx.pool.query(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'conf.ingest-recording'`);
+    expect(rows[0].n).toBe(1);
+    const meeting = await until(async () => {
+      const [m] = await t.ctx.db.select().from(confMeetings).where(eq(confMeetings.confMeetingId, 'boss-1'));
+      return m?.status === 'completed' ? m : null;
+    });
+    const knowledge = await t.ctx.db.select().from(transcriptKnowledge).where(eq(transcriptKnowledge.meetingId, meeting.id));
+    expect(knowledge).toHaveLength(1);
+    expect(knowledge[0]?.embedding).toHaveLength(768);
+  });
+
+  it('a meeting left pending by a killed worker is finished by the retry of its job, once', async () => {
+    fake.addRecording({ uuid: 'boss-killed', hostId: 'zm-boss', topic: 'Killed mid-job', vtt: VTT });
+    // The state a kill -9 leaves: the job's meeting row exists, pending, nothing else written.
+    const jobId = '6f1d3c55-1111-4222-8333-444455556666';
+    const [m] = await t.ctx.db
+      .insert(confMeetings)
+      .values({
+        confMeetingId: 'boss-killed',
+        topic: 'Killed mid-job',
+        sourcing: 'webhook',
+        userId,
+        status: 'pending',
+        payload: { jobId, transcriptUrl: fake.transcriptUrl('boss-killed') },
+      })
+      .returning();
+    const { ingestRecording, recordingPayloadOf } = await import('@cfaq/core');
+    const payload = recordingPayloadOf(fake.recordingEvent('boss-killed'), 'webhook');
+    expect(await ingestRecording(ctx, payload, { jobId: 'someone-else' })).toMatchObject({ status: 'skipped' });
+    expect(await ingestRecording(ctx, payload, { jobId })).toMatchObject({ status: 'completed', meetingId: m?.id });
+    expect(await ingestRecording(ctx, payload, { jobId })).toMatchObject({ status: 'skipped' });
+    const rows = await t.ctx.db.select().from(confMeetings).where(eq(confMeetings.confMeetingId, 'boss-killed'));
+    expect(rows.map((r) => r.status)).toEqual(['completed']);
+    expect(
+      await t.ctx.db
+        .select()
+        .from(transcriptKnowledge)
+        .where(eq(transcriptKnowledge.meetingId, m?.id as string)),
+    ).toHaveLength(1);
+  });
+
+  it('re-processing queues conf.process-meeting, which stores the meeting again from its kept transcript', async () => {
+    const [m] = await t.ctx.db.select().from(confMeetings).where(eq(confMeetings.confMeetingId, 'boss-1'));
+    const downloads = fake.requests.filter((r) => r.path.startsWith('/rec/download/')).length;
+    await reprocessMeeting(ctx, m?.id as string);
+    await until(async () => {
+      const [r] = await t.ctx.db
+        .select()
+        .from(confMeetings)
+        .where(eq(confMeetings.id, m?.id as string));
+      return r?.status === 'completed' ? r : null;
+    });
+    expect(fake.requests.filter((r) => r.path.startsWith('/rec/download/')).length).toBe(downloads);
+    expect(
+      await t.ctx.db
+        .select()
+        .from(transcriptKnowledge)
+        .where(eq(transcriptKnowledge.meetingId, m?.id as string)),
+    ).toHaveLength(1);
+    expect(await processMeeting(ctx, m?.id as string)).toMatchObject({ status: 'skipped' });
+  });
+});

@@ -1,0 +1,249 @@
+import type { Static, TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import type { CoreContext } from '../context.js';
+import { type AiProviderName, languageModel } from './providers.js';
+import { type AiPipeline, type ResolvedAi, resolveAi } from './settings.js';
+import { recordUsage } from './usage.js';
+
+/**
+ * The one way domain code calls an AI provider:
+ *
+ *   const r = await generateStructured(ctx, { pipeline: 'auto_answer', batchId, schema, system, prompt });
+ *   if (r.ok) use(r.value)            // typed by the TypeBox schema, validated
+ *   else if (r.outcome === 'no_provider') escalate(r.reason)   // never invent text
+ *   else escalate(r.reason)           // failed after bounded retries
+ *
+ * The provider and model come from the pipeline's choice (settings.ts: admin AI config over env over
+ * auto-detection). Every call has a timeout per attempt (AI_TIMEOUT_MS), at most AI_MAX_RETRIES
+ * retries with exponential backoff (429, 5xx, network, timeout, malformed or schema-invalid output;
+ * a 4xx other than 429 fails at once), an output-token cap (AI_MAX_OUTPUT_TOKENS), and output checked
+ * against the schema: a reply that does not parse or validate is a failed attempt, never a guess.
+ * Usage (calls, failures, retries, input and output tokens) is added per provider, model, pipeline and
+ * program. It never throws for a provider failure; it throws only for a programming error.
+ */
+export interface GenerateRequest<S extends TSchema> {
+  pipeline: AiPipeline;
+  /** Program the call is for (usage is recorded per program); null when none. */
+  batchId?: string | null;
+  schema: S;
+  /** Name of the output for providers that use one (tool name, schema name). */
+  schemaName?: string;
+  system: string;
+  prompt: string;
+  /** Lower cap than AI_MAX_OUTPUT_TOKENS for this call. */
+  maxOutputTokens?: number;
+  signal?: AbortSignal;
+  /** Use this provider/model instead of the pipeline's choice (the provider test). */
+  override?: { provider: AiProviderName; model?: string };
+  /** Already resolved settings (a run resolves once and reuses them). */
+  resolved?: ResolvedAi;
+}
+
+export type FailureKind = 'timeout' | 'rate_limited' | 'server_error' | 'http_error' | 'network' | 'malformed' | 'aborted';
+
+export interface CallInfo {
+  provider: AiProviderName;
+  model: string;
+  attempts: number;
+  latencyMs: number;
+  usage: { inputTokens: number; outputTokens: number };
+}
+
+export type GenerateResult<T> =
+  | ({ ok: true; value: T } & CallInfo)
+  | { ok: false; outcome: 'no_provider'; reason: string; provider: AiProviderName | null; model: string | null }
+  | ({ ok: false; outcome: 'failed'; reason: string; failure: FailureKind; status?: number } & CallInfo);
+
+/** JSON Schema for providers: TypeBox's symbols dropped, objects closed (OpenAI strict mode needs it). */
+export function providerSchema(schema: TSchema): Record<string, unknown> {
+  const close = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(close);
+    if (!node || typeof node !== 'object') return node;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(node)) out[k] = close(v);
+    if (out.type === 'object' && out.additionalProperties === undefined) out.additionalProperties = false;
+    return out;
+  };
+  return close(JSON.parse(JSON.stringify(schema))) as Record<string, unknown>;
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (ms <= 0) return resolve();
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t);
+        resolve();
+      },
+      { once: true },
+    );
+  });
+
+interface Classified {
+  kind: FailureKind;
+  retryable: boolean;
+  status?: number;
+  message: string;
+  retryAfterMs?: number;
+  usage?: { inputTokens: number; outputTokens: number };
+}
+
+type AiSdk = typeof import('ai');
+
+function classify(ai: AiSdk, err: unknown, timedOut: boolean, callerAborted: boolean): Classified {
+  const { APICallError, NoObjectGeneratedError } = ai;
+  if (callerAborted) return { kind: 'aborted', retryable: false, message: 'aborted by the caller' };
+  if (timedOut) return { kind: 'timeout', retryable: true, message: 'provider did not answer in time' };
+  if (APICallError.isInstance(err)) {
+    const status = err.statusCode;
+    const headers = err.responseHeaders ?? {};
+    const ra = Number(headers['retry-after']);
+    const retryAfterMs = Number.isFinite(ra) && ra >= 0 ? Math.min(ra * 1000, 30_000) : undefined;
+    const base = {
+      message: `${status ?? 'network'}: ${err.message}`.slice(0, 500),
+      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+    };
+    if (status === undefined) return { kind: 'network', retryable: true, ...base };
+    // A 2xx the client could not read (a body that is not JSON, a missing field) is a malformed reply.
+    if (status >= 200 && status < 300) return { kind: 'malformed', retryable: true, status, ...base };
+    if (status === 429) return { kind: 'rate_limited', retryable: true, status, ...base };
+    if (status >= 500) return { kind: 'server_error', retryable: true, status, ...base };
+    if (status === 408) return { kind: 'timeout', retryable: true, status, ...base };
+    return { kind: 'http_error', retryable: false, status, ...base };
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  const usage =
+    NoObjectGeneratedError.isInstance(err) && err.usage
+      ? { inputTokens: err.usage.inputTokens ?? 0, outputTokens: err.usage.outputTokens ?? 0 }
+      : undefined;
+  return { kind: 'malformed', retryable: true, message: `malformed reply: ${message}`.slice(0, 500), ...(usage ? { usage } : {}) };
+}
+
+export async function generateStructured<S extends TSchema>(
+  ctx: Pick<CoreContext, 'db' | 'pool' | 'config' | 'secrets' | 'log' | 'clock'>,
+  req: GenerateRequest<S>,
+): Promise<GenerateResult<Static<S>>> {
+  const resolved = req.resolved ?? (await resolveAi(ctx));
+  let provider: AiProviderName;
+  let model: string;
+  if (req.override) {
+    const state = resolved.providers[req.override.provider];
+    if (!state.configured)
+      return {
+        ok: false,
+        outcome: 'no_provider',
+        reason: `no provider configured: ${req.override.provider} has no ${req.override.provider === 'ollama' ? 'host' : 'API key'}`,
+        provider: req.override.provider,
+        model: null,
+      };
+    provider = req.override.provider;
+    model = req.override.model ?? state.defaultModel;
+  } else {
+    const choice = resolved.choose(req.pipeline);
+    if (!choice.configured)
+      return { ok: false, outcome: 'no_provider', reason: choice.reason, provider: choice.provider, model: choice.model };
+    provider = choice.provider;
+    model = choice.model;
+  }
+  const state = resolved.providers[provider];
+  const ai = await import('ai');
+  const { generateText, jsonSchema, Output } = ai;
+  const lm = await languageModel({
+    provider,
+    model,
+    baseUrl: state.baseUrl,
+    openaiApi: ctx.config.OPENAI_API,
+    ...(state.apiKey ? { apiKey: state.apiKey } : {}),
+  });
+  const schema = jsonSchema<Static<S>>(providerSchema(req.schema) as never, {
+    validate: (value) => {
+      if (Value.Check(req.schema, value)) return { success: true, value: value as Static<S> };
+      const first = Value.Errors(req.schema, value).First();
+      return { success: false, error: new Error(first ? `${first.path || '/'}: ${first.message}` : 'does not match the schema') };
+    },
+  });
+  const maxOutputTokens = Math.min(req.maxOutputTokens ?? ctx.config.AI_MAX_OUTPUT_TOKENS, ctx.config.AI_MAX_OUTPUT_TOKENS);
+  const maxAttempts = 1 + ctx.config.AI_MAX_RETRIES;
+  const started = performance.now();
+  const usage = { inputTokens: 0, outputTokens: 0 };
+  let attempts = 0;
+  let last: Classified | null = null;
+
+  while (attempts < maxAttempts) {
+    attempts++;
+    const timeout = AbortSignal.timeout(ctx.config.AI_TIMEOUT_MS);
+    const signal = req.signal ? AbortSignal.any([timeout, req.signal]) : timeout;
+    try {
+      const result = await generateText({
+        model: lm,
+        system: req.system,
+        prompt: req.prompt,
+        output: Output.object({ schema, name: req.schemaName ?? 'result' }),
+        maxOutputTokens,
+        temperature: 0,
+        maxRetries: 0,
+        abortSignal: signal,
+        // Ollama reads the cap and temperature only from `options` (the provider's top-level fields are ignored).
+        ...(provider === 'ollama' ? { providerOptions: { ollama: { options: { num_predict: maxOutputTokens, temperature: 0 } } } } : {}),
+      });
+      const value = result.output as Static<S>;
+      usage.inputTokens += result.usage.inputTokens ?? 0;
+      usage.outputTokens += result.usage.outputTokens ?? 0;
+      const info: CallInfo = { provider, model, attempts, latencyMs: Math.round(performance.now() - started), usage };
+      await safeRecord(ctx, {
+        provider,
+        model,
+        pipeline: req.pipeline,
+        batchId: req.batchId ?? null,
+        failed: false,
+        retries: attempts - 1,
+        ...usage,
+      });
+      ctx.log.info({ provider, model, pipeline: req.pipeline, attempts, latencyMs: info.latencyMs, ...usage }, '[ai] call ok');
+      return { ok: true, value, ...info };
+    } catch (err) {
+      last = classify(ai, err, timeout.aborted, req.signal?.aborted === true);
+      if (last.usage) {
+        usage.inputTokens += last.usage.inputTokens;
+        usage.outputTokens += last.usage.outputTokens;
+      }
+      ctx.log.warn(
+        { provider, model, pipeline: req.pipeline, attempt: attempts, failure: last.kind, status: last.status, err: last.message },
+        '[ai] attempt failed',
+      );
+      if (!last.retryable || attempts >= maxAttempts) break;
+      const backoff = ctx.config.AI_RETRY_BASE_MS * 2 ** (attempts - 1);
+      await sleep(Math.min(last.retryAfterMs ?? backoff, 30_000), req.signal);
+      if (req.signal?.aborted) break;
+    }
+  }
+  const failure = last as Classified;
+  const info: CallInfo = { provider, model, attempts, latencyMs: Math.round(performance.now() - started), usage };
+  await safeRecord(ctx, {
+    provider,
+    model,
+    pipeline: req.pipeline,
+    batchId: req.batchId ?? null,
+    failed: true,
+    retries: attempts - 1,
+    ...usage,
+  });
+  return {
+    ok: false,
+    outcome: 'failed',
+    reason: `${provider} call failed after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${failure.message}`,
+    failure: failure.kind,
+    ...(failure.status !== undefined ? { status: failure.status } : {}),
+    ...info,
+  };
+}
+
+async function safeRecord(ctx: Pick<CoreContext, 'pool' | 'clock' | 'log'>, d: Parameters<typeof recordUsage>[1]) {
+  try {
+    await recordUsage(ctx, d);
+  } catch (err) {
+    ctx.log.error({ err }, '[ai] could not record usage');
+  }
+}

@@ -1,0 +1,4 @@
+export * from './generate.js';
+export * from './providers.js';
+export * from './settings.js';
+export * from './usage.js';

@@ -1,0 +1,87 @@
+import type { LanguageModel } from 'ai';
+import { AI_PROVIDERS, type AiProviderName, type Config } from '../config/schema.js';
+
+export { AI_PROVIDERS, type AiProviderName };
+
+/** Detection order (spec): the first provider with a key (Ollama: a host) is the default. */
+export const DETECTION_ORDER: readonly AiProviderName[] = AI_PROVIDERS;
+
+export const isProviderName = (v: unknown): v is AiProviderName => typeof v === 'string' && (AI_PROVIDERS as readonly string[]).includes(v);
+
+/** Environment view of one provider: key, base URL, default model. */
+export function envProvider(config: Config, p: AiProviderName): { apiKey?: string; baseUrl: string; model: string } {
+  switch (p) {
+    case 'openai':
+      return {
+        ...(config.OPENAI_API_KEY ? { apiKey: config.OPENAI_API_KEY } : {}),
+        baseUrl: config.OPENAI_BASE_URL,
+        model: config.OPENAI_MODEL,
+      };
+    case 'anthropic':
+      return {
+        ...(config.ANTHROPIC_API_KEY ? { apiKey: config.ANTHROPIC_API_KEY } : {}),
+        baseUrl: config.ANTHROPIC_BASE_URL,
+        model: config.ANTHROPIC_MODEL,
+      };
+    case 'gemini':
+      return {
+        ...(config.GEMINI_API_KEY ? { apiKey: config.GEMINI_API_KEY } : {}),
+        baseUrl: config.GEMINI_BASE_URL,
+        model: config.GEMINI_MODEL,
+      };
+    case 'ollama':
+      return { baseUrl: config.OLLAMA_HOST ?? '', model: config.OLLAMA_MODEL };
+  }
+}
+
+/** The API version path each client expects at the end of its base URL, added when the setting omits it. */
+const VERSION_SUFFIX: Record<AiProviderName, RegExp | null> = {
+  openai: null,
+  anthropic: /\/v1$/,
+  gemini: /\/v1(beta)?$/,
+  ollama: /\/api$/,
+};
+const SUFFIX: Record<AiProviderName, string> = { openai: '', anthropic: '/v1', gemini: '/v1beta', ollama: '/api' };
+
+export function clientBaseUrl(p: AiProviderName, baseUrl: string): string {
+  const trimmed = baseUrl.replace(/\/+$/, '');
+  const re = VERSION_SUFFIX[p];
+  return re && !re.test(trimmed) ? `${trimmed}${SUFFIX[p]}` : trimmed;
+}
+
+export interface ModelSpec {
+  provider: AiProviderName;
+  model: string;
+  apiKey?: string;
+  baseUrl: string;
+  /** OpenAI only: the Responses API (default) or Chat Completions. */
+  openaiApi?: 'responses' | 'chat';
+}
+
+/**
+ * The Vercel AI SDK model for a provider. Every client gets its base URL from settings, so tests point
+ * them at the fake servers in packages/testkit; retries are ours (generate.ts), so the SDK's are off.
+ * The client libraries load on first use, so processes that never call a provider start faster.
+ */
+export async function languageModel(spec: ModelSpec): Promise<LanguageModel> {
+  const baseURL = clientBaseUrl(spec.provider, spec.baseUrl);
+  switch (spec.provider) {
+    case 'openai': {
+      const { createOpenAI } = await import('@ai-sdk/openai');
+      const openai = createOpenAI({ apiKey: spec.apiKey ?? '', baseURL });
+      return spec.openaiApi === 'chat' ? openai.chat(spec.model) : openai.responses(spec.model);
+    }
+    case 'anthropic': {
+      const { createAnthropic } = await import('@ai-sdk/anthropic');
+      return createAnthropic({ apiKey: spec.apiKey ?? '', baseURL })(spec.model);
+    }
+    case 'gemini': {
+      const { createGoogleGenerativeAI } = await import('@ai-sdk/google');
+      return createGoogleGenerativeAI({ apiKey: spec.apiKey ?? '', baseURL })(spec.model);
+    }
+    case 'ollama': {
+      const { createOllama } = await import('ollama-ai-provider-v2');
+      return createOllama({ baseURL, ...(spec.apiKey ? { headers: { authorization: `Bearer ${spec.apiKey}` } } : {}) })(spec.model);
+    }
+  }
+}

@@ -1,0 +1,125 @@
+import { aiConfigs } from '@cfaq/db/schema/index';
+import { eq } from 'drizzle-orm';
+import type { CoreContext } from '../context.js';
+import { AI_PROVIDERS, type AiProviderName, DETECTION_ORDER, envProvider, isProviderName } from './providers.js';
+
+/**
+ * Which provider and model each pipeline uses. Precedence, highest first: the admin AI config's
+ * per-pipeline choice (auto_answer, faq_audit), the admin config's general provider, the pipeline's
+ * environment setting (AUTO_ANSWER_PROVIDER, FAQ_AUDIT_PROVIDER), then auto-detection (the first of
+ * openai, anthropic, gemini, ollama that has a key, for Ollama a host). Keys and base URLs likewise:
+ * the admin config's value wins over the environment's.
+ */
+export type AiPipeline = 'auto_answer' | 'faq_audit' | 'knowledge_chat' | 'conf_insights' | 'provider_test';
+export const AI_PIPELINES: readonly AiPipeline[] = ['auto_answer', 'faq_audit', 'knowledge_chat', 'conf_insights'];
+
+export const AI_CONFIG_SCOPE = 'global';
+export type AiConfigRow = typeof aiConfigs.$inferSelect;
+
+export interface ProviderState {
+  name: AiProviderName;
+  configured: boolean;
+  apiKey?: string;
+  keySource: 'config' | 'env' | null;
+  baseUrl: string;
+  baseUrlSource: 'config' | 'env';
+  defaultModel: string;
+}
+
+export type PipelineChoice =
+  | { provider: AiProviderName; model: string; source: 'config' | 'env' | 'auto'; configured: true }
+  | { provider: AiProviderName | null; model: string | null; source: 'config' | 'env' | 'auto' | null; configured: false; reason: string };
+
+export interface ResolvedAi {
+  row: AiConfigRow | null;
+  providers: Record<AiProviderName, ProviderState>;
+  detected: AiProviderName | null;
+  choose(pipeline: AiPipeline): PipelineChoice;
+}
+
+export const keyAad = (rowId: string, provider: string) => `${rowId}:ai-key:${provider}`;
+
+export async function loadAiConfigRow(ctx: Pick<CoreContext, 'db'>): Promise<AiConfigRow | null> {
+  const [row] = await ctx.db.select().from(aiConfigs).where(eq(aiConfigs.scope, AI_CONFIG_SCOPE)).limit(1);
+  return row ?? null;
+}
+
+/** Decrypts one stored key; a key that no longer decrypts (rotated ENCRYPTION_KEY) counts as absent. */
+export function storedKey(ctx: Pick<CoreContext, 'secrets' | 'log'>, row: AiConfigRow | null, p: AiProviderName): string | undefined {
+  const enc = row?.apiKeys?.[p];
+  if (!row || !enc) return undefined;
+  try {
+    return ctx.secrets.decrypt(enc, keyAad(row.id, p));
+  } catch {
+    ctx.log.warn({ provider: p }, 'stored AI key does not decrypt with the current ENCRYPTION_KEY; ignoring it');
+    return undefined;
+  }
+}
+
+export function resolveAiFromRow(ctx: Pick<CoreContext, 'config' | 'secrets' | 'log'>, row: AiConfigRow | null): ResolvedAi {
+  const providers = {} as Record<AiProviderName, ProviderState>;
+  for (const p of AI_PROVIDERS) {
+    const env = envProvider(ctx.config, p);
+    const cfgKey = storedKey(ctx, row, p);
+    const cfgUrl = row?.baseUrls?.[p];
+    const apiKey = cfgKey ?? env.apiKey;
+    const baseUrl = cfgUrl || env.baseUrl;
+    const configured = p === 'ollama' ? baseUrl.length > 0 : !!apiKey;
+    providers[p] = {
+      name: p,
+      configured,
+      ...(apiKey ? { apiKey } : {}),
+      keySource: cfgKey ? 'config' : env.apiKey ? 'env' : null,
+      baseUrl,
+      baseUrlSource: cfgUrl ? 'config' : 'env',
+      defaultModel: env.model,
+    };
+  }
+  const detected = DETECTION_ORDER.find((p) => providers[p].configured) ?? null;
+
+  const choose = (pipeline: AiPipeline): PipelineChoice => {
+    const levels: { provider: unknown; model: unknown; source: 'config' | 'env' }[] = [];
+    if (pipeline === 'auto_answer') levels.push({ provider: row?.autoAnswerProvider, model: row?.autoAnswerModel, source: 'config' });
+    if (pipeline === 'faq_audit') levels.push({ provider: row?.auditProvider, model: row?.auditModel, source: 'config' });
+    levels.push({ provider: row?.provider, model: row?.model, source: 'config' });
+    if (pipeline === 'auto_answer')
+      levels.push({ provider: ctx.config.AUTO_ANSWER_PROVIDER, model: ctx.config.AUTO_ANSWER_MODEL, source: 'env' });
+    if (pipeline === 'faq_audit')
+      levels.push({ provider: ctx.config.FAQ_AUDIT_PROVIDER, model: ctx.config.FAQ_AUDIT_MODEL, source: 'env' });
+    for (const l of levels) {
+      if (!isProviderName(l.provider)) continue;
+      const state = providers[l.provider];
+      const model = typeof l.model === 'string' && l.model ? l.model : state.defaultModel;
+      if (!state.configured)
+        return {
+          provider: l.provider,
+          model,
+          source: l.source,
+          configured: false,
+          reason: `no provider configured: ${l.provider} is selected for ${pipeline} but has no ${l.provider === 'ollama' ? 'host' : 'API key'}`,
+        };
+      return { provider: l.provider, model, source: l.source, configured: true };
+    }
+    if (!detected)
+      return {
+        provider: null,
+        model: null,
+        source: null,
+        configured: false,
+        reason:
+          'no provider configured: set OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or OLLAMA_HOST, or an API key in the admin AI config',
+      };
+    // The pipeline's model setting (AUTO_ANSWER_MODEL, FAQ_AUDIT_MODEL) also applies to a detected provider.
+    const model =
+      (pipeline === 'auto_answer' ? ctx.config.AUTO_ANSWER_MODEL : pipeline === 'faq_audit' ? ctx.config.FAQ_AUDIT_MODEL : undefined) ??
+      providers[detected].defaultModel;
+    return { provider: detected, model, source: 'auto', configured: true };
+  };
+
+  return { row, providers, detected, choose };
+}
+
+/** The admin config (if any) over the environment, read fresh so an admin change applies to the next call. */
+export async function resolveAi(ctx: Pick<CoreContext, 'db' | 'config' | 'secrets' | 'log'>): Promise<ResolvedAi> {
+  return resolveAiFromRow(ctx, await loadAiConfigRow(ctx));
+}

@@ -1,0 +1,95 @@
+import type { CoreContext } from '../context.js';
+
+/**
+ * Eligibility (spec): status open, aiAnswerStatus null or escalated, at least
+ * AUTO_ANSWER_MIN_POST_AGE_HOURS old, no attempt within AUTO_ANSWER_COOLDOWN_HOURS, not deleted, in a
+ * live program. Claiming is one UPDATE over `FOR UPDATE SKIP LOCKED` rows that stamps
+ * ai_answer_attempted_at and a run id and adds 1 to aiAnswerAttempts, so two workers (or a schedule
+ * and an admin run) never take the same post: the second sees the stamp and skips it. A claim older
+ * than CLAIM_LEASE_MINUTES counts as abandoned (a crashed worker).
+ */
+export const CLAIM_LEASE_MINUTES = 15;
+
+export interface ClaimFilter {
+  batchId?: string | undefined;
+  postId?: string | undefined;
+  /** An admin run on one post skips the age and cooldown rules (not the state rules). */
+  ignoreAgeAndCooldown?: boolean;
+  limit: number;
+}
+
+export interface ClaimedPost {
+  id: string;
+  batchId: string;
+  title: string;
+  body: string;
+  authorId: string | null;
+  aiAnswerStatus: string | null;
+  attempts: number;
+}
+
+function eligibleWhere(p: string, f: ClaimFilter, params: unknown[], now: Date, ctx: Pick<CoreContext, 'config'>): string {
+  const add = (v: unknown) => {
+    params.push(v);
+    return `$${params.length}`;
+  };
+  const conds = [
+    `${p}.status = 'open'`,
+    `${p}.deleted_at IS NULL`,
+    `(${p}.ai_answer_status IS NULL OR ${p}.ai_answer_status = 'escalated')`,
+    // A demoted AI answer waits for a human (or a change of the post's text).
+    `${p}.ai_answer_not_helpful_at IS NULL`,
+    `(${p}.batch_id IS NULL OR EXISTS (SELECT 1 FROM batches b WHERE b.id = ${p}.batch_id AND b.deleted_at IS NULL))`,
+    `(${p}.ai_answer_claim IS NULL OR ${p}.ai_answer_attempted_at < ${add(new Date(now.getTime() - CLAIM_LEASE_MINUTES * 60_000))})`,
+  ];
+  if (!f.ignoreAgeAndCooldown) {
+    conds.push(`${p}.created_at <= ${add(new Date(now.getTime() - ctx.config.AUTO_ANSWER_MIN_POST_AGE_HOURS * 3_600_000))}`);
+    conds.push(
+      `(${p}.ai_answer_attempted_at IS NULL OR ${p}.ai_answer_attempted_at <= ${add(new Date(now.getTime() - ctx.config.AUTO_ANSWER_COOLDOWN_HOURS * 3_600_000))})`,
+    );
+  }
+  if (f.batchId) conds.push(`${p}.batch_id = ${add(f.batchId)}`);
+  if (f.postId) conds.push(`${p}.id = ${add(f.postId)}`);
+  return conds.join(' AND ');
+}
+
+const columns = (p: string) => `${p}.id, coalesce(${p}.batch_id, (SELECT d.id FROM batches d WHERE d.is_default LIMIT 1)) AS "batchId",
+  ${p}.title, ${p}.body, ${p}.author_id AS "authorId", ${p}.ai_answer_status AS "aiAnswerStatus", ${p}.ai_answer_attempts AS attempts`;
+
+/** Claims up to `limit` eligible posts, oldest first. */
+export async function claimPosts(
+  ctx: Pick<CoreContext, 'pool' | 'clock' | 'config'>,
+  runId: string,
+  f: ClaimFilter,
+): Promise<ClaimedPost[]> {
+  const now = ctx.clock.now();
+  const params: unknown[] = [];
+  const inner = eligibleWhere('c', f, params, now, ctx);
+  const outer = eligibleWhere('p', f, params, now, ctx);
+  params.push(f.limit, now, runId);
+  const n = params.length;
+  const { rows } = await ctx.pool.query<ClaimedPost>(
+    // MATERIALIZED: the picked set is computed once (an IN (... LIMIT) sub-query may be re-run and exceed the limit).
+    `WITH picked AS MATERIALIZED (
+       SELECT c.id FROM community_posts c WHERE ${inner} ORDER BY c.created_at, c.id LIMIT $${n - 2} FOR UPDATE SKIP LOCKED)
+     UPDATE community_posts p
+        SET ai_answer_attempted_at = $${n - 1}, ai_answer_claim = $${n}, ai_answer_attempts = p.ai_answer_attempts + 1
+       FROM picked
+      WHERE p.id = picked.id AND ${outer}
+      RETURNING ${columns('p')}`,
+    params,
+  );
+  return rows;
+}
+
+/** The posts a run would take, without claiming them (dry runs). */
+export async function previewEligible(ctx: Pick<CoreContext, 'pool' | 'clock' | 'config'>, f: ClaimFilter): Promise<ClaimedPost[]> {
+  const params: unknown[] = [];
+  const where = eligibleWhere('community_posts', f, params, ctx.clock.now(), ctx);
+  params.push(f.limit);
+  const { rows } = await ctx.pool.query<ClaimedPost>(
+    `SELECT ${columns('community_posts')} FROM community_posts WHERE ${where} ORDER BY created_at, id LIMIT $${params.length}`,
+    params,
+  );
+  return rows;
+}

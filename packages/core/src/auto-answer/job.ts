@@ -1,0 +1,20 @@
+import { Type as T } from '@sinclair/typebox';
+import { DEFAULT_POLICY, defineJob } from '../jobs/contract.js';
+
+/**
+ * The auto-answer run in the worker: scheduled every AUTO_ANSWER_INTERVAL_HOURS (empty payload), or
+ * enqueued by the admin trigger (`all`, `batchId`). Two of these running at once never answer one
+ * post twice (claim.ts).
+ */
+export const autoAnswerJob = defineJob({
+  name: 'pipeline.auto-answer',
+  payload: T.Object({
+    trigger: T.Optional(T.Union([T.Literal('schedule'), T.Literal('admin')])),
+    all: T.Optional(T.Boolean()),
+    batchId: T.Optional(T.String({ format: 'uuid' })),
+    postId: T.Optional(T.String({ format: 'uuid' })),
+    requestedBy: T.Optional(T.String({ format: 'uuid' })),
+  }),
+  policy: { ...DEFAULT_POLICY, retryLimit: 1, retryDelaySeconds: 60, expireInSeconds: 60 * 60 },
+  schedule: (config) => ({ everyMinutes: config.AUTO_ANSWER_INTERVAL_HOURS * 60 }),
+});

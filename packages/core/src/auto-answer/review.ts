@@ -1,0 +1,274 @@
+import { aiAnswerOutcomes, communityPosts, pipelineResults } from '@cfaq/db/schema/index';
+import { and, count, desc, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
+import { writeAdminLog } from '../audit/index.js';
+import type { CoreContext } from '../context.js';
+import { notFound, unprocessable } from '../errors/index.js';
+import { notify, teaDrop } from '../notifications/index.js';
+import type { Actor } from '../shared/db.js';
+import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
+
+/**
+ * Admin review of AI answers.
+ *
+ * - queue: suggested and escalated answers with answer, confidence, source, sources and reason.
+ * - review actions (PATCH /admin/auto-answer/:postId), result states:
+ *   approve  (from suggested, escalated or rejected): aiAnswerStatus approved, published; manualAnswer
+ *            replaces the text (aiAnswerSource manual); the post becomes answered; the author gets a
+ *            notification and a tea drop. 422 when there is no text to publish.
+ *   reject   (from suggested, escalated or approved): aiAnswerStatus rejected; the text stays for staff
+ *            only; an approved answer is unpublished (the post reopens unless a comment is accepted).
+ *            A rejected post is not auto-answered again until its title or body changes.
+ *   escalate (from suggested, approved or rejected): aiAnswerStatus escalated with the reason; an
+ *            approved answer is unpublished. Escalated posts are eligible for later runs.
+ *   Every action sets aiAnswerReviewedAt/By, marks the post's latest PipelineResult reviewed and is
+ *   audit-logged. A post without an AI answer state, or an action from a state it does not leave, is 422.
+ */
+export type ReviewAction = 'approve' | 'reject' | 'escalate';
+
+export interface QueueItem {
+  id: string;
+  postId: string;
+  batchId: string | null;
+  title: string;
+  body: string;
+  authorId: string | null;
+  status: string;
+  aiAnswerStatus: string;
+  answer: string | null;
+  confidence: number | null;
+  source: string | null;
+  sources: string[];
+  reason: string | null;
+  attempts: number;
+  suggestedAt: string | null;
+  escalatedAt: string | null;
+  lastCheckedAt: string | null;
+  createdAt: string;
+}
+
+export interface QueueQuery extends PageQuery {
+  batchId?: string | undefined;
+  status?: 'suggested' | 'escalated' | undefined;
+}
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+export async function listReviewQueue(ctx: Pick<CoreContext, 'db'>, q: QueueQuery): Promise<Page<QueueItem>> {
+  const w = pageWindow(q);
+  const where = and(
+    isNull(communityPosts.deletedAt),
+    q.status ? eq(communityPosts.aiAnswerStatus, q.status) : inArray(communityPosts.aiAnswerStatus, ['suggested', 'escalated']),
+    q.batchId ? eq(communityPosts.batchId, q.batchId) : undefined,
+  );
+  const [rows, [total]] = await Promise.all([
+    ctx.db
+      .select()
+      .from(communityPosts)
+      .where(where)
+      .orderBy(
+        desc(sql`coalesce(${communityPosts.aiAnswerSuggestedAt}, ${communityPosts.aiAnswerEscalatedAt}, ${communityPosts.createdAt})`),
+        desc(communityPosts.id),
+      )
+      .limit(w.limit)
+      .offset(w.offset),
+    ctx.db.select({ n: count() }).from(communityPosts).where(where),
+  ]);
+  const items = rows.map((p) => ({
+    id: p.id,
+    postId: p.id,
+    batchId: p.batchId,
+    title: p.title,
+    body: p.body,
+    authorId: p.authorId,
+    status: p.status,
+    aiAnswerStatus: p.aiAnswerStatus as string,
+    answer: p.aiAnswer,
+    confidence: p.aiAnswerConfidence,
+    source: p.aiAnswerSource,
+    sources: p.aiAnswerSources,
+    reason: p.aiAnswerEscalatedReason,
+    attempts: p.aiAnswerAttempts,
+    suggestedAt: iso(p.aiAnswerSuggestedAt),
+    escalatedAt: iso(p.aiAnswerEscalatedAt),
+    lastCheckedAt: iso(p.lastCheckedAt),
+    createdAt: p.createdAt.toISOString(),
+  }));
+  return toPage(items, total?.n ?? 0, w);
+}
+
+const FROM: Record<ReviewAction, readonly string[]> = {
+  approve: ['suggested', 'escalated', 'rejected'],
+  reject: ['suggested', 'escalated', 'approved'],
+  escalate: ['suggested', 'approved', 'rejected'],
+};
+
+export interface ReviewInput {
+  action: ReviewAction;
+  manualAnswer?: string | undefined;
+  reason?: string | undefined;
+}
+
+export interface ReviewResult {
+  postId: string;
+  action: ReviewAction;
+  previousStatus: string;
+  aiAnswerStatus: string;
+  aiAnswer: string | null;
+  aiAnswerSource: string | null;
+  aiAnswerConfidence: number | null;
+  status: string;
+  aiAnswerReviewedAt: string;
+  aiAnswerReviewedBy: string;
+}
+
+export async function reviewAiAnswer(
+  ctx: Pick<CoreContext, 'db' | 'clock'>,
+  actor: Actor,
+  postId: string,
+  input: ReviewInput,
+  ip?: string,
+): Promise<ReviewResult> {
+  const now = ctx.clock.now();
+  return ctx.db.transaction(async (tx) => {
+    const [post] = await tx
+      .select()
+      .from(communityPosts)
+      .where(and(eq(communityPosts.id, postId), isNull(communityPosts.deletedAt)))
+      .for('update')
+      .limit(1);
+    if (!post) throw notFound('Post', 'POST_NOT_FOUND');
+    const from = post.aiAnswerStatus;
+    if (!from) throw unprocessable('NO_AI_ANSWER', 'The post has no AI answer to review');
+    if (!FROM[input.action].includes(from))
+      throw unprocessable('INVALID_REVIEW_TRANSITION', `Cannot ${input.action} an AI answer that is ${from}`);
+    const reviewed = { aiAnswerReviewedAt: now, aiAnswerReviewedBy: actor.id, aiAnswerClaim: null, updatedAt: now };
+    const reopen = from === 'approved' && !post.acceptedCommentId ? { status: 'open' as const, answeredAt: null } : {};
+    let set: Partial<typeof communityPosts.$inferInsert>;
+    if (input.action === 'approve') {
+      const text = input.manualAnswer?.trim() || post.aiAnswer?.trim();
+      if (!text) throw unprocessable('NO_ANSWER_TEXT', 'There is no answer text to publish; send manualAnswer');
+      set = {
+        ...reviewed,
+        aiAnswer: text,
+        aiAnswerStatus: 'approved',
+        aiAnswerSource: input.manualAnswer?.trim() ? 'manual' : post.aiAnswerSource,
+        aiAnswerEscalatedReason: null,
+        aiAnswerScore: 0,
+        aiAnswerNotHelpfulAt: null,
+        status: 'answered',
+        answeredAt: post.answeredAt ?? now,
+      };
+    } else if (input.action === 'reject') {
+      set = { ...reviewed, ...reopen, aiAnswerStatus: 'rejected', aiAnswerEscalatedReason: input.reason ?? post.aiAnswerEscalatedReason };
+    } else {
+      set = {
+        ...reviewed,
+        ...reopen,
+        aiAnswerStatus: 'escalated',
+        aiAnswerEscalatedAt: now,
+        aiAnswerEscalatedReason: input.reason ?? 'escalated by admin review',
+      };
+    }
+    const [row] = await tx.update(communityPosts).set(set).where(eq(communityPosts.id, postId)).returning();
+    const p = row as typeof communityPosts.$inferSelect;
+    if (from === 'approved' && input.action !== 'approve')
+      await tx
+        .update(aiAnswerOutcomes)
+        .set({ demotedAt: now, demotedReason: `admin ${input.action}` })
+        .where(and(eq(aiAnswerOutcomes.postId, postId), isNull(aiAnswerOutcomes.demotedAt)));
+    if (input.action === 'approve') {
+      await tx
+        .insert(aiAnswerOutcomes)
+        .values({ postId, batchId: p.batchId, confidence: p.aiAnswerConfidence, publishedBy: 'admin', publishedAt: now });
+      if (p.authorId) {
+        const msg = { title: 'Your question was answered', body: p.title, link: `/community/posts/${postId}` };
+        await notify(tx, { userId: p.authorId, batchId: p.batchId, kind: 'post_answered', ...msg, data: { postId, by: 'ai_reviewed' } });
+        await teaDrop(tx, {
+          userId: p.authorId,
+          batchId: p.batchId,
+          kind: 'post_answered',
+          ...msg,
+          refType: 'CommunityPost',
+          refId: postId,
+        });
+      }
+    }
+    const [latest] = await tx
+      .select({ id: pipelineResults.id })
+      .from(pipelineResults)
+      .where(and(eq(pipelineResults.targetId, postId), eq(pipelineResults.pipeline, 'auto_answer')))
+      .orderBy(desc(pipelineResults.checkedAt))
+      .limit(1);
+    if (latest)
+      await tx
+        .update(pipelineResults)
+        .set({ reviewAction: input.action, reviewedBy: actor.id, reviewedAt: now })
+        .where(eq(pipelineResults.id, latest.id));
+    await writeAdminLog(tx, {
+      actorId: actor.id,
+      action: `auto_answer.${input.action}`,
+      targetType: 'CommunityPost',
+      targetId: postId,
+      reason: input.reason ?? null,
+      details: { from, to: p.aiAnswerStatus, manualAnswer: !!input.manualAnswer?.trim() },
+      ...(ip ? { ip } : {}),
+      ...(p.batchId ? { batchId: p.batchId } : {}),
+    });
+    return {
+      postId,
+      action: input.action,
+      previousStatus: from,
+      aiAnswerStatus: p.aiAnswerStatus as string,
+      aiAnswer: p.aiAnswer,
+      aiAnswerSource: p.aiAnswerSource,
+      aiAnswerConfidence: p.aiAnswerConfidence,
+      status: p.status,
+      aiAnswerReviewedAt: now.toISOString(),
+      aiAnswerReviewedBy: actor.id,
+    };
+  });
+}
+
+export interface CalibrationBand {
+  band: string;
+  from: number;
+  to: number;
+  published: number;
+  demoted: number;
+  demotionRate: number | null;
+}
+
+/** Per confidence band (0.05 wide): AI answers published and how many were later demoted. */
+export async function calibration(
+  ctx: Pick<CoreContext, 'db'>,
+  q: { batchId?: string | undefined; publishedBy?: 'auto' | 'admin' | 'all' | undefined },
+): Promise<{ publishedBy: string; bands: CalibrationBand[]; totals: { published: number; demoted: number } }> {
+  const by = q.publishedBy ?? 'auto';
+  const conds: SQL[] = [];
+  if (by !== 'all') conds.push(eq(aiAnswerOutcomes.publishedBy, by));
+  if (q.batchId) conds.push(eq(aiAnswerOutcomes.batchId, q.batchId));
+  const bucket = sql<number>`least(floor(coalesce(${aiAnswerOutcomes.confidence}, 0) * 20 + 1e-9), 19)::int`;
+  const rows = await ctx.db
+    .select({ b: bucket, published: count(), demoted: sql<number>`count(${aiAnswerOutcomes.demotedAt})::int` })
+    .from(aiAnswerOutcomes)
+    .where(conds.length ? and(...conds) : undefined)
+    .groupBy(bucket)
+    .orderBy(bucket);
+  const bands = rows.map((r) => {
+    const from = Math.round(r.b * 5) / 100;
+    const to = Math.round((r.b + 1) * 5) / 100;
+    return {
+      band: `${from.toFixed(2)}-${to.toFixed(2)}`,
+      from,
+      to,
+      published: r.published,
+      demoted: r.demoted,
+      demotionRate: r.published ? Math.round((r.demoted / r.published) * 1000) / 1000 : null,
+    };
+  });
+  return {
+    publishedBy: by,
+    bands,
+    totals: { published: bands.reduce((s, b) => s + b.published, 0), demoted: bands.reduce((s, b) => s + b.demoted, 0) },
+  };
+}

@@ -1,0 +1,168 @@
+import { randomUUID } from 'node:crypto';
+import { resolveAi } from '../ai/settings.js';
+import type { CoreContext } from '../context.js';
+import { applyDecision } from './apply.js';
+import { type ClaimedPost, claimPosts, previewEligible } from './claim.js';
+import { type Decision, decidePost } from './decide.js';
+import { sensitiveMatcher } from './sensitive.js';
+import type { AutoAnswerVerdict, Thresholds } from './triage.js';
+
+/**
+ * The auto-answer run (schedule, admin trigger, dry run):
+ *
+ *   runAutoAnswer(ctx, { trigger: 'schedule' })                    // up to AUTO_ANSWER_BATCH_SIZE posts
+ *   runAutoAnswer(ctx, { trigger: 'admin', all: true })            // every eligible post, batch after batch
+ *   runAutoAnswer(ctx, { trigger: 'admin', postId })               // one post, age and cooldown ignored
+ *   runAutoAnswer(ctx, { dryRun: true, approveThreshold: 0.9 })    // verdicts only: no claim, no write, no provider call
+ *
+ * Posts are claimed atomically (claim.ts), decided with at most AUTO_ANSWER_CONCURRENCY provider
+ * calls in flight, and each decision is written in its own transaction (apply.ts). One post's failure
+ * is logged and counted; the run goes on.
+ */
+export interface RunOptions {
+  trigger: 'schedule' | 'admin' | 'dry_run';
+  dryRun?: boolean;
+  postId?: string | undefined;
+  all?: boolean;
+  batchId?: string | undefined;
+  approveThreshold?: number | undefined;
+  suggestThreshold?: number | undefined;
+  signal?: AbortSignal;
+}
+
+export interface RunItem {
+  postId: string;
+  title: string;
+  batchId: string;
+  verdict: AutoAnswerVerdict;
+  confidence: number | null;
+  source: Decision['source'];
+  sources: string[];
+  answer: string | null;
+  reason: string | null;
+  provider: string | null;
+  model: string | null;
+  /** written: stored; skipped: the post changed meanwhile; dry_run: nothing stored; error: the step threw. */
+  outcome: 'written' | 'skipped' | 'dry_run' | 'error';
+}
+
+export interface RunReport {
+  runId: string;
+  dryRun: boolean;
+  thresholds: Thresholds;
+  processed: number;
+  counts: Record<AutoAnswerVerdict | 'skipped' | 'errors', number>;
+  items: RunItem[];
+  durationMs: number;
+}
+
+/** Runs `fn` over `items` with at most `limit` in flight. */
+export async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+export function thresholdsOf(
+  ctx: Pick<CoreContext, 'config'>,
+  o: { approveThreshold?: number | undefined; suggestThreshold?: number | undefined },
+): Thresholds {
+  return {
+    approve: o.approveThreshold ?? ctx.config.AUTO_ANSWER_APPROVE_THRESHOLD,
+    suggest: o.suggestThreshold ?? ctx.config.AUTO_ANSWER_SUGGEST_THRESHOLD,
+  };
+}
+
+export async function runAutoAnswer(ctx: CoreContext, opts: RunOptions): Promise<RunReport> {
+  const started = performance.now();
+  const runId = randomUUID();
+  const dryRun = opts.dryRun === true || opts.trigger === 'dry_run';
+  const thresholds = thresholdsOf(ctx, opts);
+  const resolved = await resolveAi(ctx);
+  const sensitive = sensitiveMatcher(ctx.config.AUTO_ANSWER_SENSITIVE_TOPICS);
+  const batchSize = ctx.config.AUTO_ANSWER_BATCH_SIZE;
+  const filter = { batchId: opts.batchId, postId: opts.postId, ignoreAgeAndCooldown: !!opts.postId };
+  const counts = { approved: 0, suggested: 0, escalated: 0, skipped: 0, errors: 0 };
+  const items: RunItem[] = [];
+
+  const handle = async (post: ClaimedPost): Promise<void> => {
+    try {
+      const d = await decidePost(ctx, post, { thresholds, sensitive, resolved, dryRun });
+      const outcome = dryRun ? 'dry_run' : await applyDecision(ctx, d, runId, post.authorId, opts.trigger);
+      if (outcome === 'skipped') counts.skipped++;
+      else counts[d.verdict]++;
+      const conf = d.confidence === null ? 'null' : d.confidence.toFixed(3);
+      ctx.log.info(
+        `[pipeline] auto_answer id=${post.id} conf=${conf} verdict=${d.verdict}${dryRun ? ' dry_run=true' : ''}${outcome === 'skipped' ? ' skipped=changed' : ''}`,
+      );
+      items.push({
+        postId: d.postId,
+        title: d.title,
+        batchId: d.batchId,
+        verdict: d.verdict,
+        confidence: d.confidence,
+        source: d.source,
+        sources: d.sources,
+        answer: d.answer,
+        reason: d.reason,
+        provider: (d.metadata.provider as string | null) ?? null,
+        model: (d.metadata.model as string | null) ?? null,
+        outcome,
+      });
+    } catch (err) {
+      counts.errors++;
+      ctx.log.error({ err, postId: post.id }, '[pipeline] auto_answer step failed');
+      if (!dryRun)
+        await ctx.pool
+          .query('UPDATE community_posts SET ai_answer_claim = NULL WHERE id = $1 AND ai_answer_claim = $2', [post.id, runId])
+          .catch(() => undefined);
+      items.push({
+        postId: post.id,
+        title: post.title,
+        batchId: post.batchId,
+        verdict: 'escalated',
+        confidence: null,
+        source: null,
+        sources: [],
+        answer: null,
+        reason: err instanceof Error ? err.message : String(err),
+        provider: null,
+        model: null,
+        outcome: 'error',
+      });
+    }
+  };
+
+  if (dryRun) {
+    const posts = await previewEligible(ctx, { ...filter, limit: opts.all ? 10_000 : opts.postId ? 1 : batchSize });
+    await mapBounded(posts, ctx.config.AUTO_ANSWER_CONCURRENCY, handle);
+  } else {
+    for (;;) {
+      if (opts.signal?.aborted) break;
+      const posts = await claimPosts(ctx, runId, { ...filter, limit: opts.postId ? 1 : batchSize });
+      await mapBounded(posts, ctx.config.AUTO_ANSWER_CONCURRENCY, handle);
+      if (!opts.all || opts.postId || posts.length < batchSize) break;
+    }
+  }
+  const report: RunReport = {
+    runId,
+    dryRun,
+    thresholds,
+    processed: items.length,
+    counts,
+    items,
+    durationMs: Math.round(performance.now() - started),
+  };
+  ctx.log.info(
+    { runId, trigger: opts.trigger, dryRun, processed: report.processed, counts, durationMs: report.durationMs },
+    '[pipeline] auto_answer run finished',
+  );
+  return report;
+}

@@ -1,0 +1,169 @@
+import { confMeetings, users } from '@cfaq/db/schema/index';
+import { and, eq, sql } from 'drizzle-orm';
+import type { CoreContext } from '../context.js';
+import { resolveProgramId } from '../programs/resolve.js';
+import { ConfProviderError } from './client.js';
+import { downloadTranscript } from './download.js';
+import type { RecordingPayload } from './job.js';
+import { chunkTranscript, embedKnowledgeChunks, markMeetingFailed, writeKnowledgeRows } from './knowledge-store.js';
+import { withConfToken } from './tokens.js';
+import { blacklistedBy, sanitizeTopic } from './topic.js';
+import { type ParsedTranscript, parseTranscript, TranscriptError } from './transcript.js';
+import type { TranscriptSegment } from './vtt.js';
+
+type Ctx = Pick<CoreContext, 'db' | 'config' | 'secrets' | 'clock' | 'log' | 'embedder'>;
+
+export type IngestResult =
+  | { status: 'skipped'; reason: string; meetingId?: string }
+  | { status: 'completed'; meetingId: string; insightCount: number; knowledgeCount: number }
+  | { status: 'failed'; meetingId: string; reason: string };
+
+interface MeetingKey {
+  id: string;
+  batchId: string | null;
+  topic: string;
+}
+
+/**
+ * Stores a parsed transcript: path B knowledge rows with inline embeddings, and the meeting completed with insightCount, all in one transaction that
+ * only a meeting not already completed can pass (a racing run that lost finds 0 rows and rolls back).
+ */
+export async function storeTranscript(ctx: Ctx, meeting: MeetingKey, transcript: ParsedTranscript): Promise<IngestResult> {
+  const chunks = chunkTranscript(meeting.topic, transcript.segments);
+  const vectors = await embedKnowledgeChunks(ctx, chunks);
+  const result = await ctx.db
+    .transaction(async (tx) => {
+      const knowledgeCount = await writeKnowledgeRows(tx, meeting, chunks, vectors);
+      const insightCount = 0;
+      const [done] = await tx
+        .update(confMeetings)
+        .set({
+          status: 'completed',
+          insightCount,
+          transcriptText: transcript.text,
+          error: null,
+          processedAt: sql`now()`,
+          updatedAt: sql`now()`,
+          payload: sql`coalesce(${confMeetings.payload}, '{}'::jsonb) || ${JSON.stringify({ segments: transcript.segments })}::jsonb`,
+        })
+        .where(and(eq(confMeetings.id, meeting.id), sql`${confMeetings.status} <> 'completed'`))
+        .returning({ id: confMeetings.id });
+      if (!done) {
+        tx.rollback();
+      }
+      return { knowledgeCount, insightCount };
+    })
+    .catch((err: unknown) => {
+      if ((err as Error)?.name === 'TransactionRollbackError') return null;
+      throw err;
+    });
+  if (!result) return { status: 'skipped', reason: 'already completed', meetingId: meeting.id };
+  ctx.log.info({ meetingId: meeting.id, ...result }, '[pipeline] conf_ingest id=%s verdict=completed', meeting.id);
+  return { status: 'completed', meetingId: meeting.id, ...result };
+}
+
+/** Finds the connected user an event belongs to: by provider user id, else by host email. */
+async function findConnectedUser(ctx: Pick<CoreContext, 'db'>, p: RecordingPayload): Promise<{ id: string } | null> {
+  if (p.hostId) {
+    const [u] = await ctx.db
+      .select({ id: users.id })
+      .from(users)
+      .where(and(eq(users.confUserId, p.hostId), eq(users.confConnected, true)));
+    if (u) return u;
+  }
+  if (p.hostEmail) {
+    const email = p.hostEmail.trim().toLowerCase();
+    const [u] = await ctx.db
+      .select({ id: users.id })
+      .from(users)
+      .where(and(eq(users.confConnected, true), sql`(lower(${users.confEmail}) = ${email} or ${users.email} = ${email})`))
+      .orderBy(users.createdAt)
+      .limit(1);
+    if (u) return u;
+  }
+  return null;
+}
+
+/** Segments stored on the meeting by an earlier run (for re-processing without a new download). */
+export const storedSegments = (payload: Record<string, unknown> | null): TranscriptSegment[] | null =>
+  Array.isArray(payload?.segments) ? (payload.segments as TranscriptSegment[]) : null;
+
+/** Downloads and stores the transcript of a meeting row; failures mark it failed (transient ones rethrow for a retry). */
+export async function fetchAndStore(ctx: Ctx, meeting: MeetingKey, ownerId: string, url: string): Promise<IngestResult> {
+  let raw: string;
+  try {
+    raw = await withConfToken(ctx, ownerId, (token) => downloadTranscript(ctx.config, url, token));
+  } catch (err) {
+    const reason = `download: ${(err as Error).message}`;
+    await markMeetingFailed(ctx, meeting.id, reason);
+    if (err instanceof ConfProviderError && err.transient) throw err;
+    return { status: 'failed', meetingId: meeting.id, reason };
+  }
+  let parsed: ParsedTranscript;
+  try {
+    parsed = parseTranscript('vtt', raw);
+  } catch (err) {
+    if (!(err instanceof TranscriptError)) throw err;
+    await markMeetingFailed(ctx, meeting.id, `${err.code}: ${err.message}`);
+    return { status: 'failed', meetingId: meeting.id, reason: err.message };
+  }
+  return storeTranscript(ctx, meeting, parsed);
+}
+
+/**
+ * The ingestion job: sanitise the topic and skip a blacklisted one, find the connected user, create
+ * the meeting (pending, sourcing webhook or backfill) unless its uuid exists, then download, parse and
+ * store. A retry of the same job (same job id, e.g. after the worker was killed mid-job) resumes its
+ * own unfinished meeting; any other delivery of an existing meeting is skipped.
+ */
+export async function ingestRecording(ctx: Ctx, p: RecordingPayload, meta: { jobId: string }): Promise<IngestResult> {
+  const topic = sanitizeTopic(p.topic);
+  const pattern = blacklistedBy(ctx.config, topic);
+  if (pattern) {
+    ctx.log.info({ meetingUuid: p.meetingUuid, pattern }, '[pipeline] conf_ingest id=%s verdict=skipped_blacklist', p.meetingUuid);
+    return { status: 'skipped', reason: `topic matches blacklist pattern ${pattern}` };
+  }
+  const user = await findConnectedUser(ctx, p);
+  if (!user) return { status: 'skipped', reason: 'no user with a connected provider account for this host' };
+  if (!p.transcriptUrl) return { status: 'skipped', reason: 'the event carries no completed transcript file' };
+
+  const batchId = await resolveProgramId(ctx, null);
+  const startTime = p.startTime && !Number.isNaN(Date.parse(p.startTime)) ? new Date(p.startTime) : null;
+  const [created] = await ctx.db
+    .insert(confMeetings)
+    .values({
+      confMeetingId: p.meetingUuid,
+      confMeetingNumber: p.meetingNumber ?? null,
+      batchId,
+      userId: user.id,
+      hostEmail: p.hostEmail ?? null,
+      confUserId: p.hostId ?? null,
+      topic,
+      status: 'pending',
+      sourcing: p.sourcing,
+      startTime,
+      durationMinutes: p.durationMinutes ?? null,
+      payload: { event: p.event, jobId: meta.jobId, transcriptUrl: p.transcriptUrl },
+    })
+    .onConflictDoNothing({ target: confMeetings.confMeetingId })
+    .returning({ id: confMeetings.id, batchId: confMeetings.batchId, topic: confMeetings.topic });
+  let meeting = created;
+  if (!meeting) {
+    const [existing] = await ctx.db
+      .select({
+        id: confMeetings.id,
+        batchId: confMeetings.batchId,
+        topic: confMeetings.topic,
+        status: confMeetings.status,
+        payload: confMeetings.payload,
+      })
+      .from(confMeetings)
+      .where(eq(confMeetings.confMeetingId, p.meetingUuid));
+    if (!existing || existing.status === 'completed' || existing.payload?.jobId !== meta.jobId) {
+      return { status: 'skipped', reason: 'meeting already exists', ...(existing ? { meetingId: existing.id } : {}) };
+    }
+    meeting = existing;
+    ctx.log.info({ meetingId: existing.id }, '[conf] resuming an unfinished meeting of this job');
+  }
+  return fetchAndStore(ctx, meeting, user.id, p.transcriptUrl);
+}

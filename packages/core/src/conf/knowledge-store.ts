@@ -1,0 +1,103 @@
+import { confMeetings, transcriptKnowledge } from '@cfaq/db/schema/index';
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import type { CoreContext } from '../context.js';
+import { embeddingText } from '../embeddings/embed-row.js';
+import type { Tx } from '../shared/db.js';
+import type { TranscriptSegment } from './vtt.js';
+
+/** Target size of one knowledge row: a few minutes of conversation, small enough to be a search hit. */
+export const KNOWLEDGE_CHUNK_CHARS = 1500;
+
+export interface KnowledgeChunk {
+  title: string;
+  content: string;
+  start: number;
+  end: number;
+}
+
+export const clockTime = (seconds: number) => {
+  const s = Math.max(0, Math.floor(seconds));
+  const hh = String(Math.floor(s / 3600)).padStart(2, '0');
+  const mm = String(Math.floor((s % 3600) / 60)).padStart(2, '0');
+  const ss = String(s % 60).padStart(2, '0');
+  return `${hh}:${mm}:${ss}`;
+};
+
+/** Splits a transcript into knowledge rows on segment boundaries; the text is capped at `maxChars` overall. */
+export function chunkTranscript(topic: string, segments: readonly TranscriptSegment[], maxChars = 50_000): KnowledgeChunk[] {
+  const chunks: KnowledgeChunk[] = [];
+  let lines: string[] = [];
+  let size = 0;
+  let total = 0;
+  let start = 0;
+  let end = 0;
+  const flush = () => {
+    if (lines.length === 0) return;
+    chunks.push({ title: '', content: lines.join('\n'), start, end });
+    lines = [];
+    size = 0;
+  };
+  for (const seg of segments) {
+    let line = seg.speaker ? `${seg.speaker}: ${seg.text}` : seg.text;
+    if (total + line.length > maxChars) line = line.slice(0, Math.max(0, maxChars - total)).replace(/[\ud800-\udbff]$/, '');
+    if (!line) break;
+    if (size > 0 && size + line.length > KNOWLEDGE_CHUNK_CHARS) flush();
+    if (lines.length === 0) start = seg.start;
+    lines.push(line);
+    size += line.length + 1;
+    total += line.length + 1;
+    end = seg.end;
+    if (total >= maxChars) break;
+  }
+  flush();
+  const timed = chunks.some((c) => c.end > 0);
+  return chunks.map((c, i) => ({
+    ...c,
+    title:
+      chunks.length === 1
+        ? topic
+        : `${topic} (part ${i + 1} of ${chunks.length}${timed ? `, ${clockTime(c.start)}-${clockTime(c.end)}` : ''})`,
+  }));
+}
+
+/**
+ * Path B: the transcript as approved TranscriptKnowledge rows, each embedded inline (computed before
+ * the transaction, written with the row), so they are searchable the moment the transaction commits.
+ * Rows of an earlier run for the meeting that were not promoted are replaced.
+ */
+export async function embedKnowledgeChunks(ctx: Pick<CoreContext, 'embedder'>, chunks: readonly KnowledgeChunk[]): Promise<number[][]> {
+  if (chunks.length === 0) return [];
+  return ctx.embedder.embed(chunks.map((c) => embeddingText('transcript_knowledge', c.title, c.content)));
+}
+
+export async function writeKnowledgeRows(
+  tx: Tx,
+  meeting: { id: string; batchId: string | null },
+  chunks: readonly KnowledgeChunk[],
+  vectors: readonly number[][],
+): Promise<number> {
+  await tx.delete(transcriptKnowledge).where(and(eq(transcriptKnowledge.meetingId, meeting.id), isNull(transcriptKnowledge.promotedFaqId)));
+  if (chunks.length === 0) return 0;
+  const now = new Date();
+  await tx.insert(transcriptKnowledge).values(
+    chunks.map((c, i) => ({
+      meetingId: meeting.id,
+      batchId: meeting.batchId,
+      title: c.title,
+      content: c.content,
+      status: 'approved' as const,
+      embedding: vectors[i] as number[],
+      embeddedAt: now,
+    })),
+  );
+  return chunks.length;
+}
+
+/** Marks a meeting failed with its reason (an extension of the spec's pending/completed states). */
+export async function markMeetingFailed(ctx: Pick<CoreContext, 'db' | 'log'>, meetingId: string, reason: string): Promise<void> {
+  await ctx.db
+    .update(confMeetings)
+    .set({ status: 'failed', error: reason.slice(0, 1000), updatedAt: sql`now()` })
+    .where(and(eq(confMeetings.id, meetingId), sql`${confMeetings.status} <> 'completed'`));
+  ctx.log.warn({ meetingId, reason }, '[conf] meeting failed');
+}

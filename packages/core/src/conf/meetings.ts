@@ -1,0 +1,221 @@
+import { confInsights, confMeetings, transcriptKnowledge, users } from '@cfaq/db/schema/index';
+import { and, count, desc, eq, inArray, max, sql } from 'drizzle-orm';
+import type { CoreContext } from '../context.js';
+import { conflict, notFound } from '../errors/index.js';
+import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
+import { confIngestJob, confProcessMeetingJob } from './job.js';
+import { confConnection } from './oauth.js';
+
+export type MeetingStatus = 'pending' | 'completed' | 'failed';
+export type MeetingSourcing = 'webhook' | 'manual_vtt' | 'manual_raw' | 'backfill';
+
+export interface MeetingView {
+  id: string;
+  confMeetingId: string;
+  confMeetingNumber: string | null;
+  topic: string;
+  status: MeetingStatus;
+  sourcing: MeetingSourcing;
+  insightCount: number;
+  userId: string | null;
+  hostEmail: string | null;
+  startTime: string | null;
+  durationMinutes: number | null;
+  error: string | null;
+  batchId: string | null;
+  processedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface MeetingDetail extends MeetingView {
+  transcriptText: string | null;
+  knowledgeCount: number;
+}
+
+const columns = {
+  id: confMeetings.id,
+  confMeetingId: confMeetings.confMeetingId,
+  confMeetingNumber: confMeetings.confMeetingNumber,
+  topic: confMeetings.topic,
+  status: confMeetings.status,
+  sourcing: confMeetings.sourcing,
+  insightCount: confMeetings.insightCount,
+  userId: confMeetings.userId,
+  hostEmail: confMeetings.hostEmail,
+  startTime: confMeetings.startTime,
+  durationMinutes: confMeetings.durationMinutes,
+  error: confMeetings.error,
+  batchId: confMeetings.batchId,
+  processedAt: confMeetings.processedAt,
+  createdAt: confMeetings.createdAt,
+  updatedAt: confMeetings.updatedAt,
+};
+type Row = Record<string, unknown>;
+
+const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
+
+function toView(r: Row): MeetingView {
+  return {
+    id: r.id as string,
+    confMeetingId: r.confMeetingId as string,
+    confMeetingNumber: (r.confMeetingNumber as string | null) ?? null,
+    topic: r.topic as string,
+    status: r.status as MeetingStatus,
+    sourcing: r.sourcing as MeetingSourcing,
+    insightCount: r.insightCount as number,
+    userId: (r.userId as string | null) ?? null,
+    hostEmail: (r.hostEmail as string | null) ?? null,
+    startTime: iso(r.startTime as Date | null),
+    durationMinutes: (r.durationMinutes as number | null) ?? null,
+    error: (r.error as string | null) ?? null,
+    batchId: (r.batchId as string | null) ?? null,
+    processedAt: iso(r.processedAt as Date | null),
+    createdAt: (r.createdAt as Date).toISOString(),
+    updatedAt: (r.updatedAt as Date).toISOString(),
+  };
+}
+
+export interface ListMeetingsQuery extends PageQuery {
+  status?: MeetingStatus | undefined;
+  sourcing?: MeetingSourcing | undefined;
+  batchId?: string | undefined;
+}
+
+export async function listMeetings(ctx: Pick<CoreContext, 'db'>, q: ListMeetingsQuery): Promise<Page<MeetingView>> {
+  const w = pageWindow(q);
+  const where = and(
+    q.status ? eq(confMeetings.status, q.status) : undefined,
+    q.sourcing ? eq(confMeetings.sourcing, q.sourcing) : undefined,
+    q.batchId ? eq(confMeetings.batchId, q.batchId) : undefined,
+  );
+  const [rows, [total]] = await Promise.all([
+    ctx.db
+      .select(columns)
+      .from(confMeetings)
+      .where(where)
+      .orderBy(desc(confMeetings.createdAt), desc(confMeetings.id))
+      .limit(w.limit)
+      .offset(w.offset),
+    ctx.db.select({ n: count() }).from(confMeetings).where(where),
+  ]);
+  return toPage(
+    rows.map((r) => toView(r as Row)),
+    total?.n ?? 0,
+    w,
+  );
+}
+
+export async function getMeeting(ctx: Pick<CoreContext, 'db'>, id: string): Promise<MeetingDetail> {
+  const [row] = await ctx.db
+    .select({ ...columns, transcriptText: confMeetings.transcriptText })
+    .from(confMeetings)
+    .where(eq(confMeetings.id, id));
+  if (!row) throw notFound('Meeting', 'MEETING_NOT_FOUND');
+  const [k] = await ctx.db.select({ n: count() }).from(transcriptKnowledge).where(eq(transcriptKnowledge.meetingId, id));
+  return { ...toView(row as Row), transcriptText: row.transcriptText ?? null, knowledgeCount: k?.n ?? 0 };
+}
+
+/**
+ * Re-processes a meeting: a completed or failed meeting goes back to pending (one conditional UPDATE,
+ * so a meeting already being processed answers 409) and its job is queued in the same transaction.
+ */
+export async function reprocessMeeting(ctx: Pick<CoreContext, 'db' | 'jobs'>, id: string): Promise<MeetingView> {
+  return ctx.db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(confMeetings)
+      .set({ status: 'pending', error: null, updatedAt: sql`now()` })
+      .where(and(eq(confMeetings.id, id), inArray(confMeetings.status, ['completed', 'failed'])))
+      .returning(columns);
+    if (!row) {
+      const [exists] = await tx.select({ id: confMeetings.id }).from(confMeetings).where(eq(confMeetings.id, id));
+      if (!exists) throw notFound('Meeting', 'MEETING_NOT_FOUND');
+      throw conflict('MEETING_PROCESSING', 'The meeting is already being processed');
+    }
+    await ctx.jobs.send(confProcessMeetingJob, { meetingId: id }, { tx });
+    return toView(row as Row);
+  });
+}
+
+export interface ConfHealth {
+  configured: boolean;
+  webhookSecretConfigured: boolean;
+  connection: Awaited<ReturnType<typeof confConnection>>;
+  connectedUsers: number;
+  lastEventAt: string | null;
+  lastMeetingAt: string | null;
+  queueDepth: number | null;
+  meetings: { pending: number; completed: number; failed: number };
+}
+
+/** Jobs waiting or running on the ingestion queues (null when the job schema is not there, e.g. tests). */
+async function queueDepth(ctx: Pick<CoreContext, 'pool'>): Promise<{ depth: number | null; lastEventAt: Date | null }> {
+  try {
+    const { rows } = await ctx.pool.query<{ depth: string; last: Date | null }>(
+      `SELECT count(*) FILTER (WHERE state IN ('created', 'retry', 'active')) AS depth, max(created_on) FILTER (WHERE name = $1) AS last
+         FROM pgboss.job WHERE name = ANY($2::text[])`,
+      [confIngestJob.name, [confIngestJob.name, confProcessMeetingJob.name]],
+    );
+    return { depth: Number(rows[0]?.depth ?? 0), lastEventAt: rows[0]?.last ?? null };
+  } catch {
+    return { depth: null, lastEventAt: null };
+  }
+}
+
+/** GET /conf/health: the caller's connection, whether the webhook secret is set, the last event, the queue depth. */
+export async function confHealth(ctx: Pick<CoreContext, 'db' | 'pool' | 'config'>, userId: string): Promise<ConfHealth> {
+  const [connection, queue, byStatus, [last], [connected]] = await Promise.all([
+    confConnection(ctx, userId),
+    queueDepth(ctx),
+    ctx.db.select({ status: confMeetings.status, n: count() }).from(confMeetings).groupBy(confMeetings.status),
+    ctx.db
+      .select({
+        at: max(confMeetings.createdAt),
+        webhookAt: sql<Date | null>`max(${confMeetings.createdAt}) filter (where ${confMeetings.sourcing} = 'webhook')`,
+      })
+      .from(confMeetings),
+    ctx.db.select({ n: count() }).from(users).where(eq(users.confConnected, true)),
+  ]);
+  const counts = { pending: 0, completed: 0, failed: 0 };
+  for (const r of byStatus) counts[r.status] = r.n;
+  const webhookAt = last?.webhookAt ? new Date(last.webhookAt) : null;
+  const lastEvent = [queue.lastEventAt, webhookAt].filter((d): d is Date => !!d).sort((a, b) => b.getTime() - a.getTime())[0];
+  return {
+    configured: !!(ctx.config.CONF_CLIENT_ID && ctx.config.CONF_CLIENT_SECRET),
+    webhookSecretConfigured: !!ctx.config.CONF_WEBHOOK_SECRET_TOKEN,
+    connection,
+    connectedUsers: connected?.n ?? 0,
+    lastEventAt: iso(lastEvent),
+    lastMeetingAt: iso(last?.at ? new Date(last.at) : null),
+    queueDepth: queue.depth,
+    meetings: counts,
+  };
+}
+
+export interface ConfPublicStats {
+  meetingsProcessed: number;
+  insightsApproved: number;
+  knowledgeItems: number;
+  lastProcessedAt: string | null;
+}
+
+/** GET /conf/public-stats: counts only; no topics, names or text. */
+export async function confPublicStats(ctx: Pick<CoreContext, 'db'>): Promise<ConfPublicStats> {
+  const [[m], [i], [k]] = await Promise.all([
+    ctx.db
+      .select({ n: count(), last: max(confMeetings.processedAt) })
+      .from(confMeetings)
+      .where(eq(confMeetings.status, 'completed')),
+    ctx.db.select({ n: count() }).from(confInsights).where(eq(confInsights.status, 'approved')),
+    ctx.db
+      .select({ n: count() })
+      .from(transcriptKnowledge)
+      .where(inArray(transcriptKnowledge.status, ['approved', 'promoted'])),
+  ]);
+  return {
+    meetingsProcessed: m?.n ?? 0,
+    insightsApproved: i?.n ?? 0,
+    knowledgeItems: k?.n ?? 0,
+    lastProcessedAt: iso(m?.last ? new Date(m.last) : null),
+  };
+}

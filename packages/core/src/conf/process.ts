@@ -1,0 +1,35 @@
+import { confMeetings } from '@cfaq/db/schema/index';
+import { eq } from 'drizzle-orm';
+import type { CoreContext } from '../context.js';
+import { fetchAndStore, type IngestResult, storedSegments, storeTranscript } from './ingest.js';
+import { markMeetingFailed } from './knowledge-store.js';
+import { segmentsToText } from './vtt.js';
+
+type Ctx = Pick<CoreContext, 'db' | 'config' | 'secrets' | 'clock' | 'log' | 'embedder'>;
+
+/**
+ * The re-process job: a pending meeting is stored again from the transcript kept by its earlier run,
+ * or downloaded again when it has none (a download that failed before).
+ */
+export async function processMeeting(ctx: Ctx, meetingId: string): Promise<IngestResult> {
+  const [m] = await ctx.db
+    .select({
+      id: confMeetings.id,
+      batchId: confMeetings.batchId,
+      topic: confMeetings.topic,
+      status: confMeetings.status,
+      userId: confMeetings.userId,
+      payload: confMeetings.payload,
+    })
+    .from(confMeetings)
+    .where(eq(confMeetings.id, meetingId));
+  if (!m) return { status: 'skipped', reason: 'meeting not found' };
+  if (m.status !== 'pending') return { status: 'skipped', reason: `meeting is ${m.status}`, meetingId };
+  const segments = storedSegments(m.payload);
+  if (segments && segments.length > 0) return storeTranscript(ctx, m, { segments, text: segmentsToText(segments) });
+  const url = typeof m.payload?.transcriptUrl === 'string' ? m.payload.transcriptUrl : null;
+  if (url && m.userId) return fetchAndStore(ctx, m, m.userId, url);
+  const reason = 'no stored transcript and nothing to download';
+  await markMeetingFailed(ctx, m.id, reason);
+  return { status: 'failed', meetingId, reason };
+}

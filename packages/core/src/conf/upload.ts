@@ -1,0 +1,71 @@
+import { randomUUID } from 'node:crypto';
+import { confMeetings } from '@cfaq/db/schema/index';
+import type { CoreContext } from '../context.js';
+import { AppError, badRequest } from '../errors/index.js';
+import { resolveProgramId } from '../programs/resolve.js';
+import type { Actor } from '../shared/db.js';
+import { storeTranscript } from './ingest.js';
+import { sanitizeTopic } from './topic.js';
+import { type ParsedTranscript, parseTranscript, TranscriptError } from './transcript.js';
+
+type Ctx = Pick<CoreContext, 'db' | 'config' | 'secrets' | 'clock' | 'log' | 'embedder'>;
+
+export interface UploadInput {
+  source: 'manual_vtt' | 'manual_raw';
+  content: string;
+  topic?: string | undefined;
+  fileName?: string | undefined;
+  batchId?: string | undefined;
+}
+
+export interface UploadResult {
+  meetingId: string;
+  confMeetingId: string;
+  topic: string;
+  status: 'completed';
+  insightCount: number;
+  knowledgeCount: number;
+}
+
+/**
+ * POST /conf/upload-transcript: the transcript is parsed first (an unusable one is a 400/422 and no
+ * meeting is created), then a meeting (sourcing manual_vtt or manual_raw, a generated
+ * `manual-<uuid>` provider id) goes through the same two paths as a webhook meeting, within the
+ * request. The topic blacklist applies to provider events only: an upload is an admin's explicit act.
+ */
+export async function uploadTranscript(ctx: Ctx, actor: Actor, input: UploadInput): Promise<UploadResult> {
+  let parsed: ParsedTranscript;
+  try {
+    parsed = parseTranscript(input.source === 'manual_vtt' ? 'vtt' : 'raw', input.content);
+  } catch (err) {
+    if (!(err instanceof TranscriptError)) throw err;
+    if (err.code === 'INVALID_VTT') throw badRequest('INVALID_VTT', err.message, [{ path: 'body.file', message: err.message }]);
+    throw new AppError(422, err.code, err.message);
+  }
+  const batchId = await resolveProgramId(ctx, input.batchId, { allowArchived: true });
+  const topic = sanitizeTopic(input.topic ?? input.fileName?.replace(/\.(vtt|txt)$/i, '') ?? 'Uploaded transcript');
+  const confMeetingId = `manual-${randomUUID()}`;
+  const [meeting] = await ctx.db
+    .insert(confMeetings)
+    .values({
+      confMeetingId,
+      batchId,
+      userId: actor.id,
+      topic,
+      status: 'pending',
+      sourcing: input.source,
+      payload: { uploadedBy: actor.id },
+    })
+    .returning({ id: confMeetings.id, batchId: confMeetings.batchId, topic: confMeetings.topic });
+  if (!meeting) throw new Error('meeting insert returned nothing');
+  const result = await storeTranscript(ctx, meeting, parsed);
+  if (result.status !== 'completed') throw new AppError(409, 'MEETING_PROCESSING', 'The meeting was processed concurrently');
+  return {
+    meetingId: meeting.id,
+    confMeetingId,
+    topic,
+    status: 'completed',
+    insightCount: result.insightCount,
+    knowledgeCount: result.knowledgeCount,
+  };
+}

@@ -1,0 +1,193 @@
+import { aiConfigs, aiUsage } from '@cfaq/db/schema/index';
+import {
+  createTestContext,
+  type FakeAiServer,
+  startFakeAnthropic,
+  startFakeGemini,
+  startFakeOllamaChat,
+  startFakeOpenAI,
+  type TestContext,
+} from '@cfaq/testkit';
+import { Type as T } from '@sinclair/typebox';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { generateStructured } from '../src/ai/generate.js';
+import { keyAad } from '../src/ai/settings.js';
+import type { Config } from '../src/config/schema.js';
+import type { CoreContext } from '../src/context.js';
+import { fixedClock } from '../src/runtime/clock.js';
+
+const Answer = T.Object({ answer: T.String({ minLength: 1 }), confidence: T.Number({ minimum: 0, maximum: 1 }) });
+const NO_KEYS = { OPENAI_API_KEY: undefined, ANTHROPIC_API_KEY: undefined, GEMINI_API_KEY: undefined, OLLAMA_HOST: undefined };
+
+let t: TestContext;
+const fakes: Record<string, FakeAiServer> = {};
+
+beforeAll(async () => {
+  t = await createTestContext({ clock: fixedClock('2026-06-01T12:00:00Z') });
+  fakes.openai = await startFakeOpenAI();
+  fakes.anthropic = await startFakeAnthropic();
+  fakes.gemini = await startFakeGemini();
+  fakes.ollama = await startFakeOllamaChat();
+});
+afterAll(async () => {
+  await Promise.all(Object.values(fakes).map((f) => f.close()));
+  await t.close();
+});
+beforeEach(async () => {
+  await t.ctx.db.delete(aiUsage);
+  await t.ctx.db.delete(aiConfigs);
+  for (const f of Object.values(fakes)) {
+    f.calls.length = 0;
+    f.delayMs = 0;
+    f.reply = () => ({ answer: 'Use the reset link on the login page.', confidence: 0.9 });
+  }
+});
+
+function withEnv(env: Partial<Record<keyof Config, unknown>>): CoreContext {
+  return { ...t.ctx, config: { ...t.ctx.config, ...NO_KEYS, AI_RETRY_BASE_MS: 1, AI_MAX_RETRIES: 2, ...env } as Config };
+}
+const envFor = (p: string): Partial<Record<keyof Config, unknown>> => {
+  const f = fakes[p] as FakeAiServer;
+  if (p === 'openai') return { OPENAI_API_KEY: f.apiKey, OPENAI_BASE_URL: f.baseUrl };
+  if (p === 'anthropic') return { ANTHROPIC_API_KEY: f.apiKey, ANTHROPIC_BASE_URL: f.baseUrl };
+  if (p === 'gemini') return { GEMINI_API_KEY: f.apiKey, GEMINI_BASE_URL: f.baseUrl };
+  return { OLLAMA_HOST: f.baseUrl };
+};
+const req = {
+  pipeline: 'auto_answer' as const,
+  batchId: null,
+  schema: Answer,
+  system: 'You answer community questions.',
+  prompt: 'How do I reset my password?',
+};
+
+describe('generateStructured against each provider fake', () => {
+  for (const p of ['openai', 'anthropic', 'gemini', 'ollama'] as const) {
+    it(`${p}: a structured, validated reply with usage recorded`, async () => {
+      const ctx = withEnv(envFor(p));
+      const r = await generateStructured(ctx, { ...req, maxOutputTokens: 200 });
+      expect(r).toMatchObject({
+        ok: true,
+        provider: p,
+        value: { answer: 'Use the reset link on the login page.', confidence: 0.9 },
+        attempts: 1,
+      });
+      const f = fakes[p] as FakeAiServer;
+      expect(f.calls).toHaveLength(1);
+      const call = f.calls[0];
+      expect(call?.prompt).toContain('How do I reset my password?');
+      expect(call?.system).toContain('You answer community questions.');
+      expect(call?.schema).toMatchObject({ type: 'object', properties: { answer: { type: 'string' }, confidence: { type: 'number' } } });
+      expect(call?.maxOutputTokens).toBe(200);
+      const rows = await t.ctx.db.select().from(aiUsage);
+      expect(rows).toMatchObject([{ provider: p, pipeline: 'auto_answer', calls: 1, failures: 0, inputTokens: 11, outputTokens: 7 }]);
+    });
+  }
+
+  it('openai chat completions when OPENAI_API=chat', async () => {
+    const r = await generateStructured(withEnv({ ...envFor('openai'), OPENAI_API: 'chat' }), req);
+    expect(r.ok).toBe(true);
+    expect(fakes.openai?.calls[0]?.path).toBe('/v1/chat/completions');
+  });
+
+  it('anthropic through a forced json tool when the model lacks native structured output', async () => {
+    const r = await generateStructured(withEnv({ ...envFor('anthropic'), ANTHROPIC_MODEL: 'claude-3-haiku-20240307' }), req);
+    expect(r).toMatchObject({ ok: true, value: { answer: 'Use the reset link on the login page.' } });
+  });
+});
+
+describe('failures: bounded retries, then a failed outcome', () => {
+  it('429 twice then success: retried, three attempts', async () => {
+    fakes.gemini?.failNext(429, 2);
+    const r = await generateStructured(withEnv(envFor('gemini')), req);
+    expect(r).toMatchObject({ ok: true, attempts: 3 });
+    const [row] = await t.ctx.db.select().from(aiUsage);
+    expect(row).toMatchObject({ calls: 1, failures: 0, retries: 2 });
+  });
+
+  it('500 on every attempt: failed after 1 + AI_MAX_RETRIES attempts, counted as a failure', async () => {
+    fakes.openai?.failNext(500, 3);
+    const r = await generateStructured(withEnv(envFor('openai')), req);
+    expect(r).toMatchObject({ ok: false, outcome: 'failed', failure: 'server_error', status: 500, attempts: 3 });
+    expect(fakes.openai?.calls).toHaveLength(3);
+    const [row] = await t.ctx.db.select().from(aiUsage);
+    expect(row).toMatchObject({ calls: 1, failures: 1, retries: 2 });
+  });
+
+  it('a malformed reply is a failed attempt, never a parsed guess', async () => {
+    fakes.anthropic?.malformedNext(3);
+    const r = await generateStructured(withEnv(envFor('anthropic')), req);
+    expect(r).toMatchObject({ ok: false, outcome: 'failed', failure: 'malformed', attempts: 3 });
+  });
+
+  it('a reply that parses but breaks the schema is retried and then fails', async () => {
+    for (const f of Object.values(fakes)) f.reply = () => ({ answer: '', confidence: 7 });
+    const r = await generateStructured(withEnv(envFor('ollama')), req);
+    expect(r).toMatchObject({ ok: false, failure: 'malformed', attempts: 3 });
+  });
+
+  it('a broken HTTP body is retried', async () => {
+    fakes.openai?.brokenBodyNext(1);
+    const r = await generateStructured(withEnv(envFor('openai')), req);
+    expect(r).toMatchObject({ ok: true, attempts: 2 });
+  });
+
+  it('a hung provider times out per attempt and the call fails within the bound', async () => {
+    fakes.ollama?.hangNext(2);
+    const started = Date.now();
+    const r = await generateStructured(withEnv({ ...envFor('ollama'), AI_TIMEOUT_MS: 150, AI_MAX_RETRIES: 1 }), req);
+    expect(r).toMatchObject({ ok: false, failure: 'timeout', attempts: 2 });
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('401 is not retried', async () => {
+    const r = await generateStructured(withEnv({ ...envFor('openai'), OPENAI_API_KEY: 'wrong' }), req);
+    expect(r).toMatchObject({ ok: false, failure: 'http_error', status: 401, attempts: 1 });
+  });
+
+  it('no provider configured: says so and calls nothing', async () => {
+    const r = await generateStructured(withEnv({}), req);
+    expect(r).toMatchObject({ ok: false, outcome: 'no_provider' });
+    if (!r.ok) expect(r.reason).toMatch(/no provider configured/);
+    expect(await t.ctx.db.select().from(aiUsage)).toHaveLength(0);
+  });
+});
+
+describe('provider choice', () => {
+  it('auto-detects in the order openai, anthropic, gemini, ollama', async () => {
+    const r = await generateStructured(withEnv({ ...envFor('ollama'), ...envFor('gemini'), ...envFor('anthropic') }), req);
+    expect(r).toMatchObject({ ok: true, provider: 'anthropic' });
+  });
+
+  it('the pipeline setting picks one; the admin config overrides env, with its own encrypted key and base URL', async () => {
+    const ctx = withEnv({ ...envFor('openai'), ...envFor('gemini'), FAQ_AUDIT_PROVIDER: 'gemini', FAQ_AUDIT_MODEL: 'gemini-x' });
+    const audit = await generateStructured(ctx, { ...req, pipeline: 'faq_audit' });
+    expect(audit).toMatchObject({ ok: true, provider: 'gemini', model: 'gemini-x' });
+    expect(fakes.gemini?.calls[0]?.model).toBe('gemini-x');
+    const answer = await generateStructured(ctx, req);
+    expect(answer).toMatchObject({ ok: true, provider: 'openai' });
+
+    const [row] = await t.ctx.db
+      .insert(aiConfigs)
+      .values({ scope: 'global', autoAnswerProvider: 'anthropic', autoAnswerModel: 'claude-custom' })
+      .returning();
+    const id = row?.id as string;
+    const f = fakes.anthropic as FakeAiServer;
+    await t.ctx.db
+      .update(aiConfigs)
+      .set({ apiKeys: { anthropic: t.ctx.secrets.encrypt(f.apiKey, keyAad(id, 'anthropic')) }, baseUrls: { anthropic: f.baseUrl } });
+    const viaConfig = await generateStructured(ctx, req);
+    expect(viaConfig).toMatchObject({ ok: true, provider: 'anthropic', model: 'claude-custom' });
+    const usage = await t.ctx.db.select().from(aiUsage);
+    expect(usage.map((u) => `${u.provider}/${u.model}/${u.pipeline}`).sort()).toEqual([
+      'anthropic/claude-custom/auto_answer',
+      'gemini/gemini-x/faq_audit',
+      'openai/gpt-4o-mini/auto_answer',
+    ]);
+  });
+
+  it('a pipeline set to a provider without a key reports no provider configured', async () => {
+    const r = await generateStructured(withEnv({ ...envFor('openai'), AUTO_ANSWER_PROVIDER: 'gemini' }), req);
+    expect(r).toMatchObject({ ok: false, outcome: 'no_provider', provider: 'gemini' });
+  });
+});
