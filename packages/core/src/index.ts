@@ -8,6 +8,7 @@ export * from './context.js';
 export * from './crypto/index.js';
 export * from './embeddings/index.js';
 export * from './errors/index.js';
+export * from './faq-audit/index.js';
 export * from './faqs/index.js';
 export * from './identity/index.js';
 export * from './jobs/index.js';

@@ -40,6 +40,7 @@ const TABLES = [
   'support_requests',
   'search_logs',
   'unresolved_searches',
+  'search_cache_generation',
   'ai_configs',
   'admin_logs',
   'moderation_logs',

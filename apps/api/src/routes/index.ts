@@ -1,4 +1,5 @@
 import type { RoutePlugin } from '../lib/types.js';
+import { adminAuditRoutes } from './admin-audit/index.js';
 import { adminEscalationRoutes } from './admin-escalations/index.js';
 import { adminFaqRoutes } from './admin-faqs/index.js';
 import { adminUserRoutes } from './admin-users/index.js';
@@ -24,4 +25,5 @@ export const apiRoutes: RoutePlugin = async (app) => {
   await app.register(confRoutes);
   await app.register(adminFaqRoutes);
   await app.register(adminEscalationRoutes);
+  await app.register(adminAuditRoutes);
 };

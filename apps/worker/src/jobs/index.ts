@@ -4,6 +4,7 @@ import { confIngestHandler } from './conf-ingest.js';
 import { confProcessMeetingHandler } from './conf-process-meeting.js';
 import { embedRowHandler } from './embed-row.js';
 import { escalationHandler } from './escalation.js';
+import { faqAuditHandler } from './faq-audit.js';
 import { freshnessHandler } from './freshness.js';
 import { lexemeStatsHandler } from './lexeme-stats.js';
 import { promotionHandler } from './promotion.js';
@@ -19,5 +20,6 @@ export const HANDLERS: readonly AnyJobHandler[] = [
   confProcessMeetingHandler,
   promotionHandler,
   escalationHandler,
+  faqAuditHandler,
   autoAnswerHandler,
 ];

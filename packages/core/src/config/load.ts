@@ -53,6 +53,9 @@ function checkCrossField(c: Config): void {
   if (c.AUTO_ANSWER_SUGGEST_THRESHOLD > c.AUTO_ANSWER_APPROVE_THRESHOLD) {
     throw new ConfigError('AUTO_ANSWER_SUGGEST_THRESHOLD', 'must not exceed AUTO_ANSWER_APPROVE_THRESHOLD');
   }
+  if (c.FAQ_AUDIT_CONTRADICTION_THRESHOLD > c.FAQ_AUDIT_FLAG_THRESHOLD) {
+    throw new ConfigError('FAQ_AUDIT_CONTRADICTION_THRESHOLD', 'must not exceed FAQ_AUDIT_FLAG_THRESHOLD');
+  }
   for (const pattern of splitList(c.CONF_TOPIC_BLACKLIST)) {
     try {
       new RegExp(pattern, 'i');

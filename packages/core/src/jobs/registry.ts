@@ -2,6 +2,7 @@ import { autoAnswerJob } from '../auto-answer/job.js';
 import { escalationCheckJob } from '../community/escalation-job.js';
 import { confIngestJob, confProcessMeetingJob } from '../conf/job.js';
 import { embedRowJob } from '../embeddings/job.js';
+import { faqAuditJob } from '../faq-audit/job.js';
 import { freshnessCheckJob } from '../faqs/job.js';
 import { promotionCycleJob } from '../faqs/promotion-job.js';
 import { retentionJob } from '../retention/job.js';
@@ -21,5 +22,6 @@ export const JOBS: readonly AnyJobDefinition[] = [
   confProcessMeetingJob,
   promotionCycleJob,
   escalationCheckJob,
+  faqAuditJob,
   autoAnswerJob,
 ];

@@ -1,0 +1,304 @@
+import { type Config, judgeWithAi, judgeWithoutContext, loadConfig, runFaqAudit, verdictForScore } from '@cfaq/core';
+import { confInsights, confMeetings, faqs, freshReviewLogs, pipelineResults, transcriptKnowledge } from '@cfaq/db/schema/index';
+import { CraftedEmbedder, createKnowledge, defaultProgramId, type FakeAiServer, startFakeOpenAI, unitVector } from '@cfaq/testkit';
+import { count, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { fixedClock } from '../../../packages/core/src/runtime/clock.js';
+import { createTestApp, expectProblem, GENEROUS_LIMITS, type TestApp } from './helpers.js';
+
+const NOW = new Date('2026-06-01T12:00:00Z');
+const DAY = 86_400_000;
+const clock = fixedClock(NOW);
+// "[axisN]" in a FAQ question embeds it on axis N; knowledge rows sit at a chosen cosine to it.
+const embedder = new CraftedEmbedder((text) => {
+  const m = /\[axis(\d+)\]/.exec(text);
+  return m ? unitVector(Number(m[1])) : undefined;
+});
+let t: TestApp;
+let fake: FakeAiServer;
+let program: string;
+let admin: { headers: { authorization: string }; id: string };
+let moderator: { headers: { authorization: string }; id: string };
+
+const cfg = loadConfig({}) as Config;
+
+beforeAll(async () => {
+  fake = await startFakeOpenAI();
+  t = await createTestApp({
+    clock,
+    embedder,
+    env: {
+      ...GENEROUS_LIMITS,
+      OPENAI_API_KEY: fake.apiKey,
+      OPENAI_BASE_URL: fake.baseUrl,
+      AI_RETRY_BASE_MS: '1',
+      AI_TIMEOUT_MS: '300',
+      AI_MAX_RETRIES: '1',
+    },
+  });
+  program = await defaultProgramId(t.ctx);
+  admin = await t.signIn('admin');
+  moderator = await t.signIn('moderator');
+});
+afterAll(async () => {
+  await fake.close();
+  await t.close();
+});
+beforeEach(async () => {
+  await t.ctx.db.delete(pipelineResults);
+  await t.ctx.db.delete(faqs);
+  await t.ctx.db.delete(transcriptKnowledge);
+  await t.ctx.db.delete(confInsights);
+  fake.calls.length = 0;
+  embedder.failing = false;
+});
+
+async function faq(axis: number, values: Partial<typeof faqs.$inferInsert> = {}) {
+  const [row] = await t.ctx.db
+    .insert(faqs)
+    .values({
+      batchId: program,
+      question: `When does the library open [axis${axis}]?`,
+      answer: 'At 9 am on weekdays.',
+      createdAt: new Date(NOW.getTime() - 10 * DAY),
+      lastVerifiedDate: new Date(NOW.getTime() - 10 * DAY),
+      ...values,
+    })
+    .returning();
+  return row as typeof faqs.$inferSelect;
+}
+const reload = async (id: string) => (await t.ctx.db.select().from(faqs).where(eq(faqs.id, id)))[0] as typeof faqs.$inferSelect;
+const KNOWLEDGE = 'Library hours. The library opens at 10 am on weekdays since the spring term.';
+
+describe('the verdict table at its boundaries (defaults)', () => {
+  it('0.80 correct, just below drift_detected, 0.60 drift_detected, just below contradiction', () => {
+    expect(cfg.FAQ_AUDIT_FLAG_THRESHOLD).toBe(0.8);
+    expect(verdictForScore(cfg, 0.8)).toBe('correct');
+    expect(verdictForScore(cfg, 0.7999)).toBe('drift_detected');
+    expect(verdictForScore(cfg, 0.6)).toBe('drift_detected');
+    expect(verdictForScore(cfg, 0.5999)).toBe('contradiction');
+    const none = { corroborating: 0, newer: 0 };
+    expect(judgeWithAi(cfg, { score: 0.8, confidence: 0.9 }, none)).toMatchObject({ verdict: 'correct', flagged: false });
+    expect(judgeWithAi(cfg, { score: 0.79, confidence: 0.9 }, none)).toMatchObject({ verdict: 'drift_detected', flagged: true });
+    expect(judgeWithAi(cfg, { score: 0.59, confidence: 0.9 }, none)).toMatchObject({ verdict: 'contradiction', flagged: true });
+  });
+
+  it('AI confidence below 0.35 is skipped (not flagged) whatever the score; 0.35 is judged', () => {
+    const none = { corroborating: 0, newer: 0 };
+    expect(judgeWithAi(cfg, { score: 0.1, confidence: 0.3499 }, none)).toMatchObject({ verdict: 'skipped', flagged: false });
+    expect(judgeWithAi(cfg, { score: 0.1, confidence: 0.35 }, none)).toMatchObject({ verdict: 'contradiction', flagged: true });
+  });
+
+  it('no context: stale when older than FAQ_AUDIT_STALE_DAYS and never verified; otherwise skipped', () => {
+    const old = new Date(NOW.getTime() - 180 * DAY);
+    expect(judgeWithoutContext(cfg, { createdAt: old, neverVerified: true }, NOW)).toMatchObject({ verdict: 'stale', flagged: true });
+    expect(judgeWithoutContext(cfg, { createdAt: new Date(old.getTime() + 1), neverVerified: true }, NOW).verdict).toBe('skipped');
+    expect(judgeWithoutContext(cfg, { createdAt: old, neverVerified: false }, NOW)).toMatchObject({ verdict: 'skipped', flagged: false });
+  });
+
+  it("FAQ_AUDIT_FLAG_THRESHOLD, when set, moves the correct/drift boundary (the spec's 0.65 reading)", () => {
+    const c = { ...cfg, FAQ_AUDIT_FLAG_THRESHOLD: 0.65 };
+    expect(verdictForScore(c, 0.65)).toBe('correct');
+    expect(verdictForScore(c, 0.6499)).toBe('drift_detected');
+    expect(() => loadConfig({ FAQ_AUDIT_FLAG_THRESHOLD: '0.5' })).toThrow(/FAQ_AUDIT_CONTRADICTION_THRESHOLD/);
+  });
+
+  it('insights: corroborating approved ones raise confidence; newer ones turn correct into drift', () => {
+    expect(judgeWithAi(cfg, { score: 0.9, confidence: 0.7 }, { corroborating: 2, newer: 0 })).toMatchObject({
+      verdict: 'correct',
+      confidence: expect.closeTo(0.8, 5),
+    });
+    expect(judgeWithAi(cfg, { score: 0.9, confidence: 0.7 }, { corroborating: 0, newer: 1 })).toMatchObject({
+      verdict: 'drift_detected',
+      flagged: true,
+    });
+  });
+});
+
+describe('the audit run', () => {
+  it('a contradiction flags the FAQ, logs a PipelineResult with verified evidence and cited sources', async () => {
+    const f = await faq(1);
+    const k = await createKnowledge(t.ctx, { title: 'Library hours', content: KNOWLEDGE, embedding: unitVector(1, 0.95) });
+    fake.reply = () => ({
+      score: 0.3,
+      confidence: 0.9,
+      reason: 'The knowledge base says 10 am.',
+      citedSourceIds: [k.id, 'made-up-id'],
+      evidence: [
+        { sourceId: k.id, quote: 'The library opens at 10 am on weekdays' },
+        { sourceId: k.id, quote: 'The library opens at 11 am' },
+      ],
+    });
+    const run = await runFaqAudit(t.ctx);
+    expect(run.items).toHaveLength(1);
+    expect(run.items[0]).toMatchObject({ verdict: 'contradiction', flagged: true, sources: [k.id], knowledgeSearch: 'ok' });
+    expect(run.items[0]?.evidence).toEqual([
+      { sourceId: k.id, sourceType: 'transcript_knowledge', quote: 'The library opens at 10 am on weekdays' },
+    ]);
+    const row = await reload(f.id);
+    expect(row).toMatchObject({
+      reviewStatus: 'pending_review',
+      flagType: 'auto',
+      reviewCycle: 1,
+      lastCheckedAt: NOW,
+      flagReason: '[AI Audit] contradiction: The knowledge base says 10 am.',
+    });
+    const [pr] = await t.ctx.db.select().from(pipelineResults);
+    expect(pr).toMatchObject({
+      pipeline: 'faq_audit',
+      targetModel: 'FAQ',
+      targetId: f.id,
+      verdict: 'contradiction',
+      flagged: true,
+      sources: [k.id],
+    });
+    expect(pr?.score).toBeCloseTo(0.3, 5);
+    expect(pr?.confidence).toBeCloseTo(0.9, 5);
+    // the prompt held the FAQ and the source
+    expect(fake.calls[0]?.prompt).toContain(KNOWLEDGE);
+    // it appears in the review queue with its audit
+    const queue = (await t.app.inject({ method: 'GET', url: '/api/admin/faqs/review', headers: admin.headers })).json() as {
+      items: { id: string; latestAudit: { verdict: string } | null }[];
+    };
+    expect(queue.items.find((i) => i.id === f.id)?.latestAudit?.verdict).toBe('contradiction');
+    const logs = await t.ctx.db.select().from(freshReviewLogs).where(eq(freshReviewLogs.faqId, f.id));
+    expect(logs).toMatchObject([{ action: 'flagged', toStatus: 'pending_review' }]);
+  });
+
+  it('a correct verdict only moves lastCheckedAt; batch order: never checked first, then oldest, at most FAQ_AUDIT_BATCH_SIZE', async () => {
+    const checkedLong = await faq(2, { lastCheckedAt: new Date(NOW.getTime() - 30 * DAY), question: 'Old check [axis2]?' });
+    const checkedRecent = await faq(2, { lastCheckedAt: new Date(NOW.getTime() - DAY), question: 'Recent check [axis2]?' });
+    const never = await faq(2, { question: 'Never checked [axis2]?' });
+    const draft = await faq(2, { question: 'Draft [axis2]?', reviewStatus: 'draft' });
+    await createKnowledge(t.ctx, { content: KNOWLEDGE, embedding: unitVector(2, 0.9) });
+    fake.reply = () => ({ score: 0.9, confidence: 0.9, reason: 'Matches.', citedSourceIds: [], evidence: [] });
+    const small = { ...t.ctx, config: { ...t.ctx.config, FAQ_AUDIT_BATCH_SIZE: 2 } };
+    const run = await runFaqAudit(small);
+    expect(run.items.map((i) => i.faqId)).toEqual([never.id, checkedLong.id]);
+    expect(await reload(never.id)).toMatchObject({ reviewStatus: 'approved', lastCheckedAt: NOW, reviewCycle: 0 });
+    expect((await reload(checkedRecent.id)).lastCheckedAt?.toISOString()).toBe(new Date(NOW.getTime() - DAY).toISOString());
+    expect((await reload(draft.id)).lastCheckedAt).toBeNull();
+  });
+
+  it('a knowledge-search failure gives no context (stale for an old never-verified FAQ) and the audit goes on', async () => {
+    const old = await faq(3, { question: 'Old one [axis3]?', createdAt: new Date(NOW.getTime() - 400 * DAY) });
+    const young = await faq(3, { question: 'Young one [axis3]?' });
+    embedder.failing = true;
+    const run = await runFaqAudit(t.ctx);
+    expect(run.items.find((i) => i.faqId === old.id)).toMatchObject({ verdict: 'stale', flagged: true, knowledgeSearch: 'failed' });
+    expect(run.items.find((i) => i.faqId === young.id)).toMatchObject({ verdict: 'skipped', flagged: false, knowledgeSearch: 'failed' });
+    expect(await reload(old.id)).toMatchObject({ reviewStatus: 'pending_review', flagType: 'auto', lastCheckedAt: NOW });
+    expect((await reload(old.id)).flagReason).toMatch(/^\[AI Audit\] stale: /);
+    expect(await reload(young.id)).toMatchObject({ reviewStatus: 'approved', lastCheckedAt: NOW });
+    expect(fake.calls).toHaveLength(0);
+  });
+
+  it('a provider failure records skipped with the error, flags nothing and leaves lastCheckedAt for the next run', async () => {
+    const f = await faq(4);
+    await createKnowledge(t.ctx, { content: KNOWLEDGE, embedding: unitVector(4, 0.9) });
+    fake.failNext(500, 2); // the first attempt and its one retry (AI_MAX_RETRIES 1)
+    const run = await runFaqAudit(t.ctx);
+    expect(run.items[0]).toMatchObject({ verdict: 'skipped', flagged: false, checked: false });
+    expect(run.items[0]?.error).toBeTruthy();
+    expect(await reload(f.id)).toMatchObject({ reviewStatus: 'approved', lastCheckedAt: null });
+    const [pr] = await t.ctx.db.select().from(pipelineResults);
+    expect(pr).toMatchObject({ verdict: 'skipped', flagged: false });
+    expect(typeof pr?.metadata.error).toBe('string');
+  });
+
+  it('low AI confidence: skipped, not flagged, checked', async () => {
+    const f = await faq(5);
+    await createKnowledge(t.ctx, { content: KNOWLEDGE, embedding: unitVector(5, 0.9) });
+    fake.reply = () => ({ score: 0.1, confidence: 0.2, reason: 'Unsure.', citedSourceIds: [], evidence: [] });
+    const run = await runFaqAudit(t.ctx);
+    expect(run.items[0]).toMatchObject({ verdict: 'skipped', flagged: false, checked: true });
+    expect(await reload(f.id)).toMatchObject({ reviewStatus: 'approved', lastCheckedAt: NOW });
+  });
+
+  it('a matching meeting insight newer than the last verification turns a correct verdict into drift', async () => {
+    const f = await faq(6, { question: 'When does the library open on weekdays [axis6]?' });
+    const [m] = await t.ctx.db
+      .insert(confMeetings)
+      .values({ confMeetingId: `m-${Date.now()}`, topic: 'Staff sync', sourcing: 'manual_raw', batchId: program })
+      .returning();
+    const [ins] = await t.ctx.db
+      .insert(confInsights)
+      .values({
+        meetingId: m?.id as string,
+        batchId: program,
+        question: 'Library weekday opening time?',
+        answer: 'It opens at 10.',
+        createdAt: NOW,
+      })
+      .returning();
+    fake.reply = () => ({ score: 0.9, confidence: 0.8, reason: 'Looks right.', citedSourceIds: [ins?.id], evidence: [] });
+    const run = await runFaqAudit(t.ctx);
+    expect(run.items[0]).toMatchObject({ verdict: 'drift_detected', flagged: true, matchedInsights: [ins?.id] });
+    expect((await reload(f.id)).reviewStatus).toBe('pending_review');
+  });
+});
+
+describe('admin audit routes', () => {
+  it('POST /admin/audit/faqs?dry_run=true writes nothing; faq_id audits one FAQ; stats and results', async () => {
+    const f = await faq(7);
+    const other = await faq(8, { question: 'Other [axis8]?' });
+    await createKnowledge(t.ctx, { content: KNOWLEDGE, embedding: unitVector(7, 0.95) });
+    fake.reply = () => ({ score: 0.7, confidence: 0.9, reason: 'Hours drifted.', citedSourceIds: [], evidence: [] });
+    const dry = await t.app.inject({ method: 'POST', url: `/api/admin/audit/faqs?dry_run=true&faq_id=${f.id}`, headers: admin.headers });
+    expect(dry.statusCode).toBe(200);
+    expect(dry.json()).toMatchObject({ dryRun: true, items: [{ faqId: f.id, verdict: 'drift_detected', flagged: true, resultId: null }] });
+    expect((await t.ctx.db.select({ n: count() }).from(pipelineResults))[0]?.n).toBe(0);
+    expect(await reload(f.id)).toMatchObject({ reviewStatus: 'approved', lastCheckedAt: null, reviewCycle: 0, flagReason: null });
+
+    const real = await t.app.inject({ method: 'POST', url: `/api/admin/audit/faqs?faq_id=${f.id}`, headers: admin.headers });
+    expect(real.json()).toMatchObject({ dryRun: false, checked: 1, flagged: 1 });
+    expect((await reload(f.id)).reviewStatus).toBe('pending_review');
+    expect((await reload(other.id)).lastCheckedAt).toBeNull();
+
+    const stats = (await t.app.inject({ method: 'GET', url: '/api/admin/audit/stats', headers: admin.headers })).json();
+    expect(stats).toMatchObject({
+      total: 1,
+      flagged: 1,
+      byVerdict: { drift_detected: 1, correct: 0, contradiction: 0, stale: 0, skipped: 0 },
+      openFlags: 1,
+      lastRun: { checked: 1, flagged: 1, at: NOW.toISOString() },
+    });
+    const results = (
+      await t.app.inject({ method: 'GET', url: '/api/admin/audit/results?verdict=drift_detected&flagged=true', headers: admin.headers })
+    ).json() as {
+      items: { faqId: string; reason: string }[];
+      total: number;
+    };
+    expect(results.total).toBe(1);
+    expect(results.items[0]).toMatchObject({ faqId: f.id, reason: 'Hours drifted.' });
+    const none = (
+      await t.app.inject({
+        method: 'GET',
+        url: `/api/admin/audit/results?to=${new Date(NOW.getTime() - 1).toISOString()}`,
+        headers: admin.headers,
+      })
+    ).json() as { total: number };
+    expect(none.total).toBe(0);
+    expectProblem(await t.app.inject({ method: 'GET', url: '/api/admin/audit/results?verdict=bogus', headers: admin.headers }), 400);
+    expectProblem(await t.app.inject({ method: 'POST', url: '/api/admin/audit/faqs?faq_id=nope', headers: admin.headers }), 400);
+    expectProblem(
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/admin/audit/faqs?faq_id=00000000-0000-4000-8000-000000000000',
+        headers: admin.headers,
+      }),
+      404,
+    );
+  });
+
+  it('access: admin only', async () => {
+    for (const [method, url] of [
+      ['GET', '/api/admin/audit/stats'],
+      ['GET', '/api/admin/audit/results'],
+      ['POST', '/api/admin/audit/faqs?dry_run=true'],
+    ] as const) {
+      expectProblem(await t.app.inject({ method, url }), 401);
+      expectProblem(await t.app.inject({ method, url, headers: moderator.headers }), 403);
+    }
+  });
+});

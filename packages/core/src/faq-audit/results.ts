@@ -1,0 +1,145 @@
+import { faqs, pipelineResults } from '@cfaq/db/schema/index';
+import { and, count, desc, eq, gte, inArray, like, lte, type SQL, sql } from 'drizzle-orm';
+import type { CoreContext } from '../context.js';
+import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
+import type { AuditVerdict } from './verdict.js';
+
+export const AUDIT_VERDICTS: readonly AuditVerdict[] = ['correct', 'drift_detected', 'contradiction', 'stale', 'skipped'];
+
+export interface AuditResultsQuery extends PageQuery {
+  verdict?: AuditVerdict | undefined;
+  flagged?: boolean | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+  batchId?: string | undefined;
+  faqId?: string | undefined;
+}
+
+function conditions(q: Pick<AuditResultsQuery, 'verdict' | 'flagged' | 'from' | 'to' | 'batchId' | 'faqId'>): SQL {
+  return and(
+    eq(pipelineResults.pipeline, 'faq_audit'),
+    q.verdict ? eq(pipelineResults.verdict, q.verdict) : undefined,
+    q.flagged !== undefined ? eq(pipelineResults.flagged, q.flagged) : undefined,
+    q.from ? gte(pipelineResults.checkedAt, new Date(q.from)) : undefined,
+    q.to ? lte(pipelineResults.checkedAt, new Date(q.to)) : undefined,
+    q.batchId ? eq(pipelineResults.batchId, q.batchId) : undefined,
+    q.faqId ? eq(pipelineResults.targetId, q.faqId) : undefined,
+  ) as SQL;
+}
+
+export interface AuditResultItem {
+  id: string;
+  faqId: string;
+  question: string;
+  batchId: string | null;
+  verdict: string;
+  flagged: boolean;
+  score: number | null;
+  confidence: number | null;
+  reason: string | null;
+  sources: string[];
+  evidence: { sourceId: string; sourceType: string; quote: string }[];
+  knowledgeSearch: string | null;
+  error: string | null;
+  runId: string | null;
+  checkedAt: string;
+}
+
+/** `GET /admin/audit/results`: faq_audit PipelineResults, newest first, with their evidence. */
+export async function listAuditResults(ctx: Pick<CoreContext, 'db'>, q: AuditResultsQuery): Promise<Page<AuditResultItem>> {
+  const w = pageWindow(q);
+  const where = conditions(q);
+  const [rows, [total]] = await Promise.all([
+    ctx.db
+      .select()
+      .from(pipelineResults)
+      .where(where)
+      .orderBy(desc(pipelineResults.checkedAt), desc(pipelineResults.id))
+      .limit(w.limit)
+      .offset(w.offset),
+    ctx.db.select({ n: count() }).from(pipelineResults).where(where),
+  ]);
+  const str = (v: unknown) => (typeof v === 'string' ? v : null);
+  return toPage(
+    rows.map((r) => ({
+      id: r.id,
+      faqId: r.targetId,
+      question: r.targetTitle,
+      batchId: r.batchId,
+      verdict: r.verdict,
+      flagged: r.flagged,
+      score: r.score,
+      confidence: r.confidence,
+      reason: str(r.metadata.reason),
+      sources: r.sources,
+      evidence: Array.isArray(r.metadata.evidence) ? (r.metadata.evidence as AuditResultItem['evidence']) : [],
+      knowledgeSearch: str(r.metadata.knowledgeSearch),
+      error: str(r.metadata.error),
+      runId: str(r.metadata.runId),
+      checkedAt: r.checkedAt.toISOString(),
+    })),
+    total?.n ?? 0,
+    w,
+  );
+}
+
+export interface AuditStats {
+  total: number;
+  flagged: number;
+  byVerdict: Record<AuditVerdict, number>;
+  /** FAQs still pending review (or escalated) on an AI audit flag. */
+  openFlags: number;
+  lastRun: { runId: string | null; at: string; checked: number; flagged: number } | null;
+}
+
+/** `GET /admin/audit/stats`: counts per verdict (within the filters), open audit flags, the last run. */
+export async function auditStats(ctx: Pick<CoreContext, 'db'>, q: Pick<AuditResultsQuery, 'from' | 'to' | 'batchId'>): Promise<AuditStats> {
+  const where = conditions(q);
+  const [perVerdict, [open], [last]] = await Promise.all([
+    ctx.db
+      .select({
+        verdict: pipelineResults.verdict,
+        n: count(),
+        flagged: sql<number>`count(*) filter (where ${pipelineResults.flagged})::int`,
+      })
+      .from(pipelineResults)
+      .where(where)
+      .groupBy(pipelineResults.verdict),
+    ctx.db
+      .select({ n: count() })
+      .from(faqs)
+      .where(
+        and(
+          inArray(faqs.reviewStatus, ['pending_review', 'update_requested']),
+          eq(faqs.flagType, 'auto'),
+          like(faqs.flagReason, '[AI Audit]%'),
+          q.batchId ? eq(faqs.batchId, q.batchId) : undefined,
+        ),
+      ),
+    ctx.db
+      .select({ runId: sql<string | null>`${pipelineResults.metadata}->>'runId'`, at: pipelineResults.checkedAt })
+      .from(pipelineResults)
+      .where(eq(pipelineResults.pipeline, 'faq_audit'))
+      .orderBy(desc(pipelineResults.checkedAt), desc(pipelineResults.id))
+      .limit(1),
+  ]);
+  const byVerdict = Object.fromEntries(AUDIT_VERDICTS.map((v) => [v, 0])) as Record<AuditVerdict, number>;
+  let total = 0;
+  let flagged = 0;
+  for (const r of perVerdict) {
+    if ((AUDIT_VERDICTS as readonly string[]).includes(r.verdict)) byVerdict[r.verdict as AuditVerdict] = r.n;
+    total += r.n;
+    flagged += r.flagged;
+  }
+  let lastRun: AuditStats['lastRun'] = null;
+  if (last) {
+    const [run] = last.runId
+      ? await ctx.db
+          .select({ n: count(), flagged: sql<number>`count(*) filter (where ${pipelineResults.flagged})::int` })
+          .from(pipelineResults)
+          .where(and(eq(pipelineResults.pipeline, 'faq_audit'), sql`${pipelineResults.metadata}->>'runId' = ${last.runId}`))
+      : [{ n: 1, flagged: 0 }];
+    lastRun = { runId: last.runId, at: last.at.toISOString(), checked: run?.n ?? 0, flagged: run?.flagged ?? 0 };
+  }
+  return { total, flagged, byVerdict, openFlags: open?.n ?? 0, lastRun };
+}
