@@ -3,6 +3,8 @@ import { adminAuditRoutes } from './admin-audit/index.js';
 import { adminEscalationRoutes } from './admin-escalations/index.js';
 import { adminFaqRoutes } from './admin-faqs/index.js';
 import { adminUserRoutes } from './admin-users/index.js';
+import { aiAdminRoutes } from './ai-admin/index.js';
+import { aiAnswerRoutes } from './ai-answers/index.js';
 import { authRoutes } from './auth/index.js';
 import { communityRoutes } from './community/index.js';
 import { confRoutes } from './conf/index.js';
@@ -25,5 +27,7 @@ export const apiRoutes: RoutePlugin = async (app) => {
   await app.register(confRoutes);
   await app.register(adminFaqRoutes);
   await app.register(adminEscalationRoutes);
+  await app.register(aiAdminRoutes);
+  await app.register(aiAnswerRoutes);
   await app.register(adminAuditRoutes);
 };
