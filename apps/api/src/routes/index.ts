@@ -10,8 +10,10 @@ import { communityRoutes } from './community/index.js';
 import { confRoutes } from './conf/index.js';
 import { faqRoutes } from './faq/index.js';
 import { moderationRoutes } from './moderation/index.js';
+import { notificationRoutes } from './notifications/index.js';
 import { opsRoutes } from './ops/index.js';
 import { programRoutes } from './programs/index.js';
+import { reputationRoutes } from './reputation/index.js';
 import { searchRoutes } from './search/index.js';
 
 /** Every route group, mounted under /api. */
@@ -30,4 +32,6 @@ export const apiRoutes: RoutePlugin = async (app) => {
   await app.register(aiAdminRoutes);
   await app.register(aiAnswerRoutes);
   await app.register(adminAuditRoutes);
+  await app.register(reputationRoutes);
+  await app.register(notificationRoutes);
 };

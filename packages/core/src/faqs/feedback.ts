@@ -1,6 +1,7 @@
 import { faqFeedback, faqs } from '@cfaq/db/schema/index';
 import { eq, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
+import { reputationOnFeedback } from '../reputation/events.js';
 import type { Actor } from '../shared/db.js';
 import { visibleFaq } from './service.js';
 
@@ -39,6 +40,7 @@ export async function giveFeedback(
       })
       .where(eq(faqs.id, id))
       .returning({ helpfulCount: faqs.helpfulCount, notHelpfulCount: faqs.notHelpfulCount });
+    await reputationOnFeedback(tx, id, actor.id, input.helpful);
     return { faqId: id, helpful: input.helpful, helpfulCount: counts?.helpfulCount ?? 0, notHelpfulCount: counts?.notHelpfulCount ?? 0 };
   });
 }

@@ -15,7 +15,7 @@ export interface ReportView {
 
 /**
  * A user's report on a FAQ; it waits in the review queue as an open faq_report. One open report per
- * user per FAQ (a partial unique index, migration 0015): a second while the first is open is 409
+ * user per FAQ (a partial unique index, migration 0016): a second while the first is open is 409
  * REPORT_ALREADY_OPEN; once staff resolve or dismiss it the user may report again. The reason is
  * staff-only text: only its author (here, and in their data export) and staff read it.
  */
