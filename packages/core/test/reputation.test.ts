@@ -116,8 +116,8 @@ describe('votes and other events', () => {
     );
     const { up, down } = live.rows[0] as { up: number; down: number };
     expect(await expectTotalsMatchLog(author.id)).toBe(up * POINTS.post_upvoted + down * POINTS.post_downvoted);
-    // Own votes earn nothing.
-    await votePost(t.ctx, author, post.id, 1);
+    // Own votes are refused (CANNOT_VOTE_OWN) and earn nothing.
+    await expect(votePost(t.ctx, author, post.id, 1)).rejects.toMatchObject({ status: 403, code: 'CANNOT_VOTE_OWN' });
     expect(await expectTotalsMatchLog(author.id)).toBe(up * POINTS.post_upvoted + down * POINTS.post_downvoted);
   });
 
