@@ -65,6 +65,8 @@ export const ConfigSchema = T.Object({
   RATE_LIMIT_IDENTITY_MAX: Int(20, 1, 100_000, 'identity creations (accounts, provider connections) per window per client'),
   RATE_LIMIT_ADMIN_WRITE_MAX: Int(120, 1, 100_000, 'admin writes per minute per admin'),
   RATE_LIMIT_USER_BURST_MAX: Int(300, 1, 10_000_000, 'requests per minute per user or client, every route'),
+  RATE_LIMIT_SUGGEST_MAX: Int(10, 1, 100_000, 'FAQ suggestions (POST /faq/suggest) per hour per user'),
+  RATE_LIMIT_FLAG_MAX: Int(20, 1, 100_000, 'FAQ flags, and separately FAQ reports, per hour per user'),
   SEARCH_SUGGEST_RATE_LIMIT: Int(30, 1, 100_000, 'search suggestions per minute (spec: 30)'),
   LOG_INGEST_RATE_LIMIT: Int(60, 1, 100_000, 'frontend log posts per minute per client'),
   LOG_INGEST_MAX_BYTES: Int(16_384, 256, 1_048_576, 'largest frontend log body'),
@@ -166,7 +168,7 @@ export const ConfigSchema = T.Object({
   FAQ_VOLATILE_DAYS: Int(4, 1, 3650, 'volatile review interval'),
   FAQ_FRESHNESS_CRON_SCHEDULE: T.String({ default: '0 6 * * *', description: 'cron (UTC) of the freshness check, default 06:00 daily' }),
 
-  // Notifications stream (SSE) and dashboards
+  // Notifications stream (SSE)
   NOTIFICATION_STREAM_HEARTBEAT_MS: Int(15_000, 1000, 300_000, 'SSE heartbeat comment interval of GET /notifications/stream'),
   NOTIFICATION_STREAM_POLL_MS: Int(
     5000,
@@ -174,7 +176,6 @@ export const ConfigSchema = T.Object({
     300_000,
     'SSE safety-net poll of connected users for new notifications (LISTEN/NOTIFY delivers at once on PostgreSQL; the embedded database relies on this poll)',
   ),
-  ANALYTICS_MAX_RANGE_DAYS: Int(366, 1, 3660, 'longest date range an analytics or dashboard request may ask for'),
 
   // Retention and other schedules
   PIPELINE_RESULT_TTL_DAYS: Int(30, 1, 3650, 'PipelineResult retention'),
