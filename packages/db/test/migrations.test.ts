@@ -36,6 +36,7 @@ const TABLES = [
   'tea_notifications',
   'tea_notification_reads',
   'reputation_logs',
+  'reputation_totals',
   'badges',
   'support_requests',
   'search_logs',

@@ -9,9 +9,12 @@ import { authRoutes } from './auth/index.js';
 import { communityRoutes } from './community/index.js';
 import { confRoutes } from './conf/index.js';
 import { faqRoutes } from './faq/index.js';
+import { knowledgeRoutes } from './knowledge/index.js';
 import { moderationRoutes } from './moderation/index.js';
+import { notificationRoutes } from './notifications/index.js';
 import { opsRoutes } from './ops/index.js';
 import { programRoutes } from './programs/index.js';
+import { reputationRoutes } from './reputation/index.js';
 import { searchRoutes } from './search/index.js';
 
 /** Every route group, mounted under /api. */
@@ -25,9 +28,12 @@ export const apiRoutes: RoutePlugin = async (app) => {
   await app.register(communityRoutes);
   await app.register(searchRoutes);
   await app.register(confRoutes);
+  await app.register(knowledgeRoutes);
   await app.register(adminFaqRoutes);
   await app.register(adminEscalationRoutes);
   await app.register(aiAdminRoutes);
   await app.register(aiAnswerRoutes);
   await app.register(adminAuditRoutes);
+  await app.register(reputationRoutes);
+  await app.register(notificationRoutes);
 };
