@@ -49,6 +49,12 @@ export const ConfigSchema = T.Object({
   ENCRYPTION_KEY: Str('32-byte key (64 hex chars or base64) for AES-256-GCM secrets at rest; generated into DATA_DIR outside production'),
   ADMIN_EMAIL: Str('initial admin account, created at start if missing'),
   ADMIN_PASSWORD: Str('initial admin password; if unset a password is generated and printed once'),
+  ADMIN_2FA_REQUIRED: T.Optional(
+    T.Boolean({
+      description:
+        'admin routes answer 403 ADMIN_2FA_REQUIRED until the admin has enabled TOTP (the /auth/2fa routes excepted); unset = true when NODE_ENV=production, else false',
+    }),
+  ),
 
   // Rate limits (requests per window)
   RATE_LIMIT_WINDOW_SECONDS: Int(900, 1, 86_400, 'window of the login, register, password, two-factor and identity limiters'),
