@@ -140,7 +140,7 @@ export const ConfigSchema = T.Object({
     description:
       'comma-separated sensitive topics that force escalation; the six default names expand to built-in word lists (README), any other entry matches as a phrase',
   }),
-  AUTO_ANSWER_CONCURRENCY: Int(8, 1, 100, 'posts of one run answered at once (bounded provider concurrency)'),
+  AUTO_ANSWER_CONCURRENCY: Int(10, 1, 100, 'posts of one run answered at once (bounded provider concurrency)'),
   AUTO_ANSWER_KNOWLEDGE_MIN_SCORE: Ratio(
     0.8,
     'knowledge-base similarity from which a hit counts as a semantic match (confidence = score x 0.9)',
