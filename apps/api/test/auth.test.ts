@@ -166,6 +166,21 @@ describe('access tokens', () => {
     expect((await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: bearer(good) })).statusCode).toBe(200);
   });
 
+  it('tokens without exp (or iat), or living longer than an access token may, are 401', async () => {
+    const u = await registerUser();
+    const now = Math.floor(Date.now() / 1000);
+    const cases = [
+      craftJwt({ sub: u.user.id, typ: 'access', iat: now }),
+      craftJwt({ sub: u.user.id, typ: 'access' }),
+      craftJwt({ sub: u.user.id, typ: 'access', exp: now + 600 }),
+      // Signed with the right secret but issued as if for ten years: older than JWT_ACCESS_TTL_SECONDS allows.
+      craftJwt({ sub: u.user.id, typ: 'access', iat: now - 86_400, exp: now + 10 * 365 * 86_400 }),
+    ];
+    for (const token of cases) {
+      expectProblem(await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: bearer(token) }), 401, 'INVALID_TOKEN');
+    }
+  });
+
   it('a token of a deleted user is 401', async () => {
     const u = await registerUser();
     await t.ctx.db.delete(users).where(eq(users.id, u.user.id));

@@ -48,9 +48,9 @@ beforeAll(async () => {
     RATE_LIMIT_IDENTITY_MAX: '1000',
     RATE_LIMIT_LOGIN_MAX: '1000',
   });
-  const [, port] = await p.waitFor(listening, 90_000);
+  const [, port] = await p.waitFor(listening, 170_000);
   base = `http://127.0.0.1:${port}/api`;
-}, 120_000);
+}, 180_000);
 
 afterAll(async () => {
   if (p) {
@@ -113,6 +113,14 @@ describe('embedded default under concurrency', () => {
     // Searching keeps working after the burst (a broken session would fail every later search).
     const again = await Promise.all(searches(8));
     expect(again.map((r) => r.status)).toEqual(Array(8).fill(200));
+
+    // The result cache follows writes on the embedded database too (its generation lives in the database).
+    const titles = async () =>
+      ((ok(await call('POST', '/search', { query: 'where is the schedule' })).results ?? []) as { title: string }[]).map((r) => r.title);
+    expect(await titles()).toContain('Where is the schedule?');
+    expect(await titles()).toContain('Where is the schedule?');
+    ok(await call('DELETE', `/community/posts/${post.id}`, undefined, author), 204);
+    expect(await titles()).not.toContain('Where is the schedule?');
 
     // The worker's jobs ran through the same session: the FAQs written in the burst get embeddings
     // (a FAQ is in the vector list only once embedded). Each try varies the text to miss the cache.

@@ -149,17 +149,29 @@ describe('POST /search', () => {
     expect(body.results.map((r) => r.id)).toEqual([visible]);
   });
 
-  it('serves a repeated query from the cache (no database) and still logs it', async () => {
+  it('serves a repeated query from the cache and still logs it', async () => {
     const id = await addFaq('Cacheable zebracorn question', 'Zebracorn answer.');
     const first = await search('Cacheable Zebracorn');
     expect(first.results[0]?.id).toBe(id);
-    await t.ctx.db.delete(faqs).where(eq(faqs.id, id));
+    // A write that changes no answer (a view count) keeps the entry.
+    await t.ctx.db.update(faqs).set({ viewCount: 7 }).where(eq(faqs.id, id));
     const second = await search('  cacheable   ZEBRACORN ');
     expect(second).toEqual(first);
     await t.app.searchService.logs.flush();
     const logs = await t.ctx.db.select().from(searchLogs).where(eq(searchLogs.normalizedQuery, 'cacheable zebracorn'));
     expect(logs.map((l) => l.cacheHit).sort()).toEqual([false, true]);
     expect(logs.every((l) => l.resultCount === 1 && l.topResultId === id && l.batchId === programId)).toBe(true);
+  });
+
+  it('never serves a cached answer that is no longer visible (deleted, moved to draft)', async () => {
+    const gone = await addFaq('Cache ghostfish deleted', 'Ghostfish answer.');
+    const draft = await addFaq('Cache ghostfish drafted', 'Ghostfish answer.');
+    const ids = async () => (await search('ghostfish')).results.map((r) => r.id).sort();
+    expect(await ids()).toEqual([gone, draft].sort());
+    await t.ctx.db.delete(faqs).where(eq(faqs.id, gone));
+    expect(await ids()).toEqual([draft]);
+    await t.ctx.db.update(faqs).set({ reviewStatus: 'draft' }).where(eq(faqs.id, draft));
+    expect(await ids()).toEqual([]);
   });
 
   it('keeps programs apart, in results and in the cache', async () => {

@@ -15,6 +15,7 @@ export * from './jobs/index.js';
 export * from './knowledge/index.js';
 export * from './notifications/index.js';
 export * from './programs/index.js';
+export * from './reputation/index.js';
 export * from './retention/index.js';
 export * from './runtime/bootstrap.js';
 export * from './runtime/clock.js';

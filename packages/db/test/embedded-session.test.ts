@@ -16,7 +16,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cfaq-embedded-session-'));
   embedded = await openEmbeddedDatabase(dir);
   pools = [0, 1, 2].map(() => createPool({ connectionString: embedded.url, max: 8 }));
-}, 60_000);
+}, 180_000);
 
 afterAll(async () => {
   for (const p of pools) await p.end();

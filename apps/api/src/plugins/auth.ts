@@ -76,7 +76,9 @@ export const authPlugin = fp(
     await app.register(jwt, {
       secret: config.JWT_SECRET,
       sign: { algorithm: 'HS256', expiresIn: config.JWT_ACCESS_TTL_SECONDS },
-      verify: { algorithms: ['HS256'] },
+      // Every token must say when it was issued and when it expires: a token without exp is refused
+      // rather than taken as never expiring (and `authenticate` refuses lifetimes longer than ours).
+      verify: { algorithms: ['HS256'], requiredClaims: ['sub', 'iat', 'exp'] },
     });
 
     const issueAccessToken = (userId: string) => app.jwt.sign({ sub: userId, typ: 'access' });
@@ -161,13 +163,16 @@ async function admit(app: FastifyInstance, request: FastifyRequest, access: Excl
 async function authenticate(app: FastifyInstance, request: FastifyRequest, header: string) {
   const match = /^Bearer\s+(\S+)$/i.exec(header);
   if (!match) return null;
-  let claims: { sub?: unknown; typ?: unknown };
+  let claims: { sub?: unknown; typ?: unknown; iat?: unknown; exp?: unknown };
   try {
     claims = app.jwt.verify(match[1] as string);
   } catch {
     return null;
   }
   if (claims.typ !== 'access' || typeof claims.sub !== 'string') return null;
+  // No access token this service signs lives longer than JWT_ACCESS_TTL_SECONDS.
+  if (typeof claims.iat !== 'number' || typeof claims.exp !== 'number') return null;
+  if (claims.exp - claims.iat > app.ctx.config.JWT_ACCESS_TTL_SECONDS + 5) return null;
   if (!UUID.test(claims.sub)) return null;
   request.log.debug({ userId: claims.sub }, 'authenticated');
   return loadPrincipal(app.ctx, claims.sub);

@@ -35,6 +35,8 @@ export interface GenerateRequest<S extends TSchema> {
   signal?: AbortSignal;
   /** Use this provider/model instead of the pipeline's choice (the provider test). */
   override?: { provider: AiProviderName; model?: string };
+  /** Fewer retries than AI_MAX_RETRIES for this call (the provider test uses 0). */
+  maxRetries?: number;
   /** Already resolved settings (a run resolves once and reuses them). */
   resolved?: ResolvedAi;
 }
@@ -165,7 +167,7 @@ export async function generateStructured<S extends TSchema>(
     },
   });
   const maxOutputTokens = Math.min(req.maxOutputTokens ?? ctx.config.AI_MAX_OUTPUT_TOKENS, ctx.config.AI_MAX_OUTPUT_TOKENS);
-  const maxAttempts = 1 + ctx.config.AI_MAX_RETRIES;
+  const maxAttempts = 1 + Math.min(req.maxRetries ?? ctx.config.AI_MAX_RETRIES, ctx.config.AI_MAX_RETRIES);
   const started = performance.now();
   const usage = { inputTokens: 0, outputTokens: 0 };
   let attempts = 0;

@@ -1,3 +1,4 @@
+export * from './admin-config.js';
 export * from './generate.js';
 export * from './providers.js';
 export * from './settings.js';

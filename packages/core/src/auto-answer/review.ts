@@ -36,7 +36,7 @@ export interface QueueItem {
   aiAnswerStatus: string;
   answer: string | null;
   confidence: number | null;
-  source: string | null;
+  source: 'faq_knowledge' | 'ai_generated' | 'manual' | null;
   sources: string[];
   reason: string | null;
   attempts: number;
@@ -114,7 +114,7 @@ export interface ReviewResult {
   previousStatus: string;
   aiAnswerStatus: string;
   aiAnswer: string | null;
-  aiAnswerSource: string | null;
+  aiAnswerSource: 'faq_knowledge' | 'ai_generated' | 'manual' | null;
   aiAnswerConfidence: number | null;
   status: string;
   aiAnswerReviewedAt: string;

@@ -3,6 +3,7 @@ import { and, asc, count, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { forbidden, unprocessable } from '../errors/index.js';
 import { notify, teaDrop } from '../notifications/index.js';
+import { reputationOnAccept, reputationOnVerify } from '../reputation/events.js';
 import { type Actor, type DbOrTx, isStaff } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
 import { claimFirstResponder } from './escalation.js';
@@ -149,10 +150,12 @@ export async function verifyComment(ctx: Ctx, actor: Actor, postId: string, comm
   await visibleComment(ctx.db, actor, postId, commentId);
   const now = ctx.clock.now();
   await ctx.db.transaction(async (tx) => {
-    await tx
+    const verified = await tx
       .update(comments)
       .set({ isVerified: true, verifiedBy: actor.id, verifiedAt: now, dna: false, dnaBy: null, dnaAt: null, updatedAt: now })
-      .where(and(eq(comments.id, commentId), eq(comments.isVerified, false)));
+      .where(and(eq(comments.id, commentId), eq(comments.isVerified, false)))
+      .returning({ id: comments.id });
+    if (verified.length > 0) await reputationOnVerify(tx, commentId, actor.id);
     await tx
       .update(communityPosts)
       .set(answeredNow(now))
@@ -191,6 +194,7 @@ export async function acceptComment(ctx: Ctx, actor: Actor, postId: string, comm
       .update(communityPosts)
       .set({ ...answeredNow(now), acceptedCommentId: commentId })
       .where(eq(communityPosts.id, postId));
+    await reputationOnAccept(tx, commentId, actor.id, post.acceptedCommentId);
     if (comment.authorId && comment.authorId !== actor.id)
       await answeredEvent(tx, comment.authorId, post, 'Your answer was accepted', commentId);
   });

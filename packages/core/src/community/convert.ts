@@ -5,6 +5,7 @@ import { conflict, forbidden, unprocessable } from '../errors/index.js';
 import { insertFaq } from '../faqs/service.js';
 import { type FaqView, type FreshnessTier, toFaqView } from '../faqs/view.js';
 import { resolveProgramId } from '../programs/resolve.js';
+import { reputationOnConvert } from '../reputation/events.js';
 import { type Actor, isStaff } from '../shared/db.js';
 import { getPost } from './posts.js';
 import { type PostView, visiblePost } from './view.js';
@@ -64,6 +65,7 @@ export async function convertPostToFaq(
       actor.id,
     );
     await tx.update(communityPosts).set({ convertedFaqId: row.id, updatedAt: ctx.clock.now() }).where(eq(communityPosts.id, postId));
+    await reputationOnConvert(tx, postId, actor.id);
     return row;
   });
   return { faq: toFaqView(faq, actor), post: await getPost(ctx, actor, postId) };

@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { reputationOnVote } from '../reputation/events.js';
 import type { Tx } from '../shared/db.js';
 import type { Vote } from './view.js';
 
@@ -16,7 +17,8 @@ export interface VoteOutcome {
 /**
  * One vote per user per target. Voting the same way again removes the vote; the other way switches
  * it. The vote row and the target's counters change in the caller's transaction, and the counters
- * move by increments in SQL, so concurrent votes keep them equal to the vote rows.
+ * move by increments in SQL, so concurrent votes keep them equal to the vote rows. The target's
+ * author gains or loses the vote's reputation points in the same transaction.
  */
 export async function castVote(tx: Tx, kind: keyof typeof TARGETS, targetId: string, userId: string, value: Vote): Promise<VoteOutcome> {
   const t = TARGETS[kind];
@@ -26,6 +28,7 @@ export async function castVote(tx: Tx, kind: keyof typeof TARGETS, targetId: str
     let up = 0;
     let down = 0;
     let myVote: Vote | null;
+    let before: Vote | null = null;
     const inserted = await tx.execute<{ value: number }>(
       sql`insert into ${votes} (${key}, user_id, value) values (${targetId}, ${userId}, ${value}) on conflict do nothing returning value`,
     );
@@ -39,6 +42,7 @@ export async function castVote(tx: Tx, kind: keyof typeof TARGETS, targetId: str
       );
       const prev = existing.rows[0]?.value;
       if (prev === undefined) continue; // removed by a concurrent toggle: try again
+      before = prev as Vote;
       if (prev === value) {
         await tx.execute(sql`delete from ${votes} where ${key} = ${targetId} and user_id = ${userId}`);
         if (value === 1) up = -1;
@@ -56,6 +60,7 @@ export async function castVote(tx: Tx, kind: keyof typeof TARGETS, targetId: str
           where id = ${targetId} returning upvotes, downvotes`,
     );
     const counts = res.rows[0] ?? { upvotes: 0, downvotes: 0 };
+    await reputationOnVote(tx, kind, targetId, userId, before, myVote);
     return { upvotes: counts.upvotes, downvotes: counts.downvotes, myVote };
   }
   throw new Error(`vote on ${kind} ${targetId} kept racing`);

@@ -155,6 +155,16 @@ export const ConfigSchema = T.Object({
   FAQ_VOLATILE_DAYS: Int(4, 1, 3650, 'volatile review interval'),
   FAQ_FRESHNESS_CRON_SCHEDULE: T.String({ default: '0 6 * * *', description: 'cron (UTC) of the freshness check, default 06:00 daily' }),
 
+  // Notifications stream (SSE) and dashboards
+  NOTIFICATION_STREAM_HEARTBEAT_MS: Int(15_000, 1000, 300_000, 'SSE heartbeat comment interval of GET /notifications/stream'),
+  NOTIFICATION_STREAM_POLL_MS: Int(
+    5000,
+    200,
+    300_000,
+    'SSE safety-net poll of connected users for new notifications (LISTEN/NOTIFY delivers at once on PostgreSQL; the embedded database relies on this poll)',
+  ),
+  ANALYTICS_MAX_RANGE_DAYS: Int(366, 1, 3660, 'longest date range an analytics or dashboard request may ask for'),
+
   // Retention and other schedules
   PIPELINE_RESULT_TTL_DAYS: Int(30, 1, 3650, 'PipelineResult retention'),
   RETENTION_INTERVAL_HOURS: T.Number({ default: 24, exclusiveMinimum: 0, description: 'retention job interval' }),

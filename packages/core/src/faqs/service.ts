@@ -5,6 +5,7 @@ import { embedRowJob } from '../embeddings/job.js';
 import { invalidField, notFound } from '../errors/index.js';
 import { teaDrop } from '../notifications/index.js';
 import { resolveProgramId } from '../programs/resolve.js';
+import { reputationOnFeedback } from '../reputation/events.js';
 import { type Actor, type DbOrTx, isStaff, type Tx } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
 import { categoryExists } from './categories.js';
@@ -277,6 +278,7 @@ export async function giveFeedback(
       })
       .where(eq(faqs.id, id))
       .returning({ helpfulCount: faqs.helpfulCount, notHelpfulCount: faqs.notHelpfulCount });
+    await reputationOnFeedback(tx, id, actor.id, input.helpful);
     return { faqId: id, helpful: input.helpful, helpfulCount: counts?.helpfulCount ?? 0, notHelpfulCount: counts?.notHelpfulCount ?? 0 };
   });
 }

@@ -3,6 +3,7 @@ import type { CoreContext } from '../context.js';
 import { cosineSimilarity, embedOne } from '../embeddings/embedder.js';
 import { badRequest, unavailable } from '../errors/index.js';
 import { resolveProgramId } from '../programs/resolve.js';
+import { CacheGeneration } from './cache-generation.js';
 import { searchClientKey } from './client-key.js';
 import { type HybridRow, runHybridSearch, type SearchMode, type SearchSource } from './hybrid-sql.js';
 import { SearchLogBuffer } from './log-buffer.js';
@@ -38,6 +39,8 @@ export const normalizeQuery = (q: string) => q.trim().toLowerCase().replace(MESS
 interface CachedEntry {
   programId: string;
   results: SearchResult[];
+  /** The cache generation read before the search ran (see CacheGeneration). */
+  generation: string;
 }
 
 export interface SearchService {
@@ -57,7 +60,10 @@ export type DuplicateCheck = { matched: true; faq: { id: string; question: strin
 /**
  * One per API process: holds the LRU result cache (SEARCH_CACHE_MAX entries for
  * SEARCH_CACHE_TTL_SECONDS, keyed on the program AND the normalised query, so one program's results
- * never answer another's) and the buffered search log.
+ * never answer another's) and the buffered search log. An entry is served only while the database's
+ * cache generation is the one it was computed under: any committed write that can change an answer
+ * (content, visibility, program archive/delete/default switch) moves the generation, in whichever
+ * process it happened, so no process serves what is no longer visible.
  */
 export function createSearchService(ctx: CoreContext): SearchService {
   const { config } = ctx;
@@ -65,6 +71,7 @@ export function createSearchService(ctx: CoreContext): SearchService {
     config.SEARCH_CACHE_MAX > 0
       ? new LRUCache<string, CachedEntry>({ max: config.SEARCH_CACHE_MAX, ttl: config.SEARCH_CACHE_TTL_SECONDS * 1000 })
       : null;
+  const generation = new CacheGeneration(ctx.pool);
   const logs = new SearchLogBuffer(ctx, config.SEARCH_LOG_FLUSH_MS);
   logs.start();
 
@@ -125,16 +132,19 @@ export function createSearchService(ctx: CoreContext): SearchService {
       const start = performance.now();
       const normalized = normalizeQuery(p.query);
       if (!normalized) throw badRequest('VALIDATION_FAILED', 'query is empty', [{ path: 'body.query', message: 'must not be blank' }]);
-      // The requested program (or "default") is part of the key; a hit needs no database round trip.
+      // The requested program (or "default") is part of the key; a hit costs one small read (the generation).
       const key = `${p.batchId?.toLowerCase() ?? 'default'}\u0000${normalized}`;
+      // The generation is read before the search runs: a write committed in between moves it past
+      // the stored value, so at worst the entry is recomputed once, never served stale.
+      const current = cache ? await generation.current() : null;
       const hit = cache?.get(key);
-      if (hit) {
+      if (hit && hit.generation === current) {
         log(p, normalized, hit.programId, hit.results, { cacheHit: true, degraded: false, start });
         return { results: hit.results };
       }
       const r = await searchSources({ ...p, sources: ['faq', 'community'], modes: ['vector', 'text'] });
       // A degraded (text-only) answer is not cached: the next request should get the full ranking.
-      if (!r.degraded) cache?.set(key, { programId: r.programId, results: r.results });
+      if (current !== null && !r.degraded) cache?.set(key, { programId: r.programId, results: r.results, generation: current });
       log(p, normalized, r.programId, r.results, { cacheHit: false, degraded: r.degraded, start });
       return r.degraded ? { results: r.results, degraded: true } : { results: r.results };
     },

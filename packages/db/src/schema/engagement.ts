@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { boolean, date, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, id, tstz, updatedAt } from './columns.js';
 import { supportRequestStatus } from './enums.js';
 import { users } from './identity.js';
@@ -88,10 +88,53 @@ export const reputationLogs = pgTable(
     reason: text().notNull(),
     sourceType: text(),
     sourceId: uuid(),
+    /**
+     * The event this row counts (`post_vote:<postId>:<voterId>`, `comment_accepted:<commentId>`, ...).
+     * At most one live (not reversed) award per key: the same event never counts twice.
+     */
+    sourceKey: text(),
+    /** Set on a reversal row: the award it takes back (each award is reversed at most once). */
+    reversesId: uuid(),
+    /** Set on an award once it has been reversed; the reversal is a row of its own. */
+    reversedAt: tstz('reversed_at'),
     awardedBy: uuid().references(() => users.id, { onDelete: 'set null' }),
     createdAt: createdAt(),
   },
-  (t) => [index('reputation_logs_user_idx').on(t.userId, t.createdAt), index('reputation_logs_batch_idx').on(t.batchId)],
+  (t) => [
+    index('reputation_logs_user_idx').on(t.userId, t.createdAt),
+    index('reputation_logs_batch_idx').on(t.batchId),
+    index('reputation_logs_user_batch_idx').on(t.userId, t.batchId, t.createdAt),
+    uniqueIndex('reputation_logs_live_source_key')
+      .on(t.sourceKey)
+      .where(sql`${t.sourceKey} is not null and ${t.reversesId} is null and ${t.reversedAt} is null`),
+    uniqueIndex('reputation_logs_reverses_key').on(t.reversesId).where(sql`${t.reversesId} is not null`),
+  ],
+);
+
+/**
+ * Running reputation totals per program, user and period (all time, the UTC calendar week from
+ * Monday, the UTC calendar month), moved by the same transaction that writes the log row, so the
+ * leaderboard reads the top of an index instead of summing the log.
+ */
+export const reputationTotals = pgTable(
+  'reputation_totals',
+  {
+    batchId: uuid()
+      .notNull()
+      .references(() => batches.id, { onDelete: 'cascade' }),
+    userId: uuid()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** all, week or month. */
+    period: text().notNull(),
+    /** First day of the period (1970-01-01 for all). */
+    periodStart: date({ mode: 'string' }).notNull(),
+    points: integer().notNull().default(0),
+  },
+  (t) => [
+    primaryKey({ columns: [t.batchId, t.period, t.periodStart, t.userId] }),
+    index('reputation_totals_rank_idx').on(t.batchId, t.period, t.periodStart, t.points.desc(), t.userId),
+  ],
 );
 
 /** A badge held by a user in a program; revoked badges keep their row. */

@@ -1,0 +1,100 @@
+import { NotificationHub, notificationsAfter, type StreamCursor, streamCursor } from '@cfaq/core';
+import { signedIn } from '../../lib/actor.js';
+import { problemResponses } from '../../lib/problem.js';
+import type { RoutePlugin } from '../../lib/types.js';
+
+/**
+ * GET /notifications/stream: server-sent events. Each new notification of the caller is an event
+ * `notification` with the notification as data and its id as the event id; a browser reconnecting
+ * with Last-Event-ID gets what it missed (up to 100 at a time, oldest first). A comment line every
+ * NOTIFICATION_STREAM_HEARTBEAT_MS keeps proxies from closing the connection.
+ */
+export const notificationStream: RoutePlugin = async (app) => {
+  const { ctx } = app;
+  const hub = new NotificationHub(ctx.config.DATABASE_URL, ctx.log, ctx.config.NOTIFICATION_STREAM_POLL_MS);
+  const open = new Set<() => void>();
+  // Open streams end when the app closes (server.close would otherwise wait for them).
+  app.addHook('preClose', async () => {
+    for (const close of [...open]) close();
+  });
+  app.addHook('onClose', async () => hub.stop());
+
+  app.get(
+    '/notifications/stream',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags: ['notifications'],
+        summary: 'My new notifications as server-sent events',
+        description:
+          'text/event-stream. Events: `notification` (data: the notification JSON, id: its id). Send Last-Event-ID to resume after a ' +
+          'notification; without it only notifications created after connecting are sent. Delivered across API processes through ' +
+          'PostgreSQL LISTEN/NOTIFY, typically within a second of the commit (the embedded database falls back to the poll interval, ' +
+          'NOTIFICATION_STREAM_POLL_MS). Heartbeat: a `: heartbeat` comment every NOTIFICATION_STREAM_HEARTBEAT_MS.',
+        produces: ['text/event-stream'],
+        response: { 200: { type: 'string', description: 'event stream' }, ...problemResponses(401, 403) },
+      },
+    },
+    async (request, reply) => {
+      const userId = signedIn(request).id;
+      const lastHeader = request.headers['last-event-id'];
+      const last = typeof lastHeader === 'string' ? lastHeader.trim() : null;
+      let cursor: StreamCursor | null = await streamCursor(ctx, userId, last);
+
+      reply.hijack();
+      const res = reply.raw;
+      res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-store',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+        'x-request-id': request.id,
+      });
+      res.write(`retry: 3000\n: connected\n\n`);
+
+      let closed = false;
+      let busy = false;
+      let again = false;
+      const pump = async () => {
+        if (closed) return;
+        if (busy) {
+          again = true;
+          return;
+        }
+        busy = true;
+        try {
+          do {
+            again = false;
+            const rows = await notificationsAfter(ctx, userId, cursor);
+            for (const { notification: n, cursor: next } of rows) {
+              if (closed) return;
+              res.write(`id: ${n.id}\nevent: notification\ndata: ${JSON.stringify(n)}\n\n`);
+              cursor = next;
+            }
+            if (rows.length === 100) again = true;
+          } while (again && !closed);
+        } catch (err) {
+          request.log.warn({ err }, 'notification stream read failed');
+        } finally {
+          busy = false;
+        }
+      };
+
+      const unsubscribe = hub.subscribe(userId, () => void pump());
+      const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), ctx.config.NOTIFICATION_STREAM_HEARTBEAT_MS);
+      const close = () => {
+        if (closed) return;
+        closed = true;
+        clearInterval(heartbeat);
+        unsubscribe();
+        open.delete(close);
+        res.end();
+      };
+      request.raw.on('close', close);
+      res.on('close', close);
+      open.add(close);
+      // With a resumed cursor this sends the gap at once; otherwise it finds nothing new yet.
+      void pump();
+    },
+  );
+};

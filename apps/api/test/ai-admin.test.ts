@@ -1,0 +1,260 @@
+import { fixedClock, type MemoryJobQueue } from '@cfaq/core';
+import { adminLogs, aiConfigs, communityPosts, notifications, pipelineResults, teaNotifications } from '@cfaq/db/schema/index';
+import { CraftedEmbedder, createKnowledge, defaultProgramId, type FakeAiServer, startFakeOpenAI, unitVector } from '@cfaq/testkit';
+import { count, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, expectProblem, GENEROUS_LIMITS, type TestApp } from './helpers.js';
+
+const NOW = new Date('2026-06-01T12:00:00Z');
+const hoursAgo = (h: number) => new Date(NOW.getTime() - h * 3_600_000);
+const embedder = new CraftedEmbedder((text) => {
+  const m = /\[axis(\d+)\]/.exec(text);
+  return m ? unitVector(Number(m[1])) : undefined;
+});
+type Who = { headers: { authorization: string }; id: string };
+let t: TestApp;
+let fake: FakeAiServer;
+let admin: Who;
+let author: Who;
+let voters: Who[];
+let program: string;
+
+beforeAll(async () => {
+  fake = await startFakeOpenAI();
+  fake.reply = () => ({ answer: 'Generated answer.', answerable: true, ok: true });
+  t = await createTestApp({
+    clock: fixedClock(NOW),
+    embedder,
+    env: { ...GENEROUS_LIMITS, OPENAI_API_KEY: fake.apiKey, OPENAI_BASE_URL: fake.baseUrl, AI_RETRY_BASE_MS: '1' },
+  });
+  [admin, author, ...voters] = await Promise.all([
+    t.signIn('admin'),
+    t.signIn('user'),
+    t.signIn('user'),
+    t.signIn('user'),
+    t.signIn('user'),
+  ]);
+  program = await defaultProgramId(t.ctx);
+});
+afterAll(async () => {
+  await t.close();
+  await fake.close();
+});
+
+const inject = (method: 'GET' | 'POST' | 'PATCH', url: string, who?: Who, payload?: unknown) =>
+  t.app.inject({ method, url, ...(who ? { headers: who.headers } : {}), ...(payload !== undefined ? { payload: payload as object } : {}) });
+async function post(title: string, extra: Partial<typeof communityPosts.$inferInsert> = {}) {
+  const [row] = await t.ctx.db
+    .insert(communityPosts)
+    .values({ batchId: program, authorId: author.id, title, body: 'Details.', createdAt: hoursAgo(3), ...extra })
+    .returning({ id: communityPosts.id });
+  return row?.id as string;
+}
+const reload = async (id: string) =>
+  (await t.ctx.db.select().from(communityPosts).where(eq(communityPosts.id, id)))[0] as typeof communityPosts.$inferSelect;
+const rows = async () => ({
+  results: (await t.ctx.db.select({ n: count() }).from(pipelineResults))[0]?.n,
+  notifications: (await t.ctx.db.select({ n: count() }).from(notifications))[0]?.n,
+  tea: (await t.ctx.db.select({ n: count() }).from(teaNotifications))[0]?.n,
+  posts: JSON.stringify(await t.ctx.db.select().from(communityPosts).orderBy(communityPosts.id)),
+});
+
+describe('POST /admin/community/auto-answer', () => {
+  it('dry_run=true returns every verdict and writes nothing; thresholds add a what-if over stored results', async () => {
+    await createKnowledge(t.ctx, { embedding: unitVector(50, 0.99) });
+    const k = await post('Knowledge question [axis50]');
+    const g = await post('Generated question');
+    const before = await rows();
+    const res = await inject('POST', '/api/admin/community/auto-answer?dry_run=true', admin);
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body.dryRun).toBe(true);
+    const verdicts = Object.fromEntries(body.items.map((i: { postId: string; verdict: string }) => [i.postId, i.verdict]));
+    expect(verdicts).toEqual({ [k]: 'approved', [g]: 'suggested' });
+    expect(await rows()).toEqual(before);
+    expect(fake.calls).toHaveLength(0);
+
+    const whatIf = await inject('POST', '/api/admin/community/auto-answer?dry_run=true&approveThreshold=0.6', admin);
+    expect(
+      whatIf
+        .json()
+        .items.map((i: { verdict: string }) => i.verdict)
+        .sort(),
+    ).toEqual(['approved', 'approved']);
+    expect(whatIf.json().whatIf).toMatchObject({ thresholds: { approve: 0.6, suggest: 0.6 } });
+  });
+
+  it('post_id answers that post now; no flag enqueues a worker run (202)', async () => {
+    const id = await post('Young question', { createdAt: hoursAgo(0.1) });
+    const res = await inject('POST', `/api/admin/community/auto-answer?post_id=${id}`, admin);
+    expect(res.statusCode).toBe(200);
+    expect(res.json().items).toMatchObject([{ postId: id, verdict: 'suggested', outcome: 'written' }]);
+    expect((await reload(id)).aiAnswerStatus).toBe('suggested');
+
+    const queued = await inject('POST', '/api/admin/community/auto-answer?all=true', admin);
+    expect(queued.statusCode).toBe(202);
+    expect(queued.json()).toMatchObject({ queued: true, all: true });
+    expect((t.jobs as MemoryJobQueue).sent.at(-1)).toMatchObject({
+      name: 'pipeline.auto-answer',
+      payload: { trigger: 'admin', all: true },
+    });
+
+    expectProblem(await inject('POST', '/api/admin/community/auto-answer?post_id=nope', admin), 400);
+    expectProblem(await inject('POST', '/api/admin/community/auto-answer?approveThreshold=2', admin), 400);
+  });
+});
+
+describe('review queue and review actions', () => {
+  it('lists suggested and escalated answers; approve publishes the manual answer and notifies; other moves are 422', async () => {
+    const s = await post('Suggested one', {
+      aiAnswerStatus: 'suggested',
+      aiAnswer: 'Draft text',
+      aiAnswerConfidence: 0.7,
+      aiAnswerSource: 'ai_generated',
+      aiAnswerSuggestedAt: NOW,
+    });
+    const e = await post('Escalated one', {
+      aiAnswerStatus: 'escalated',
+      aiAnswerEscalatedReason: 'sensitive topic: legal',
+      aiAnswerEscalatedAt: NOW,
+    });
+    const q = await inject('GET', '/api/admin/auto-answer/queue', admin);
+    expect(q.statusCode).toBe(200);
+    const items = q.json().items as { postId: string; answer: string | null; reason: string | null; confidence: number | null }[];
+    expect(items.find((i) => i.postId === s)).toMatchObject({ answer: 'Draft text', confidence: 0.7 });
+    expect(items.find((i) => i.postId === e)).toMatchObject({ reason: 'sensitive topic: legal' });
+    const only = await inject('GET', '/api/admin/auto-answer/queue?status=escalated&limit=100', admin);
+    expect(only.json().items.every((i: { aiAnswerStatus: string }) => i.aiAnswerStatus === 'escalated')).toBe(true);
+
+    // Staff-only: the public view of a suggested post shows no AI text.
+    const pub = await inject('GET', `/api/community/posts/${s}`);
+    expect(pub.json().aiAnswer).toBeNull();
+
+    const approve = await inject('PATCH', `/api/admin/auto-answer/${s}`, admin, { action: 'approve', manualAnswer: 'Reviewed text' });
+    expect(approve.statusCode).toBe(200);
+    expect(approve.json()).toMatchObject({
+      aiAnswerStatus: 'approved',
+      aiAnswer: 'Reviewed text',
+      aiAnswerSource: 'manual',
+      status: 'answered',
+      aiAnswerReviewedBy: admin.id,
+    });
+    expect(await t.ctx.db.select().from(notifications).where(eq(notifications.userId, author.id))).not.toHaveLength(0);
+    expect((await inject('GET', `/api/community/posts/${s}`)).json().aiAnswer).toBe('Reviewed text');
+    expectProblem(await inject('PATCH', `/api/admin/auto-answer/${s}`, admin, { action: 'approve' }), 422, 'INVALID_REVIEW_TRANSITION');
+    expectProblem(await inject('PATCH', `/api/admin/auto-answer/${e}`, admin, { action: 'approve' }), 422, 'NO_ANSWER_TEXT');
+    expectProblem(await inject('PATCH', `/api/admin/auto-answer/${e}`, admin, { action: 'publish' }), 400);
+    const plain = await post('No AI state');
+    expectProblem(await inject('PATCH', `/api/admin/auto-answer/${plain}`, admin, { action: 'reject' }), 422, 'NO_AI_ANSWER');
+
+    const reject = await inject('PATCH', `/api/admin/auto-answer/${e}`, admin, { action: 'reject', reason: 'not for AI' });
+    expect(reject.json()).toMatchObject({ aiAnswerStatus: 'rejected', previousStatus: 'escalated' });
+    const log = await t.ctx.db.select().from(adminLogs).where(eq(adminLogs.targetId, e));
+    expect(log.map((l) => l.action)).toContain('auto_answer.reject');
+    // Rejected posts stay out of runs until the question changes.
+    const dry = await inject('POST', `/api/admin/community/auto-answer?dry_run=true&post_id=${e}`, admin);
+    expect(dry.json().items).toEqual([]);
+    const edit = await t.app.inject({
+      method: 'PUT',
+      url: `/api/community/posts/${e}`,
+      headers: author.headers,
+      payload: { body: 'New details.' },
+    });
+    expect(edit.statusCode).toBe(200);
+    expect((await reload(e)).aiAnswerStatus).toBeNull();
+  });
+});
+
+describe('accountable AI answers and calibration', () => {
+  it("the author's 'does not answer' and a net of -2 votes unpublish and re-escalate; calibration counts the demotions", async () => {
+    await createKnowledge(t.ctx, { embedding: unitVector(60, 0.99) });
+    const a = await post('First accountable [axis60]');
+    const b = await post('Second accountable [axis60]');
+    for (const id of [a, b])
+      expect((await inject('POST', `/api/admin/community/auto-answer?post_id=${id}`, admin)).json().items[0].verdict).toBe('approved');
+
+    expectProblem(
+      await inject('POST', `/api/community/posts/${a}/ai-answer/feedback`, voters[0], { helpful: false }),
+      403,
+      'NOT_POST_OWNER',
+    );
+    const fb = await inject('POST', `/api/community/posts/${a}/ai-answer/feedback`, author, { helpful: false });
+    expect(fb.json()).toMatchObject({ demoted: true, aiAnswerStatus: 'escalated', status: 'open' });
+    expect((await reload(a)).aiAnswerEscalatedReason).toMatch(/not answering/);
+    expect((await inject('GET', `/api/community/posts/${a}`)).json().aiAnswer).toBeNull();
+
+    const v1 = await inject('POST', `/api/community/posts/${b}/ai-answer/vote`, voters[0], { value: -1 });
+    expect(v1.json()).toMatchObject({ aiAnswerScore: -1, demoted: false, myVote: -1 });
+    const v2 = await inject('POST', `/api/community/posts/${b}/ai-answer/vote`, voters[1], { value: -1 });
+    expect(v2.json()).toMatchObject({ aiAnswerScore: -2, demoted: true, aiAnswerStatus: 'escalated' });
+    expectProblem(
+      await inject('POST', `/api/community/posts/${b}/ai-answer/vote`, voters[2], { value: -1 }),
+      422,
+      'NO_PUBLISHED_AI_ANSWER',
+    );
+    expectProblem(await inject('POST', `/api/community/posts/${b}/ai-answer/vote`, voters[2], { value: 2 }), 400);
+
+    // A demoted answer waits for a human: the run skips it.
+    const dry = await inject('POST', `/api/admin/community/auto-answer?dry_run=true&post_id=${a}`, admin);
+    expect(dry.json().items).toEqual([]);
+
+    const cal = await inject('GET', '/api/admin/auto-answer/calibration', admin);
+    expect(cal.statusCode).toBe(200);
+    expect(cal.json().bands).toContainEqual(expect.objectContaining({ band: '0.85-0.90', published: 2, demoted: 2, demotionRate: 1 }));
+  });
+});
+
+describe('AI configuration', () => {
+  it('keys are write-only (last four shown), stored encrypted, revealed only by the audit-logged route', async () => {
+    const key = 'sk-anthropic-secret-value-9876';
+    const patch = await inject('PATCH', '/api/admin/ai/config', admin, {
+      autoAnswerProvider: 'anthropic',
+      autoAnswerModel: 'claude-test',
+      apiKeys: { anthropic: key },
+      baseUrls: { anthropic: 'http://127.0.0.1:9/' },
+    });
+    expect(patch.statusCode).toBe(200);
+    expect(patch.body).not.toContain(key);
+    const cfg = patch.json();
+    expect(cfg).toMatchObject({ autoAnswerProvider: 'anthropic', autoAnswerModel: 'claude-test' });
+    expect(cfg.providers.find((p: { name: string }) => p.name === 'anthropic')).toMatchObject({
+      configured: true,
+      keySource: 'config',
+      keyLast4: '9876',
+    });
+    expect(cfg.active.auto_answer).toMatchObject({ provider: 'anthropic', model: 'claude-test', source: 'config' });
+    const [row] = await t.ctx.db.select().from(aiConfigs);
+    expect(JSON.stringify(row?.apiKeys)).not.toContain(key);
+    const get = await inject('GET', '/api/admin/ai/config', admin);
+    expect(get.body).not.toContain(key);
+
+    const reveal = await inject('GET', '/api/admin/ai/config/api-key/anthropic', admin);
+    expect(reveal.json()).toEqual({ provider: 'anthropic', apiKey: key });
+    const logs = await t.ctx.db.select().from(adminLogs).where(eq(adminLogs.action, 'ai_config.api_key_revealed'));
+    expect(logs).toHaveLength(1);
+    expect(JSON.stringify(await t.ctx.db.select().from(adminLogs))).not.toContain(key);
+    expectProblem(await inject('GET', '/api/admin/ai/config/api-key/gemini', admin), 404, 'API_KEY_NOT_FOUND');
+    expectProblem(await inject('GET', '/api/admin/ai/config/api-key/nope', admin), 400);
+    expectProblem(await inject('PATCH', '/api/admin/ai/config', admin, { autoAnswerProvider: 'mistral' }), 400);
+    expectProblem(await inject('PATCH', '/api/admin/ai/config', admin, { apiKeys: { openai: 'a b' } }), 400);
+
+    const providers = await inject('GET', '/api/admin/ai/providers', admin);
+    expect(providers.json()).toMatchObject({ detectionOrder: ['openai', 'anthropic', 'gemini', 'ollama'], detected: 'openai' });
+
+    // The provider test makes a real round trip: openai (the fake) answers, anthropic (nothing listens) fails.
+    const test = await inject('GET', '/api/admin/ai/providers/test', admin);
+    const results = test.json().results as { provider: string; ok: boolean; error: string | null; latencyMs: number }[];
+    expect(results.find((r) => r.provider === 'openai')).toMatchObject({ ok: true, error: null });
+    expect(results.find((r) => r.provider === 'anthropic')?.ok).toBe(false);
+    expect(test.json().notConfigured).toEqual(['gemini', 'ollama']);
+
+    const cleared = await inject('PATCH', '/api/admin/ai/config', admin, { autoAnswerProvider: null, apiKeys: { anthropic: null } });
+    expect(cleared.json().active.auto_answer).toMatchObject({ provider: 'openai', source: 'auto' });
+
+    const usage = (await inject('GET', '/api/admin/ai/config', admin)).json().usage;
+    expect(usage.totals.calls).toBeGreaterThan(0);
+    const reset = await inject('POST', '/api/admin/ai/config/reset-usage', admin);
+    expect(reset.statusCode).toBe(200);
+    expect((await inject('GET', '/api/admin/ai/config', admin)).json().usage.totals.calls).toBe(0);
+  });
+});

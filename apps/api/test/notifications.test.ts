@@ -1,0 +1,201 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { notify, teaDrop } from '@cfaq/core';
+import { batches } from '@cfaq/db/schema/index';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/app.js';
+import { createTestApp, expectProblem, GENEROUS_LIMITS, type TestApp } from './helpers.js';
+
+let t: TestApp;
+let defaultProgram: string;
+let otherProgram: string;
+beforeAll(async () => {
+  t = await createTestApp({ env: { ...GENEROUS_LIMITS, NOTIFICATION_STREAM_HEARTBEAT_MS: '1000', NOTIFICATION_STREAM_POLL_MS: '60000' } });
+  const rows = await t.ctx.db.select({ id: batches.id, isDefault: batches.isDefault }).from(batches);
+  defaultProgram = rows.find((r) => r.isDefault)!.id;
+  const [b] = await t.ctx.db.insert(batches).values({ name: 'Cohort N', slug: 'cohort-n' }).returning({ id: batches.id });
+  otherProgram = b!.id;
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const UNKNOWN = '00000000-0000-4000-8000-000000000000';
+const req = (method: 'GET' | 'PUT' | 'PATCH', url: string, headers: Record<string, string> = {}, payload?: object) =>
+  t.app.inject({ method, url: `/api${url}`, headers, ...(payload ? { payload } : {}) });
+const write = (userId: string, kind = 'post_answered', batchId: string | null = null, title = 'hello') =>
+  t.ctx.db.transaction((tx) => notify(tx, { userId, kind, title, batchId }));
+
+describe('notifications', () => {
+  it('every route needs a signed-in user', async () => {
+    for (const [m, u] of [
+      ['GET', '/notifications'],
+      ['PUT', `/notifications/${UNKNOWN}/read`],
+      ['PUT', '/notifications/read-all'],
+      ['GET', '/notifications/settings'],
+      ['PUT', '/notifications/settings'],
+      ['GET', '/notifications/tea'],
+      ['GET', '/tea/drops'],
+      ['GET', '/notifications/tea/unread-count'],
+      ['PATCH', '/notifications/tea/read-all'],
+      ['PATCH', `/notifications/tea/${UNKNOWN}/read`],
+      ['GET', '/notifications/stream'],
+    ] as const) {
+      expectProblem(await req(m, u), 401);
+    }
+  });
+
+  it('lists only my own, newest first, with unread count and program filter; marks mine, 404 for another', async () => {
+    const me = await t.signIn('user');
+    const other = await t.signIn('user');
+    expect((await req('GET', '/notifications', me.headers)).json()).toEqual({ items: [], total: 0, page: 1, limit: 20, unreadCount: 0 });
+    const first = await write(me.id, 'post_answered', defaultProgram, 'first');
+    await write(me.id, 'post_deleted', otherProgram, 'second');
+    const theirs = await write(other.id, 'post_answered', defaultProgram, 'theirs');
+    const list = (await req('GET', '/notifications', me.headers)).json();
+    expect(list).toMatchObject({ total: 2, unreadCount: 2 });
+    expect(list.items.map((i: { title: string }) => i.title)).toEqual(['second', 'first']);
+    const scoped = (await req('GET', `/notifications?batchId=${otherProgram}`, me.headers)).json();
+    expect(scoped.items.map((i: { title: string }) => i.title)).toEqual(['second']);
+
+    const read = await req('PUT', `/notifications/${first}/read`, me.headers);
+    expect(read.json()).toMatchObject({ id: first, read: true });
+    expectProblem(await req('PUT', `/notifications/${theirs}/read`, me.headers), 404, 'NOTIFICATION_NOT_FOUND');
+    expectProblem(await req('PUT', '/notifications/not-a-uuid/read', me.headers), 400);
+    expect((await req('GET', '/notifications?unread=true', me.headers)).json()).toMatchObject({ total: 1, unreadCount: 1 });
+    expect((await req('PUT', '/notifications/read-all', me.headers)).json()).toEqual({ updated: 1 });
+    expect((await req('GET', '/notifications', other.headers)).json()).toMatchObject({ total: 1, unreadCount: 1 });
+  });
+
+  it('settings: defaults, partial update, per-kind switch honoured when writing, unknown kind 400', async () => {
+    const me = await t.signIn('user');
+    const defaults = (await req('GET', '/notifications/settings', me.headers)).json();
+    expect(defaults).toMatchObject({ inApp: true, email: false, teaDrops: true });
+    expect(defaults.kinds.post_answered).toBe(true);
+    const put = await req('PUT', '/notifications/settings', me.headers, { kinds: { post_deleted: false } });
+    expect(put.json()).toMatchObject({ inApp: true, kinds: { post_deleted: false, post_answered: true } });
+    expect(await write(me.id, 'post_deleted')).toBeNull();
+    expect(await write(me.id, 'post_answered')).toBeTruthy();
+    await req('PUT', '/notifications/settings', me.headers, { inApp: false });
+    expect((await req('GET', '/notifications/settings', me.headers)).json()).toMatchObject({
+      inApp: false,
+      kinds: { post_deleted: false },
+    });
+    expect(await write(me.id, 'post_answered')).toBeNull();
+    const bad = expectProblem(await req('PUT', '/notifications/settings', me.headers, { kinds: { nonsense: true } }), 400);
+    expect(JSON.stringify(bad.errors)).toContain('kinds');
+    expectProblem(await req('PUT', '/notifications/settings', me.headers, { inApp: 'yes' }), 400);
+  });
+
+  it('tea drops: personal and program-wide, per program, read state per user', async () => {
+    const me = await t.signIn('user');
+    const other = await t.signIn('user');
+    const drop = (userId: string | null, batchId: string, title: string) =>
+      t.ctx.db.transaction((tx) => teaDrop(tx, { userId, batchId, kind: 'faq_approved', title }));
+    const wide = await drop(null, defaultProgram, 'new FAQ');
+    await drop(me.id, defaultProgram, 'for me');
+    const theirs = await drop(other.id, defaultProgram, 'for them');
+    await drop(null, otherProgram, 'elsewhere');
+    for (const url of ['/notifications/tea', '/tea/drops']) {
+      const list = (await req('GET', url, me.headers)).json();
+      expect(list.items.map((i: { title: string }) => i.title).filter((x: string) => x !== 'elsewhere')).toContain('new FAQ');
+      expect(list.items.map((i: { title: string }) => i.title)).not.toContain('for them');
+      expect(list.items.map((i: { title: string }) => i.title)).not.toContain('elsewhere');
+    }
+    const before = (await req('GET', '/notifications/tea/unread-count', me.headers)).json();
+    expect(before.batchId).toBe(defaultProgram);
+    expect((await req('PATCH', `/notifications/tea/${wide}/read`, me.headers)).json()).toEqual({ id: wide, read: true });
+    expect((await req('GET', '/notifications/tea/unread-count', me.headers)).json().count).toBe(before.count - 1);
+    expectProblem(await req('PATCH', `/notifications/tea/${theirs}/read`, me.headers), 404, 'TEA_DROP_NOT_FOUND');
+    // The other user's read state is untouched by mine.
+    const otherList = (await req('GET', '/notifications/tea', other.headers)).json();
+    expect(otherList.items.find((i: { id: string }) => i.id === wide).read).toBe(false);
+    expect((await req('PATCH', '/notifications/tea/read-all', me.headers)).json().updated).toBe(before.count - 1);
+    expect((await req('GET', '/notifications/tea/unread-count', me.headers)).json().count).toBe(0);
+    expect((await req('GET', `/notifications/tea/unread-count?batchId=${otherProgram}`, me.headers)).json().count).toBe(1);
+    expectProblem(await req('GET', `/notifications/tea?batchId=${UNKNOWN}`, me.headers), 404);
+  });
+});
+
+/** Reads server-sent events from a listening app until `want` events arrived. */
+function readEvents(app: FastifyInstance, token: string, want: number, lastEventId?: string) {
+  const { port } = app.server.address() as AddressInfo;
+  const events: { id: string; event: string; data: { id: string; title: string } }[] = [];
+  let raw = '';
+  let request!: http.ClientRequest;
+  const done = new Promise<typeof events>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`only ${events.length} events: ${raw}`)), 15_000);
+    request = http.get(
+      {
+        port,
+        host: '127.0.0.1',
+        path: '/api/notifications/stream',
+        headers: { authorization: token, ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
+      },
+      (res) => {
+        expect(res.headers['content-type']).toContain('text/event-stream');
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          raw += chunk;
+          const blocks = raw.split('\n\n').filter((b) => b.includes('event: notification'));
+          events.length = 0;
+          for (const b of blocks) {
+            const line = (k: string) =>
+              b
+                .split('\n')
+                .find((l) => l.startsWith(`${k}: `))
+                ?.slice(k.length + 2) ?? '';
+            events.push({ id: line('id'), event: line('event'), data: JSON.parse(line('data')) });
+          }
+          if (events.length >= want) {
+            clearTimeout(timer);
+            resolve([...events]);
+          }
+        });
+      },
+    );
+    request.on('error', reject);
+  });
+  return { done, raw: () => raw, close: () => request.destroy() };
+}
+
+describe('GET /notifications/stream', () => {
+  it('pushes a notification committed on another connection within a second (LISTEN/NOTIFY, the poll is set to a minute), with heartbeats, and resumes from Last-Event-ID', async () => {
+    // The stream's process only hears of the write through PostgreSQL: the write commits on the test's own pool.
+    const a = await buildApp({ ctx: t.ctx, logger: false });
+    await a.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const me = await t.signIn('user');
+      const old = await write(me.id, 'post_answered', null, 'before connecting');
+      const s = readEvents(a, me.headers.authorization, 1);
+      await new Promise((r) => setTimeout(r, 300));
+      const started = Date.now();
+      const fresh = await write(me.id, 'post_answered', null, 'live');
+      const [ev] = await s.done;
+      expect(Date.now() - started).toBeLessThan(1000);
+      expect(ev).toMatchObject({ id: fresh, event: 'notification', data: { id: fresh, title: 'live' } });
+      expect(s.raw()).not.toContain('before connecting');
+      await new Promise((r) => setTimeout(r, 1200));
+      expect(s.raw()).toContain(': heartbeat');
+      s.close();
+
+      // Missed while away: resume after `old` delivers `fresh` and the next one, in order.
+      const third = await write(me.id, 'post_answered', null, 'while away');
+      const r = readEvents(a, me.headers.authorization, 2, old as string);
+      expect((await r.done).map((e) => e.id)).toEqual([fresh, third]);
+      r.close();
+
+      // Another user's notification never reaches my stream.
+      const other = await t.signIn('user');
+      const mine = readEvents(a, me.headers.authorization, 1);
+      await new Promise((r) => setTimeout(r, 300));
+      await write(other.id, 'post_answered', null, 'not yours');
+      const last = await write(me.id, 'post_answered', null, 'yours');
+      expect((await mine.done).map((e) => e.id)).toEqual([last]);
+      mine.close();
+    } finally {
+      await a.close();
+    }
+  });
+});

@@ -1,0 +1,314 @@
+import { aiConfigs } from '@cfaq/db/schema/index';
+import { Type as T, type TSchema } from '@sinclair/typebox';
+import { eq, sql } from 'drizzle-orm';
+import { writeAdminLog } from '../audit/index.js';
+import type { CoreContext } from '../context.js';
+import { notFound } from '../errors/index.js';
+import type { Actor } from '../shared/db.js';
+import { generateStructured } from './generate.js';
+import { AI_PROVIDERS, type AiProviderName, DETECTION_ORDER } from './providers.js';
+import {
+  AI_CONFIG_SCOPE,
+  AI_PIPELINES,
+  type AiConfigRow,
+  type AiPipeline,
+  keyAad,
+  loadAiConfigRow,
+  type ResolvedAi,
+  resolveAiFromRow,
+} from './settings.js';
+import { clearUsage, type UsageReport, usageReport } from './usage.js';
+
+/**
+ * The admin AI configuration (one AiConfig row, scope "global"): provider and model in general and per
+ * pipeline, API keys (AES-256-GCM, the row id and provider as additional data; write-only: reads show
+ * only whether a key is set, where from, and its last four characters), base URLs, usage counters.
+ * Only revealApiKey decrypts a key for a caller, and it is audit-logged.
+ */
+type Ctx = Pick<CoreContext, 'db' | 'pool' | 'config' | 'secrets' | 'log' | 'clock'>;
+
+export interface ProviderView {
+  name: AiProviderName;
+  configured: boolean;
+  keySource: 'config' | 'env' | null;
+  keyLast4: string | null;
+  baseUrl: string | null;
+  baseUrlSource: 'config' | 'env';
+  defaultModel: string;
+}
+
+export interface ActiveChoice {
+  provider: AiProviderName | null;
+  model: string | null;
+  source: 'config' | 'env' | 'auto' | null;
+  configured: boolean;
+  reason: string | null;
+}
+
+export interface AiConfigView {
+  provider: string | null;
+  model: string | null;
+  autoAnswerProvider: string | null;
+  autoAnswerModel: string | null;
+  faqAuditProvider: string | null;
+  faqAuditModel: string | null;
+  providers: ProviderView[];
+  active: Record<AiPipeline, ActiveChoice>;
+  usage: UsageReport;
+  updatedAt: string | null;
+  updatedBy: string | null;
+}
+
+const last4 = (k: string | undefined) => (k ? k.slice(-4) : null);
+
+function providerViews(r: ResolvedAi): ProviderView[] {
+  return AI_PROVIDERS.map((p) => {
+    const s = r.providers[p];
+    return {
+      name: p,
+      configured: s.configured,
+      keySource: s.keySource,
+      keyLast4: last4(s.apiKey),
+      baseUrl: s.baseUrl || null,
+      baseUrlSource: s.baseUrlSource,
+      defaultModel: s.defaultModel,
+    };
+  });
+}
+
+function activeChoices(r: ResolvedAi): Record<AiPipeline, ActiveChoice> {
+  const out = {} as Record<AiPipeline, ActiveChoice>;
+  for (const p of AI_PIPELINES) {
+    const c = r.choose(p);
+    out[p] = { provider: c.provider, model: c.model, source: c.source, configured: c.configured, reason: c.configured ? null : c.reason };
+  }
+  return out as Record<AiPipeline, ActiveChoice>;
+}
+
+async function view(ctx: Ctx, row: AiConfigRow | null): Promise<AiConfigView> {
+  const r = resolveAiFromRow(ctx, row);
+  return {
+    provider: row?.provider ?? null,
+    model: row?.model ?? null,
+    autoAnswerProvider: row?.autoAnswerProvider ?? null,
+    autoAnswerModel: row?.autoAnswerModel ?? null,
+    faqAuditProvider: row?.auditProvider ?? null,
+    faqAuditModel: row?.auditModel ?? null,
+    providers: providerViews(r),
+    active: activeChoices(r),
+    usage: await usageReport(ctx),
+    updatedAt: row ? row.updatedAt.toISOString() : null,
+    updatedBy: row?.updatedBy ?? null,
+  };
+}
+
+export async function getAiConfig(ctx: Ctx): Promise<AiConfigView> {
+  return view(ctx, await loadAiConfigRow(ctx));
+}
+
+const ProviderOrNull = T.Union([...AI_PROVIDERS.map((p) => T.Literal(p)), T.Null()]);
+const ModelOrNull = T.Union([T.String({ minLength: 1, maxLength: 200 }), T.Null()]);
+const perProvider = <S extends TSchema>(s: S) =>
+  T.Object(
+    { openai: T.Optional(s), anthropic: T.Optional(s), gemini: T.Optional(s), ollama: T.Optional(s) },
+    { additionalProperties: false },
+  );
+
+/** PATCH body: every field optional; null clears (falls back to the environment). */
+export const AiConfigPatch = T.Object(
+  {
+    provider: T.Optional(ProviderOrNull),
+    model: T.Optional(ModelOrNull),
+    autoAnswerProvider: T.Optional(ProviderOrNull),
+    autoAnswerModel: T.Optional(ModelOrNull),
+    faqAuditProvider: T.Optional(ProviderOrNull),
+    faqAuditModel: T.Optional(ModelOrNull),
+    apiKeys: T.Optional(
+      perProvider(
+        T.Union([
+          T.String({ minLength: 8, maxLength: 500, pattern: '^\\S+$', description: 'the key; null removes the stored one' }),
+          T.Null(),
+        ]),
+      ),
+    ),
+    baseUrls: T.Optional(
+      perProvider(
+        T.Union([
+          T.String({
+            minLength: 1,
+            maxLength: 500,
+            pattern: '^https?://[^\\s]+$',
+            description: 'http(s) URL; null: the environment value',
+          }),
+          T.Null(),
+        ]),
+      ),
+    ),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type AiConfigPatchInput = {
+  provider?: AiProviderName | null;
+  model?: string | null;
+  autoAnswerProvider?: AiProviderName | null;
+  autoAnswerModel?: string | null;
+  faqAuditProvider?: AiProviderName | null;
+  faqAuditModel?: string | null;
+  apiKeys?: Partial<Record<AiProviderName, string | null>>;
+  baseUrls?: Partial<Record<AiProviderName, string | null>>;
+};
+
+async function lockedRow(tx: Pick<CoreContext, 'db'>['db']): Promise<AiConfigRow> {
+  await tx.insert(aiConfigs).values({ scope: AI_CONFIG_SCOPE }).onConflictDoNothing({ target: aiConfigs.scope });
+  const [row] = await tx.select().from(aiConfigs).where(eq(aiConfigs.scope, AI_CONFIG_SCOPE)).for('update').limit(1);
+  return row as AiConfigRow;
+}
+
+export async function updateAiConfig(ctx: Ctx, actor: Actor & { ip?: string }, patch: AiConfigPatchInput): Promise<AiConfigView> {
+  const row = await ctx.db.transaction(async (tx) => {
+    const cur = await lockedRow(tx);
+    const set: Partial<typeof aiConfigs.$inferInsert> = { updatedBy: actor.id, updatedAt: ctx.clock.now() };
+    const changed: string[] = [];
+    const scalar = {
+      provider: 'provider',
+      model: 'model',
+      autoAnswerProvider: 'autoAnswerProvider',
+      autoAnswerModel: 'autoAnswerModel',
+      faqAuditProvider: 'auditProvider',
+      faqAuditModel: 'auditModel',
+    } as const;
+    for (const [k, col] of Object.entries(scalar) as [keyof typeof scalar, (typeof scalar)[keyof typeof scalar]][]) {
+      if (patch[k] === undefined) continue;
+      (set as Record<string, unknown>)[col] = patch[k];
+      changed.push(k);
+    }
+    if (patch.apiKeys) {
+      const keys = { ...cur.apiKeys };
+      for (const [p, v] of Object.entries(patch.apiKeys) as [AiProviderName, string | null | undefined][]) {
+        if (v === undefined) continue;
+        if (v === null) delete keys[p];
+        else keys[p] = ctx.secrets.encrypt(v, keyAad(cur.id, p));
+        changed.push(`apiKeys.${p}`);
+      }
+      set.apiKeys = keys;
+    }
+    if (patch.baseUrls) {
+      const urls = { ...cur.baseUrls };
+      for (const [p, v] of Object.entries(patch.baseUrls) as [AiProviderName, string | null | undefined][]) {
+        if (v === undefined) continue;
+        if (v === null) delete urls[p];
+        else urls[p] = v;
+        changed.push(`baseUrls.${p}`);
+      }
+      set.baseUrls = urls;
+    }
+    const [next] = await tx.update(aiConfigs).set(set).where(eq(aiConfigs.id, cur.id)).returning();
+    // Never the key values: which fields changed, and the providers/models chosen.
+    const shown = Object.fromEntries(Object.entries(patch).filter(([k]) => k !== 'apiKeys'));
+    await writeAdminLog(tx, {
+      actorId: actor.id,
+      action: 'ai_config.updated',
+      targetType: 'AiConfig',
+      targetId: cur.id,
+      details: { changed, ...shown },
+      ...(actor.ip ? { ip: actor.ip } : {}),
+    });
+    return next as AiConfigRow;
+  });
+  return view(ctx, row);
+}
+
+export async function resetAiUsage(ctx: Ctx, actor: Actor & { ip?: string }): Promise<{ cleared: number; resetAt: string }> {
+  const now = ctx.clock.now();
+  const cleared = await ctx.db.transaction(async (tx) => {
+    const cur = await lockedRow(tx);
+    const n = await clearUsage(tx);
+    await tx
+      .update(aiConfigs)
+      .set({ usageResetAt: now, requestCount: 0, tokenCount: 0, updatedAt: sql`${aiConfigs.updatedAt}` })
+      .where(eq(aiConfigs.id, cur.id));
+    await writeAdminLog(tx, {
+      actorId: actor.id,
+      action: 'ai_config.usage_reset',
+      targetType: 'AiConfig',
+      targetId: cur.id,
+      details: { rows: n },
+      ...(actor.ip ? { ip: actor.ip } : {}),
+    });
+    return n;
+  });
+  return { cleared, resetAt: now.toISOString() };
+}
+
+export interface ProvidersReport {
+  detectionOrder: AiProviderName[];
+  detected: AiProviderName | null;
+  providers: ProviderView[];
+  active: Record<AiPipeline, ActiveChoice>;
+}
+
+export async function listAiProviders(ctx: Ctx): Promise<ProvidersReport> {
+  const r = resolveAiFromRow(ctx, await loadAiConfigRow(ctx));
+  return { detectionOrder: [...DETECTION_ORDER], detected: r.detected, providers: providerViews(r), active: activeChoices(r) };
+}
+
+export interface ProviderTestResult {
+  provider: AiProviderName;
+  model: string;
+  ok: boolean;
+  latencyMs: number;
+  error: string | null;
+}
+
+const Pong = T.Object({ ok: T.Boolean() });
+
+/** A real minimal round trip (structured, no retries) to every configured provider, in parallel. */
+export async function testAiProviders(ctx: Ctx): Promise<{ results: ProviderTestResult[]; notConfigured: AiProviderName[] }> {
+  const resolved = resolveAiFromRow(ctx, await loadAiConfigRow(ctx));
+  const configured = AI_PROVIDERS.filter((p) => resolved.providers[p].configured);
+  const results = await Promise.all(
+    configured.map(async (p): Promise<ProviderTestResult> => {
+      const started = performance.now();
+      const r = await generateStructured(ctx, {
+        pipeline: 'provider_test',
+        schema: Pong,
+        schemaName: 'pong',
+        system: 'You are a health check. Reply with {"ok": true}.',
+        prompt: 'ping',
+        maxOutputTokens: 32,
+        maxRetries: 0,
+        override: { provider: p },
+        resolved,
+      });
+      const latencyMs = r.ok || r.outcome === 'failed' ? r.latencyMs : Math.round(performance.now() - started);
+      return { provider: p, model: resolved.providers[p].defaultModel, ok: r.ok, latencyMs, error: r.ok ? null : r.reason };
+    }),
+  );
+  return { results, notConfigured: AI_PROVIDERS.filter((p) => !resolved.providers[p].configured) };
+}
+
+/** The one place a stored key leaves the database in clear; audit-logged. 404 when no key is stored. */
+export async function revealApiKey(
+  ctx: Ctx,
+  actor: Actor & { ip?: string },
+  provider: AiProviderName,
+): Promise<{ provider: AiProviderName; apiKey: string }> {
+  const row = await loadAiConfigRow(ctx);
+  const enc = row?.apiKeys?.[provider];
+  if (!row || !enc) throw notFound(`Stored ${provider} API key`, 'API_KEY_NOT_FOUND');
+  let apiKey: string;
+  try {
+    apiKey = ctx.secrets.decrypt(enc, keyAad(row.id, provider));
+  } catch {
+    throw notFound(`Stored ${provider} API key (it does not decrypt with the current ENCRYPTION_KEY)`, 'API_KEY_NOT_FOUND');
+  }
+  await writeAdminLog(ctx, {
+    actorId: actor.id,
+    action: 'ai_config.api_key_revealed',
+    targetType: 'AiConfig',
+    targetId: row.id,
+    details: { provider },
+    ...(actor.ip ? { ip: actor.ip } : {}),
+  });
+  return { provider, apiKey };
+}

@@ -1,0 +1,33 @@
+import type { DbOrTx } from '../shared/db.js';
+import { awardBadge } from './badges.js';
+import { appendLedger, type LedgerEntry, type LedgerRow, reverseLedger } from './ledger.js';
+import { THRESHOLD_BADGES } from './points.js';
+
+export type AwardPointsInput = LedgerEntry;
+
+/**
+ * Credits (or debits) a user's reputation in a program, in the caller's transaction. With a
+ * sourceKey the same event never counts twice (null is returned for a repeat). Crossing a
+ * threshold (100, 1,000 points) awards its badge once.
+ */
+export async function awardPoints(tx: DbOrTx, input: AwardPointsInput): Promise<LedgerRow | null> {
+  const row = await appendLedger(tx, input);
+  if (row && row.points > 0) {
+    for (const t of THRESHOLD_BADGES) {
+      if (row.total >= t.points && row.total - row.points < t.points) {
+        await awardBadge(tx, {
+          userId: row.userId,
+          batchId: row.batchId,
+          name: t.badge,
+          reason: `Reached ${t.points} points`,
+        });
+      }
+    }
+  }
+  return row;
+}
+
+/** Takes back the live award of an event (an undone vote, an unaccepted answer). Null when none was live. */
+export async function reversePoints(tx: DbOrTx, sourceKey: string, by: string | null = null): Promise<LedgerRow | null> {
+  return reverseLedger(tx, sourceKey, by);
+}

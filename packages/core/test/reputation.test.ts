@@ -1,0 +1,230 @@
+import { badges, batches, notificationSettings, notifications, reputationLogs, reputationTotals, users } from '@cfaq/db/schema/index';
+import { createTestContext, createUser, type TestContext } from '@cfaq/testkit';
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { acceptComment, addComment, verifyComment } from '../src/community/comments.js';
+import { convertPostToFaq } from '../src/community/convert.js';
+import { createPost, votePost } from '../src/community/posts.js';
+import { createFaq, giveFeedback } from '../src/faqs/service.js';
+import { resolveProgramId } from '../src/programs/resolve.js';
+import { awardPoints, reversePoints } from '../src/reputation/awards.js';
+import { awardBadge, revokeBadge } from '../src/reputation/badges.js';
+import { POINTS } from '../src/reputation/points.js';
+import { leaderboard, periodStart, reputationSummary } from '../src/reputation/service.js';
+import type { Actor } from '../src/shared/db.js';
+
+let t: TestContext;
+let batchId: string;
+beforeAll(async () => {
+  t = await createTestContext();
+  batchId = await resolveProgramId(t.ctx, null);
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const actor = async (role: Actor['role'] = 'user'): Promise<Actor> => {
+  const u = await createUser(t.ctx, { role });
+  return { id: u.id, role };
+};
+
+/** Every total of the user (program totals per period and users.reputation) against the log's sums. */
+async function expectTotalsMatchLog(userId: string) {
+  const { db } = t.ctx;
+  const [logSum] = await db
+    .select({ n: sql<number>`coalesce(sum(${reputationLogs.points}), 0)::int` })
+    .from(reputationLogs)
+    .where(and(eq(reputationLogs.userId, userId), eq(reputationLogs.batchId, batchId)));
+  const [all] = await db
+    .select({ points: reputationTotals.points })
+    .from(reputationTotals)
+    .where(and(eq(reputationTotals.userId, userId), eq(reputationTotals.batchId, batchId), eq(reputationTotals.period, 'all')));
+  const [user] = await db.select({ reputation: users.reputation }).from(users).where(eq(users.id, userId));
+  expect(all?.points ?? 0).toBe(logSum?.n);
+  expect(user?.reputation).toBe(logSum?.n);
+  return logSum?.n ?? 0;
+}
+
+describe('awardPoints', () => {
+  it('counts an event once: a repeated key does nothing, a reversal frees it', async () => {
+    const u = await actor();
+    const award = () =>
+      t.ctx.db.transaction((tx) => awardPoints(tx, { userId: u.id, batchId, points: 7, reason: 'test', sourceKey: `k:${u.id}` }));
+    expect(await award()).toMatchObject({ points: 7, total: 7 });
+    expect(await award()).toBeNull();
+    expect(await expectTotalsMatchLog(u.id)).toBe(7);
+    expect(await t.ctx.db.transaction((tx) => reversePoints(tx, `k:${u.id}`))).toMatchObject({ points: -7 });
+    expect(await t.ctx.db.transaction((tx) => reversePoints(tx, `k:${u.id}`))).toBeNull();
+    expect(await expectTotalsMatchLog(u.id)).toBe(0);
+    expect(await award()).toMatchObject({ points: 7 });
+    expect(await expectTotalsMatchLog(u.id)).toBe(7);
+    const rows = await t.ctx.db.select().from(reputationLogs).where(eq(reputationLogs.userId, u.id));
+    expect(rows.map((r) => r.reason).sort()).toEqual(['test', 'test', 'test_reversed']);
+  });
+
+  it('concurrent awards of one key write one row', async () => {
+    const u = await actor();
+    const results = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        t.ctx.db.transaction((tx) => awardPoints(tx, { userId: u.id, batchId, points: 3, reason: 'race', sourceKey: `race:${u.id}` })),
+      ),
+    );
+    expect(results.filter(Boolean)).toHaveLength(1);
+    expect(await expectTotalsMatchLog(u.id)).toBe(3);
+  });
+
+  it('moves the week and month totals of the award time', async () => {
+    const u = await actor();
+    await t.ctx.db.transaction((tx) => awardPoints(tx, { userId: u.id, batchId, points: 4, reason: 'x', sourceKey: `p:${u.id}` }));
+    const rows = await t.ctx.db.select().from(reputationTotals).where(eq(reputationTotals.userId, u.id));
+    const now = new Date();
+    expect(Object.fromEntries(rows.map((r) => [r.period, [r.periodStart, r.points]]))).toEqual({
+      all: ['1970-01-01', 4],
+      week: [periodStart('week', now), 4],
+      month: [periodStart('month', now), 4],
+    });
+  });
+
+  it('crossing 100 points awards rising_star once', async () => {
+    const u = await actor();
+    for (let i = 0; i < 3; i++) {
+      await t.ctx.db.transaction((tx) => awardPoints(tx, { userId: u.id, batchId, points: 40, reason: 'x', sourceKey: `t:${u.id}:${i}` }));
+    }
+    const held = await t.ctx.db.select().from(badges).where(eq(badges.userId, u.id));
+    expect(held.map((b) => b.name)).toEqual(['rising_star']);
+    const notes = await t.ctx.db.select().from(notifications).where(eq(notifications.userId, u.id));
+    expect(notes.map((n) => n.kind)).toEqual(['badge_awarded']);
+  });
+});
+
+describe('votes and other events', () => {
+  it('concurrent votes and toggles keep the totals equal to the log', async () => {
+    const author = await actor();
+    const post = await createPost(t.ctx, author, { title: 'How do I reset my password?', body: 'It does not work.' });
+    const voters = await Promise.all(Array.from({ length: 10 }, () => actor()));
+    await Promise.all(voters.map((v) => votePost(t.ctx, v, post.id, 1)));
+    expect(await expectTotalsMatchLog(author.id)).toBe(10 * POINTS.post_upvoted);
+    // Half undo (same direction again), two switch to a downvote, all at once, some twice.
+    await Promise.all([
+      ...voters.slice(0, 5).map((v) => votePost(t.ctx, v, post.id, 1)),
+      ...voters.slice(5, 7).map((v) => votePost(t.ctx, v, post.id, -1)),
+      ...voters.slice(7, 9).flatMap((v) => [votePost(t.ctx, v, post.id, 1), votePost(t.ctx, v, post.id, 1)]),
+    ]);
+    const live = await t.ctx.db.execute<{ up: number; down: number }>(
+      sql`select count(*) filter (where value = 1)::int as up, count(*) filter (where value = -1)::int as down from post_votes where post_id = ${post.id}`,
+    );
+    const { up, down } = live.rows[0] as { up: number; down: number };
+    expect(await expectTotalsMatchLog(author.id)).toBe(up * POINTS.post_upvoted + down * POINTS.post_downvoted);
+    // Own votes earn nothing.
+    await votePost(t.ctx, author, post.id, 1);
+    expect(await expectTotalsMatchLog(author.id)).toBe(up * POINTS.post_upvoted + down * POINTS.post_downvoted);
+  });
+
+  it('accepting, re-accepting another answer, verifying, converting and FAQ feedback', async () => {
+    const asker = await actor();
+    const mod = await actor('moderator');
+    const a = await actor();
+    const b = await actor();
+    const post = await createPost(t.ctx, asker, { title: 'Where is the syllabus?', body: 'Looking for it.' });
+    const ca = await addComment(t.ctx, a, post.id, 'On the course page.');
+    const cb = await addComment(t.ctx, b, post.id, 'In the welcome email.');
+    await acceptComment(t.ctx, asker, post.id, ca.id);
+    await acceptComment(t.ctx, asker, post.id, ca.id);
+    expect(await expectTotalsMatchLog(a.id)).toBe(POINTS.answer_accepted);
+    await acceptComment(t.ctx, asker, post.id, cb.id);
+    expect(await expectTotalsMatchLog(a.id)).toBe(0);
+    expect(await expectTotalsMatchLog(b.id)).toBe(POINTS.answer_accepted);
+    await verifyComment(t.ctx, mod, post.id, cb.id);
+    await verifyComment(t.ctx, mod, post.id, cb.id);
+    expect(await expectTotalsMatchLog(b.id)).toBe(POINTS.answer_accepted + POINTS.comment_verified);
+    const held = await t.ctx.db.select({ name: badges.name }).from(badges).where(eq(badges.userId, b.id));
+    expect(held.map((r) => r.name).sort()).toEqual(['first_answer', 'verified_answer']);
+    // a's first_answer badge stays: badges are not taken back with the points.
+    const { faq } = await convertPostToFaq(t.ctx, mod, post.id, {});
+    expect(await expectTotalsMatchLog(asker.id)).toBe(POINTS.post_converted);
+    const reader = await actor();
+    await giveFeedback(t.ctx, reader, faq.id, { helpful: true });
+    await giveFeedback(t.ctx, reader, faq.id, { helpful: true });
+    expect(await expectTotalsMatchLog(asker.id)).toBe(POINTS.post_converted + POINTS.faq_feedback_helpful);
+    await giveFeedback(t.ctx, reader, faq.id, { helpful: false });
+    expect(await expectTotalsMatchLog(asker.id)).toBe(POINTS.post_converted);
+    // A FAQ written by staff credits its creator.
+    const own = await createFaq(t.ctx, mod, { question: 'Office hours?', answer: 'Tuesdays.' });
+    await giveFeedback(t.ctx, reader, own.id, { helpful: true });
+    expect(await expectTotalsMatchLog(mod.id)).toBe(POINTS.faq_feedback_helpful);
+  });
+});
+
+describe('awardBadge', () => {
+  it('concurrent awards write one badge, its points and one notification', async () => {
+    const u = await actor();
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        t.ctx.db.transaction((tx) => awardBadge(tx, { userId: u.id, batchId, name: 'first_responder', reason: 'answered post X' })),
+      ),
+    );
+    expect(results.filter((r) => r.awarded)).toHaveLength(1);
+    const held = await t.ctx.db.select().from(badges).where(eq(badges.userId, u.id));
+    expect(held).toHaveLength(1);
+    const notes = await t.ctx.db.select().from(notifications).where(eq(notifications.userId, u.id));
+    expect(notes.map((n) => n.kind)).toEqual(['first_responder_awarded']);
+    expect(await expectTotalsMatchLog(u.id)).toBe(POINTS.first_responder);
+  });
+
+  it('an automatic award never comes back after a revoke; an admin re-issue does', async () => {
+    const u = await actor();
+    await t.ctx.db.transaction((tx) => awardBadge(tx, { userId: u.id, batchId, name: 'first_responder' }));
+    expect(
+      await t.ctx.db.transaction((tx) =>
+        revokeBadge(tx, { userId: u.id, batchId, name: 'first_responder', reason: 'mistake', revokedBy: null }),
+      ),
+    ).toBeTruthy();
+    expect(await expectTotalsMatchLog(u.id)).toBe(0);
+    expect((await t.ctx.db.transaction((tx) => awardBadge(tx, { userId: u.id, batchId, name: 'first_responder' }))).awarded).toBe(false);
+    expect(
+      (await t.ctx.db.transaction((tx) => awardBadge(tx, { userId: u.id, batchId, name: 'first_responder', mode: 'live' }))).awarded,
+    ).toBe(true);
+    const live = await t.ctx.db
+      .select()
+      .from(badges)
+      .where(and(eq(badges.userId, u.id), isNull(badges.revokedAt)));
+    expect(live).toHaveLength(1);
+    expect(await expectTotalsMatchLog(u.id)).toBe(POINTS.first_responder);
+  });
+
+  it('honours the notification settings: a kind switched off writes the badge but no notification', async () => {
+    const u = await actor();
+    await t.ctx.db.insert(notificationSettings).values({ userId: u.id, kinds: { badge_awarded: false } });
+    const res = await t.ctx.db.transaction((tx) => awardBadge(tx, { userId: u.id, batchId, name: 'helper' }));
+    expect(res.awarded).toBe(true);
+    expect(await t.ctx.db.select().from(notifications).where(eq(notifications.userId, u.id))).toHaveLength(0);
+  });
+});
+
+describe('leaderboard and summary', () => {
+  it('ranks by points with shared ranks for ties and pages, per program', async () => {
+    const [program] = await t.ctx.db
+      .insert(batches)
+      .values({ name: 'Ranked', slug: `ranked-${Date.now()}` })
+      .returning({ id: batches.id });
+    const b = program!.id;
+    const us = await Promise.all([50, 30, 30, 10].map(async (p) => ({ u: await actor(), p })));
+    for (const { u, p } of us) await t.ctx.db.transaction((tx) => awardPoints(tx, { userId: u.id, batchId: b, points: p, reason: 'x' }));
+    const page1 = await leaderboard(t.ctx, { batchId: b, period: 'week', limit: 2 });
+    expect(page1.total).toBe(4);
+    expect(page1.items.map((i) => [i.rank, i.points])).toEqual([
+      [1, 50],
+      [2, 30],
+    ]);
+    const page2 = await leaderboard(t.ctx, { batchId: b, period: 'all', limit: 2, page: 2 });
+    expect(page2.items.map((i) => [i.rank, i.points])).toEqual([
+      [2, 30],
+      [4, 10],
+    ]);
+    const s = await reputationSummary(t.ctx, us[3]!.u.id, b);
+    expect(s).toMatchObject({ points: 10, weekPoints: 10, monthPoints: 10, rank: 4, totalReputation: 10 });
+    // Another program's board does not list them.
+    const other = await leaderboard(t.ctx, { period: 'all', limit: 100 });
+    expect(other.items.some((i) => us.some(({ u }) => u.id === i.userId))).toBe(false);
+  });
+});
