@@ -9,6 +9,7 @@ import { authRoutes } from './auth/index.js';
 import { communityRoutes } from './community/index.js';
 import { confRoutes } from './conf/index.js';
 import { faqRoutes } from './faq/index.js';
+import { knowledgeRoutes } from './knowledge/index.js';
 import { moderationRoutes } from './moderation/index.js';
 import { notificationRoutes } from './notifications/index.js';
 import { opsRoutes } from './ops/index.js';
@@ -27,6 +28,7 @@ export const apiRoutes: RoutePlugin = async (app) => {
   await app.register(communityRoutes);
   await app.register(searchRoutes);
   await app.register(confRoutes);
+  await app.register(knowledgeRoutes);
   await app.register(adminFaqRoutes);
   await app.register(adminEscalationRoutes);
   await app.register(aiAdminRoutes);

@@ -2,6 +2,7 @@ export * from './backfill.js';
 export * from './client.js';
 export * from './download.js';
 export * from './events.js';
+export * from './extract-insights.js';
 export * from './ingest.js';
 export * from './insights.js';
 export * from './job.js';

@@ -4,6 +4,7 @@ import type { CoreContext } from '../context.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import { ConfProviderError } from './client.js';
 import { downloadTranscript } from './download.js';
+import { extractInsights, writeInsights } from './extract-insights.js';
 import type { RecordingPayload } from './job.js';
 import { chunkTranscript, embedKnowledgeChunks, markMeetingFailed, writeKnowledgeRows } from './knowledge-store.js';
 import { withConfToken } from './tokens.js';
@@ -11,7 +12,7 @@ import { blacklistedBy, sanitizeTopic } from './topic.js';
 import { type ParsedTranscript, parseTranscript, TranscriptError } from './transcript.js';
 import type { TranscriptSegment } from './vtt.js';
 
-type Ctx = Pick<CoreContext, 'db' | 'config' | 'secrets' | 'clock' | 'log' | 'embedder'>;
+type Ctx = Pick<CoreContext, 'db' | 'pool' | 'config' | 'secrets' | 'clock' | 'log' | 'embedder'>;
 
 export type IngestResult =
   | { status: 'skipped'; reason: string; meetingId?: string }
@@ -25,16 +26,17 @@ interface MeetingKey {
 }
 
 /**
- * Stores a parsed transcript: path B knowledge rows with inline embeddings, and the meeting completed with insightCount, all in one transaction that
+ * Stores a parsed transcript: path B knowledge rows with inline embeddings, path A insights (AI), and the meeting completed with insightCount, all in one transaction that
  * only a meeting not already completed can pass (a racing run that lost finds 0 rows and rolls back).
  */
 export async function storeTranscript(ctx: Ctx, meeting: MeetingKey, transcript: ParsedTranscript): Promise<IngestResult> {
   const chunks = chunkTranscript(meeting.topic, transcript.segments);
   const vectors = await embedKnowledgeChunks(ctx, chunks);
+  const extraction = await extractInsights(ctx, meeting, transcript);
   const result = await ctx.db
     .transaction(async (tx) => {
       const knowledgeCount = await writeKnowledgeRows(tx, meeting, chunks, vectors);
-      const insightCount = 0;
+      const insightCount = await writeInsights(tx, meeting, extraction.insights);
       const [done] = await tx
         .update(confMeetings)
         .set({
@@ -44,7 +46,10 @@ export async function storeTranscript(ctx: Ctx, meeting: MeetingKey, transcript:
           error: null,
           processedAt: sql`now()`,
           updatedAt: sql`now()`,
-          payload: sql`coalesce(${confMeetings.payload}, '{}'::jsonb) || ${JSON.stringify({ segments: transcript.segments })}::jsonb`,
+          payload: sql`coalesce(${confMeetings.payload}, '{}'::jsonb) || ${JSON.stringify({
+            segments: transcript.segments,
+            insights: { outcome: extraction.outcome, ...(extraction.reason ? { reason: extraction.reason } : {}) },
+          })}::jsonb`,
         })
         .where(and(eq(confMeetings.id, meeting.id), sql`${confMeetings.status} <> 'completed'`))
         .returning({ id: confMeetings.id });

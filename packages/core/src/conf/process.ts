@@ -5,7 +5,7 @@ import { fetchAndStore, type IngestResult, storedSegments, storeTranscript } fro
 import { markMeetingFailed } from './knowledge-store.js';
 import { segmentsToText } from './vtt.js';
 
-type Ctx = Pick<CoreContext, 'db' | 'config' | 'secrets' | 'clock' | 'log' | 'embedder'>;
+type Ctx = Pick<CoreContext, 'db' | 'pool' | 'config' | 'secrets' | 'clock' | 'log' | 'embedder'>;
 
 /**
  * The re-process job: a pending meeting is stored again from the transcript kept by its earlier run,

@@ -8,7 +8,7 @@ import { storeTranscript } from './ingest.js';
 import { sanitizeTopic } from './topic.js';
 import { type ParsedTranscript, parseTranscript, TranscriptError } from './transcript.js';
 
-type Ctx = Pick<CoreContext, 'db' | 'config' | 'secrets' | 'clock' | 'log' | 'embedder'>;
+type Ctx = Pick<CoreContext, 'db' | 'pool' | 'config' | 'secrets' | 'clock' | 'log' | 'embedder'>;
 
 export interface UploadInput {
   source: 'manual_vtt' | 'manual_raw';

@@ -1,1 +1,2 @@
+export * from './items.js';
 export * from './search.js';

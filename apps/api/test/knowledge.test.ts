@@ -1,0 +1,185 @@
+import { type FakeAiServer, startFakeOpenAI } from '@cfaq/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, expectProblem, GENEROUS_LIMITS, type TestApp } from './helpers.js';
+
+let ai: FakeAiServer;
+let t: TestApp;
+let admin: Awaited<ReturnType<TestApp['signIn']>>;
+
+const VTT = [
+  'WEBVTT',
+  '',
+  '00:00:01.000 --> 00:00:05.000',
+  'Alice Host: Welcome everyone to the orientation about laptops and the lending desk.',
+  '',
+  '00:00:05.500 --> 00:00:09.000',
+  'Bob Learner: Can I borrow a laptop from the program for the whole term?',
+  '',
+  '00:00:09.500 --> 00:00:15.000',
+  'Alice Host: Yes, the lending desk lends laptops for the whole term; bring your student card.',
+].join('\n');
+
+beforeAll(async () => {
+  ai = await startFakeOpenAI();
+  t = await createTestApp({
+    env: {
+      ...GENEROUS_LIMITS,
+      OPENAI_API_KEY: ai.apiKey,
+      OPENAI_BASE_URL: ai.baseUrl,
+      AI_RETRY_BASE_MS: '1',
+      AI_MAX_RETRIES: '0',
+      AI_TIMEOUT_MS: '5000',
+    },
+  });
+  admin = await t.signIn('admin');
+});
+afterAll(async () => {
+  await t?.close();
+  await ai?.close();
+});
+
+describe('path A: insights through the AI provider', () => {
+  it('an uploaded transcript yields pending_review insights with the speaker and cue times of the line the model named', async () => {
+    ai.reply = (call) => {
+      if (call.prompt.includes('numbered lines')) {
+        return {
+          insights: [
+            { question: 'Can I borrow a laptop for the term?', answer: 'Yes, from the lending desk with a student card.', segment: 2 },
+            { question: 'Bogus', answer: 'x', segment: 99 },
+          ],
+        };
+      }
+      return { answerable: false, answer: '', sourceIds: [] };
+    };
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/conf/upload-transcript',
+      headers: admin.headers,
+      payload: {
+        rawText: VTT.split('\n')
+          .filter((l) => l.includes(': '))
+          .join('\n'),
+        source: 'manual_raw',
+        topic: 'Laptops',
+      },
+    });
+    expect(res.statusCode).toBe(201);
+    expect(res.json()).toMatchObject({ insightCount: 1 });
+    const vtt = await t.app.inject({
+      method: 'POST',
+      url: '/api/conf/upload-transcript',
+      headers: { ...admin.headers, 'content-type': 'multipart/form-data; boundary=b' },
+      payload: `--b\r\nContent-Disposition: form-data; name="source"\r\n\r\nmanual_vtt\r\n--b\r\nContent-Disposition: form-data; name="file"; filename="laptops.vtt"\r\n\r\n${VTT}\r\n--b--\r\n`,
+    });
+    expect(vtt.statusCode).toBe(201);
+    const { meetingId } = vtt.json() as { meetingId: string };
+    const list = await t.app.inject({ method: 'GET', url: `/api/conf/insights?meetingId=${meetingId}`, headers: admin.headers });
+    const items = (list.json() as { items: { status: string; speaker: string; context: string; question: string }[] }).items;
+    expect(items).toHaveLength(1);
+    expect(items[0]).toMatchObject({ status: 'pending_review', speaker: 'Alice Host', question: 'Can I borrow a laptop for the term?' });
+    expect(items[0]?.context).toMatch(/^\[00:00:09-00:00:15\] Alice Host: Yes, the lending desk/);
+  });
+});
+
+describe('knowledge routes', () => {
+  it('lists knowledge, searches it, ingests a document, approves, rejects and promotes', async () => {
+    const list = await t.app.inject({ method: 'GET', url: '/api/knowledge?type=transcript', headers: admin.headers });
+    expect(list.statusCode).toBe(200);
+    expect((list.json() as { total: number }).total).toBeGreaterThan(0);
+
+    const ing = await t.app.inject({
+      method: 'POST',
+      url: '/api/knowledge/ingest',
+      headers: admin.headers,
+      payload: { title: 'Parking policy', content: 'Visitors park in lot C.\nStudents with a permit park in lot A after 5pm.' },
+    });
+    expect(ing.statusCode).toBe(201);
+    const doc = (ing.json() as { items: { id: string; status: string; embedded: boolean; type: string }[] }).items[0];
+    expect(doc).toMatchObject({ status: 'approved', embedded: true, type: 'document' });
+
+    const search = await t.app.inject({
+      method: 'GET',
+      url: `/api/knowledge/search?q=${encodeURIComponent('where do visitors park')}`,
+      headers: admin.headers,
+    });
+    expect(search.statusCode).toBe(200);
+    expect((search.json() as { results: { id: string }[] }).results[0]?.id).toBe(doc?.id);
+    const laptop = await t.app.inject({
+      method: 'GET',
+      url: `/api/knowledge/search?q=${encodeURIComponent('borrow a laptop lending desk')}`,
+      headers: admin.headers,
+    });
+    expect((laptop.json() as { results: { sourceType: string; meetingId: string | null }[] }).results[0]).toMatchObject({
+      sourceType: 'transcript_knowledge',
+    });
+
+    const rej = await t.app.inject({ method: 'PUT', url: `/api/knowledge/${doc?.id}/reject`, headers: admin.headers });
+    expect(rej.json()).toMatchObject({ status: 'rejected' });
+    const gone = await t.app.inject({
+      method: 'GET',
+      url: `/api/knowledge/search?q=${encodeURIComponent('where do visitors park')}`,
+      headers: admin.headers,
+    });
+    expect((gone.json() as { results: { id: string }[] }).results.map((r) => r.id)).not.toContain(doc?.id);
+    expectProblem(
+      await t.app.inject({ method: 'PUT', url: `/api/knowledge/${doc?.id}/promote`, headers: admin.headers }),
+      422,
+      'KNOWLEDGE_REJECTED',
+    );
+    expect((await t.app.inject({ method: 'PUT', url: `/api/knowledge/${doc?.id}/approve`, headers: admin.headers })).json()).toMatchObject({
+      status: 'approved',
+    });
+    const pro = await t.app.inject({
+      method: 'PUT',
+      url: `/api/knowledge/${doc?.id}/promote`,
+      headers: admin.headers,
+      payload: { question: 'Where can visitors park?' },
+    });
+    expect(pro.statusCode).toBe(200);
+    expect(pro.json()).toMatchObject({
+      faq: { question: 'Where can visitors park?', reviewStatus: 'approved' },
+      item: { status: 'promoted' },
+    });
+    expectProblem(await t.app.inject({ method: 'PUT', url: `/api/knowledge/${doc?.id}/promote`, headers: admin.headers }), 409);
+    expectProblem(
+      await t.app.inject({ method: 'PUT', url: '/api/knowledge/00000000-0000-4000-8000-000000000000/approve', headers: admin.headers }),
+      404,
+    );
+  });
+
+  it('chat answers from the knowledge base citing its sources, and says "I don\'t know" otherwise', async () => {
+    ai.reply = (call) => {
+      const id = /\[([0-9a-f-]{36})\] Laptops/.exec(call.prompt)?.[1];
+      return id
+        ? { answerable: true, answer: 'Yes: the lending desk lends laptops for the term.', sourceIds: [id] }
+        : { answerable: false, answer: '', sourceIds: [] };
+    };
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `/api/knowledge/chat?q=${encodeURIComponent('can I borrow a laptop for the term')}`,
+      headers: admin.headers,
+    });
+    expect(res.statusCode).toBe(200);
+    const body = res.json() as { answered: boolean; answer: string; sources: { title: string }[] };
+    expect(body.answered).toBe(true);
+    expect(body.sources.length).toBeGreaterThan(0);
+    expect(body.sources[0]?.title).toMatch(/Laptops/);
+    ai.reply = () => ({ answerable: false, answer: '', sourceIds: [] });
+    const unknown = await t.app.inject({
+      method: 'GET',
+      url: `/api/knowledge/chat?q=${encodeURIComponent('what colour is the chancellor car')}`,
+      headers: admin.headers,
+    });
+    expect(unknown.json()).toMatchObject({ answered: false, sources: [] });
+    expect((unknown.json() as { answer: string }).answer).toMatch(/I don't know/);
+    expectProblem(await t.app.inject({ method: 'GET', url: '/api/knowledge/chat', headers: admin.headers }), 400);
+  });
+
+  it('process-meeting queues the re-processing of a meeting', async () => {
+    const meetings = await t.app.inject({ method: 'GET', url: '/api/conf/meetings', headers: admin.headers });
+    const id = (meetings.json() as { items: { id: string }[] }).items[0]?.id;
+    const res = await t.app.inject({ method: 'POST', url: `/api/knowledge/process-meeting/${id}`, headers: admin.headers });
+    expect(res.statusCode).toBe(202);
+    expect(res.json()).toMatchObject({ id, status: 'pending' });
+  });
+});

@@ -1,0 +1,349 @@
+import { comments, communityPosts, documentInsights, transcriptKnowledge } from '@cfaq/db/schema/index';
+import { type Static, Type as T } from '@sinclair/typebox';
+import { and, eq, gte, isNull, sql } from 'drizzle-orm';
+import { generateStructured } from '../ai/generate.js';
+import { chunkTranscript } from '../conf/knowledge-store.js';
+import type { CoreContext } from '../context.js';
+import { embeddingText } from '../embeddings/embed-row.js';
+import { AppError, conflict, notFound, unprocessable } from '../errors/index.js';
+import { insertFaq } from '../faqs/service.js';
+import { type FaqView, toFaqView } from '../faqs/view.js';
+import { resolveProgramId } from '../programs/resolve.js';
+import type { Actor } from '../shared/db.js';
+import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
+import { type KnowledgeHit, searchKnowledge } from './search.js';
+
+export type KnowledgeType = 'transcript' | 'document';
+export type KnowledgeStatus = 'pending_review' | 'approved' | 'rejected' | 'promoted';
+
+export interface KnowledgeItem {
+  id: string;
+  type: KnowledgeType;
+  title: string;
+  content: string;
+  status: KnowledgeStatus;
+  batchId: string | null;
+  meetingId: string | null;
+  sourceType: string;
+  sourceRef: string | null;
+  promotedFaqId: string | null;
+  embedded: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+const UNION = sql`(
+  select id, 'transcript' as type, title, content, status::text as status, batch_id, meeting_id, 'transcript' as source_type,
+         null::text as source_ref, promoted_faq_id, embedding is not null as embedded, created_at, updated_at
+    from transcript_knowledge
+  union all
+  select id, 'document', title, content, status::text, batch_id, null::uuid, source_type, source_ref, promoted_faq_id,
+         embedding is not null, created_at, updated_at
+    from document_insights
+) k`;
+
+interface Row {
+  id: string;
+  type: KnowledgeType;
+  title: string;
+  content: string;
+  status: KnowledgeStatus;
+  batch_id: string | null;
+  meeting_id: string | null;
+  source_type: string;
+  source_ref: string | null;
+  promoted_faq_id: string | null;
+  embedded: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const toItem = (r: Row): KnowledgeItem => ({
+  id: r.id,
+  type: r.type,
+  title: r.title,
+  content: r.content,
+  status: r.status,
+  batchId: r.batch_id,
+  meetingId: r.meeting_id,
+  sourceType: r.source_type,
+  sourceRef: r.source_ref,
+  promotedFaqId: r.promoted_faq_id,
+  embedded: r.embedded,
+  createdAt: new Date(r.created_at).toISOString(),
+  updatedAt: new Date(r.updated_at).toISOString(),
+});
+
+export interface ListKnowledgeQuery extends PageQuery {
+  type?: KnowledgeType | undefined;
+  status?: KnowledgeStatus | undefined;
+  batchId?: string | undefined;
+  meetingId?: string | undefined;
+  q?: string | undefined;
+}
+
+/** GET /knowledge/: TranscriptKnowledge and DocumentInsight rows (the knowledge base), newest first. */
+export async function listKnowledge(ctx: Pick<CoreContext, 'db'>, q: ListKnowledgeQuery): Promise<Page<KnowledgeItem>> {
+  const w = pageWindow(q);
+  const conds = [sql`true`];
+  if (q.type) conds.push(sql`k.type = ${q.type}`);
+  if (q.status) conds.push(sql`k.status = ${q.status}`);
+  if (q.batchId) conds.push(sql`k.batch_id = ${q.batchId}`);
+  if (q.meetingId) conds.push(sql`k.meeting_id = ${q.meetingId}`);
+  if (q.q?.trim())
+    conds.push(
+      sql`(k.title ilike ${`%${q.q.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`} or k.content ilike ${`%${q.q.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`})`,
+    );
+  const where = sql.join(conds, sql` and `);
+  const [rows, total] = await Promise.all([
+    ctx.db.execute(sql`select * from ${UNION} where ${where} order by k.created_at desc, k.id limit ${w.limit} offset ${w.offset}`),
+    ctx.db.execute(sql`select count(*)::int as n from ${UNION} where ${where}`),
+  ]);
+  return toPage((rows.rows as unknown as Row[]).map(toItem), (total.rows[0] as { n: number }).n, w);
+}
+
+async function findItem(ctx: Pick<CoreContext, 'db'>, id: string): Promise<KnowledgeItem> {
+  const { rows } = await ctx.db.execute(sql`select * from ${UNION} where k.id = ${id}`);
+  const row = rows[0] as Row | undefined;
+  if (!row) throw notFound('Knowledge item', 'KNOWLEDGE_NOT_FOUND');
+  return toItem(row);
+}
+
+/** GET /knowledge/search: the knowledge-base search (approved rows of the program, by meaning). */
+export async function searchKnowledgeItems(
+  ctx: Pick<CoreContext, 'db' | 'pool' | 'embedder' | 'log'>,
+  q: { q: string; batchId?: string | undefined; limit?: number | undefined },
+): Promise<{ results: KnowledgeHit[] }> {
+  const batchId = await resolveProgramId(ctx, q.batchId, { allowArchived: true });
+  const hits = await searchKnowledge(ctx, { query: q.q, batchId, k: q.limit ?? 5 });
+  if (hits === null) throw new AppError(503, 'KNOWLEDGE_SEARCH_UNAVAILABLE', 'The knowledge search failed; retry later');
+  return { results: hits };
+}
+
+/**
+ * PUT /knowledge/:id/approve and /reject. Approve: pending_review or rejected -> approved (it joins
+ * the knowledge base the searches read). Reject: pending_review or approved -> rejected (it leaves
+ * the searches). A promoted item no longer changes (422).
+ */
+export async function setKnowledgeStatus(
+  ctx: Pick<CoreContext, 'db' | 'clock'>,
+  actor: Actor,
+  id: string,
+  to: 'approved' | 'rejected',
+): Promise<KnowledgeItem> {
+  const item = await findItem(ctx, id);
+  if (item.status === 'promoted') throw unprocessable('KNOWLEDGE_PROMOTED', 'A promoted item no longer changes state');
+  const table = item.type === 'transcript' ? transcriptKnowledge : documentInsights;
+  const now = ctx.clock.now();
+  await ctx.db
+    .update(table)
+    .set({ status: to, reviewedBy: actor.id, reviewedAt: now, updatedAt: now })
+    .where(and(eq(table.id, id), sql`${table.status} <> 'promoted'`));
+  return findItem(ctx, id);
+}
+
+/**
+ * PUT /knowledge/:id/promote: the item becomes an approved FAQ in its program (question: the given
+ * one or the title; answer: the given one or the content), the item becomes `promoted` with
+ * promotedFaqId. A second promote is 409; a rejected item must be approved first (422).
+ */
+export async function promoteKnowledge(
+  ctx: Pick<CoreContext, 'db' | 'clock' | 'config' | 'jobs'>,
+  actor: Actor,
+  id: string,
+  input: { question?: string | undefined; answer?: string | undefined; category?: string | undefined },
+): Promise<{ faq: FaqView; item: KnowledgeItem }> {
+  const item = await findItem(ctx, id);
+  if (item.status === 'promoted' || item.promotedFaqId)
+    throw conflict('KNOWLEDGE_ALREADY_PROMOTED', 'This item was already promoted to a FAQ');
+  if (item.status === 'rejected') throw unprocessable('KNOWLEDGE_REJECTED', 'Approve the item before promoting it');
+  const table = item.type === 'transcript' ? transcriptKnowledge : documentInsights;
+  const faq = await ctx.db.transaction(async (tx) => {
+    const batchId = item.batchId ?? (await resolveProgramId({ db: tx }, null));
+    const row = await insertFaq(
+      ctx,
+      tx,
+      {
+        batchId,
+        question: (input.question ?? item.title).slice(0, 1000),
+        answer: input.answer ?? item.content,
+        category: input.category ?? null,
+        reviewStatus: 'approved',
+        source: item.type === 'transcript' ? 'transcript_knowledge' : 'manual',
+        sourceId: item.id,
+      },
+      actor.id,
+    );
+    const now = ctx.clock.now();
+    const [done] = await tx
+      .update(table)
+      .set({ status: 'promoted', promotedFaqId: row.id, reviewedBy: actor.id, reviewedAt: now, updatedAt: now })
+      .where(and(eq(table.id, id), isNull(table.promotedFaqId)))
+      .returning({ id: table.id });
+    if (!done) throw conflict('KNOWLEDGE_ALREADY_PROMOTED', 'This item was already promoted to a FAQ');
+    return row;
+  });
+  return { faq: toFaqView(faq, actor), item: await findItem(ctx, id) };
+}
+
+/**
+ * POST /knowledge/ingest: a text document becomes DocumentInsight rows (split on paragraph/line
+ * boundaries into parts of about 1,500 characters), approved (an admin put them there) and embedded
+ * inline, so the knowledge searches find them at once.
+ */
+export async function ingestDocument(
+  ctx: Pick<CoreContext, 'db' | 'embedder'>,
+  actor: Actor,
+  input: { title: string; content: string; sourceRef?: string | undefined; batchId?: string | undefined },
+): Promise<{ items: KnowledgeItem[] }> {
+  const batchId = await resolveProgramId(ctx, input.batchId, { allowArchived: true });
+  const segments = input.content
+    .replace(/\r\n?/g, '\n')
+    .split(/\n+/)
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .map((text) => ({ speaker: null, start: 0, end: 0, text }));
+  const chunks = chunkTranscript(input.title.trim(), segments, 200_000);
+  if (chunks.length === 0) throw unprocessable('EMPTY_DOCUMENT', 'The document has no text');
+  const vectors = await ctx.embedder.embed(chunks.map((c) => embeddingText('document_insights', c.title, c.content)));
+  const now = new Date();
+  const ids = await ctx.db
+    .insert(documentInsights)
+    .values(
+      chunks.map((c, i) => ({
+        batchId,
+        title: c.title,
+        content: c.content,
+        sourceType: 'document',
+        sourceRef: input.sourceRef ?? null,
+        status: 'approved' as const,
+        createdBy: actor.id,
+        embedding: vectors[i] as number[],
+        embeddedAt: now,
+      })),
+    )
+    .returning({ id: documentInsights.id });
+  return { items: await Promise.all(ids.map((r) => findItem(ctx, r.id))) };
+}
+
+/** Upvotes an accepted community answer needs to become knowledge. */
+export const UPVOTE_KNOWLEDGE_THRESHOLD = 3;
+
+/**
+ * POST /knowledge/process-upvotes: every accepted (or verified) comment with at least 3 upvotes on a
+ * live post becomes an approved DocumentInsight (source community_post, sourceRef the comment id;
+ * once per comment), embedded inline.
+ */
+export async function processUpvotes(
+  ctx: Pick<CoreContext, 'db' | 'embedder'>,
+  opts: { minUpvotes?: number | undefined; batchId?: string | undefined } = {},
+): Promise<{ created: number; items: KnowledgeItem[] }> {
+  const min = opts.minUpvotes ?? UPVOTE_KNOWLEDGE_THRESHOLD;
+  const rows = await ctx.db
+    .select({ commentId: comments.id, body: comments.body, title: communityPosts.title, batchId: communityPosts.batchId })
+    .from(comments)
+    .innerJoin(communityPosts, eq(comments.postId, communityPosts.id))
+    .where(
+      and(
+        gte(comments.upvotes, min),
+        sql`(${comments.isAccepted} or ${comments.isVerified})`,
+        isNull(comments.deletedAt),
+        isNull(communityPosts.deletedAt),
+        opts.batchId ? eq(communityPosts.batchId, opts.batchId) : undefined,
+        sql`not exists (select 1 from document_insights d where d.source_type = 'community_post' and d.source_ref = ${comments.id}::text)`,
+      ),
+    )
+    .limit(200);
+  if (rows.length === 0) return { created: 0, items: [] };
+  const vectors = await ctx.embedder.embed(rows.map((r) => embeddingText('document_insights', r.title, r.body)));
+  const now = new Date();
+  const ids = await ctx.db
+    .insert(documentInsights)
+    .values(
+      rows.map((r, i) => ({
+        batchId: r.batchId,
+        title: r.title,
+        content: r.body,
+        sourceType: 'community_post',
+        sourceRef: r.commentId,
+        status: 'approved' as const,
+        embedding: vectors[i] as number[],
+        embeddedAt: now,
+      })),
+    )
+    .returning({ id: documentInsights.id });
+  return { created: ids.length, items: await Promise.all(ids.map((r) => findItem(ctx, r.id))) };
+}
+
+const ChatOutput = T.Object({
+  answerable: T.Boolean(),
+  answer: T.String({ maxLength: 4000 }),
+  sourceIds: T.Array(T.String(), { maxItems: 10 }),
+});
+
+export const I_DONT_KNOW = "I don't know: the knowledge base has nothing on this.";
+/** Hits below this similarity are not relevant enough to answer from. */
+export const CHAT_MIN_SCORE = 0.35;
+
+export interface ChatAnswer {
+  answered: boolean;
+  answer: string;
+  sources: { id: string; type: KnowledgeType; title: string; score: number }[];
+  reason?: string;
+}
+
+/**
+ * GET /knowledge/chat: an answer from the knowledge base through the AI provider (pipeline
+ * knowledge_chat), citing the items it used (only items the search returned can be cited). Nothing
+ * relevant, or the model says the context does not answer: "I don't know", no sources. No provider
+ * or a failed call: not answered, with the reason; nothing is invented.
+ */
+export async function knowledgeChat(
+  ctx: Pick<CoreContext, 'db' | 'pool' | 'embedder' | 'log' | 'config' | 'secrets' | 'clock'>,
+  q: { q: string; batchId?: string | undefined },
+): Promise<ChatAnswer> {
+  const batchId = await resolveProgramId(ctx, q.batchId, { allowArchived: true });
+  const hits = await searchKnowledge(ctx, { query: q.q, batchId, k: 5, minScore: CHAT_MIN_SCORE });
+  if (hits === null) throw new AppError(503, 'KNOWLEDGE_SEARCH_UNAVAILABLE', 'The knowledge search failed; retry later');
+  if (hits.length === 0) return { answered: false, answer: I_DONT_KNOW, sources: [], reason: 'nothing relevant in the knowledge base' };
+  const context = hits.map((h) => `[${h.id}] ${h.title}\n${h.content.slice(0, 3000)}`).join('\n\n');
+  const r = await generateStructured(ctx, {
+    pipeline: 'knowledge_chat',
+    batchId,
+    schema: ChatOutput,
+    schemaName: 'knowledge_answer',
+    system:
+      'Answer the question only from the knowledge items given, citing the ids of the items you used in sourceIds. If they do not answer it, set answerable to false.',
+    prompt: `Question: ${q.q}\n\nKnowledge items:\n${context}`,
+  });
+  if (!r.ok) return { answered: false, answer: I_DONT_KNOW, sources: [], reason: r.reason };
+  const out = r.value as Static<typeof ChatOutput>;
+  const cited = hits.filter((h) => out.sourceIds.includes(h.id));
+  if (!out.answerable || !out.answer.trim() || cited.length === 0) {
+    return { answered: false, answer: I_DONT_KNOW, sources: [], reason: 'the knowledge base does not answer this' };
+  }
+  return {
+    answered: true,
+    answer: out.answer.trim(),
+    sources: cited.map((h) => ({
+      id: h.id,
+      type: h.sourceType === 'transcript_knowledge' ? 'transcript' : 'document',
+      title: h.title,
+      score: h.score,
+    })),
+  };
+}
+
+/** POST /knowledge/answer-from-knowledge/:postId: knowledgeChat on the post's title and body; nothing is written. */
+export async function answerPostFromKnowledge(
+  ctx: Pick<CoreContext, 'db' | 'pool' | 'embedder' | 'log' | 'config' | 'secrets' | 'clock'>,
+  postId: string,
+): Promise<ChatAnswer & { postId: string }> {
+  const [post] = await ctx.db
+    .select({ title: communityPosts.title, body: communityPosts.body, batchId: communityPosts.batchId })
+    .from(communityPosts)
+    .where(and(eq(communityPosts.id, postId), isNull(communityPosts.deletedAt)));
+  if (!post) throw notFound('Post', 'POST_NOT_FOUND');
+  const answer = await knowledgeChat(ctx, { q: `${post.title}\n${post.body}`.slice(0, 2000), batchId: post.batchId ?? undefined });
+  return { ...answer, postId };
+}
