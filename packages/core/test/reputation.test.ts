@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acceptComment, addComment, verifyComment } from '../src/community/comments.js';
 import { convertPostToFaq } from '../src/community/convert.js';
 import { createPost, votePost } from '../src/community/posts.js';
-import { createFaq, giveFeedback } from '../src/faqs/service.js';
+import { giveFeedback } from '../src/faqs/feedback.js';
+import { createFaq } from '../src/faqs/service.js';
 import { resolveProgramId } from '../src/programs/resolve.js';
 import { awardPoints, reversePoints } from '../src/reputation/awards.js';
 import { awardBadge, revokeBadge } from '../src/reputation/badges.js';
@@ -115,8 +116,8 @@ describe('votes and other events', () => {
     );
     const { up, down } = live.rows[0] as { up: number; down: number };
     expect(await expectTotalsMatchLog(author.id)).toBe(up * POINTS.post_upvoted + down * POINTS.post_downvoted);
-    // Own votes earn nothing.
-    await votePost(t.ctx, author, post.id, 1);
+    // Own votes are refused (CANNOT_VOTE_OWN) and earn nothing.
+    await expect(votePost(t.ctx, author, post.id, 1)).rejects.toMatchObject({ status: 403, code: 'CANNOT_VOTE_OWN' });
     expect(await expectTotalsMatchLog(author.id)).toBe(up * POINTS.post_upvoted + down * POINTS.post_downvoted);
   });
 

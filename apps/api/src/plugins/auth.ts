@@ -1,4 +1,4 @@
-import { type ClientMeta, forbidden, loadPrincipal, type TokenSigner, unauthorized } from '@cfaq/core';
+import { adminTwoFactorRequired, type ClientMeta, forbidden, loadPrincipal, type TokenSigner, unauthorized } from '@cfaq/core';
 import jwt from '@fastify/jwt';
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
@@ -123,7 +123,10 @@ export const authPlugin = fp(
       // request.routeOptions (an object built on every read) on every request. First, so the
       // rate limiters after it key signed-in callers by user.
       const own = route.onRequest;
-      route.onRequest = [entryHook(app, access), ...(own === undefined ? [] : Array.isArray(own) ? own : [own])];
+      route.onRequest = [
+        entryHook(app, access, url.startsWith('/api/auth/2fa/')),
+        ...(own === undefined ? [] : Array.isArray(own) ? own : [own]),
+      ];
     });
   },
   { name: 'auth', dependencies: ['context'] },
@@ -136,18 +139,25 @@ export const authPlugin = fp(
  * signature in the handler). Callback style: a public request without a token (most traffic) costs
  * no promise.
  */
-function entryHook(app: FastifyInstance, access: Access): onRequestHookHandler {
+function entryHook(app: FastifyInstance, access: Access, twoFactorSetup: boolean): onRequestHookHandler {
+  const requireTotp = access === 'admin' && !twoFactorSetup && adminTwoFactorRequired(app.ctx.config);
   return (request, reply, done) => {
     reply.header('x-request-id', request.id);
     if (access === 'provider') return done();
     const header = request.headers.authorization;
     if (!header) return access === 'public' ? done() : done(unauthorized());
-    admit(app, request, access, header).then(() => done(), done);
+    admit(app, request, access, header, requireTotp).then(() => done(), done);
   };
 }
 
 /** Verifies the bearer token and checks the caller's role against the route's access level. */
-async function admit(app: FastifyInstance, request: FastifyRequest, access: Exclude<Access, 'provider'>, header: string): Promise<void> {
+async function admit(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  access: Exclude<Access, 'provider'>,
+  header: string,
+  requireTotp: boolean,
+): Promise<void> {
   const principal = await authenticate(app, request, header);
   if (!principal) {
     if (access === 'public') return;
@@ -157,6 +167,13 @@ async function admit(app: FastifyInstance, request: FastifyRequest, access: Excl
   if (!principal.suspended) request.auth = { id: principal.id, role: principal.role, email: principal.email };
   if (access !== 'public' && !ROLES_FOR[access].includes(principal.role)) {
     throw forbidden('Your role does not allow this', 'FORBIDDEN');
+  }
+  // ADMIN_2FA_REQUIRED: an admin without TOTP reaches only the two-factor setup routes among admin routes.
+  if (requireTotp && !principal.totpEnabled) {
+    throw forbidden(
+      'Enable two-factor authentication (POST /auth/2fa/setup, then /auth/2fa/enable) to use admin routes',
+      'ADMIN_2FA_REQUIRED',
+    );
   }
 }
 

@@ -13,6 +13,10 @@ export interface Limits {
   adminWrite: RateLimitOptions;
   searchSuggest: RateLimitOptions;
   logIngest: RateLimitOptions;
+  /** FAQ suggestions per user per hour. */
+  suggest: RateLimitOptions;
+  /** FAQ flags and reports per user per hour (one counter per route). */
+  flag: RateLimitOptions;
 }
 
 declare module 'fastify' {
@@ -41,6 +45,8 @@ export function buildLimits(c: Config): Limits {
     adminWrite: { max: c.RATE_LIMIT_ADMIN_WRITE_MAX, timeWindow: 60_000 },
     searchSuggest: { max: c.SEARCH_SUGGEST_RATE_LIMIT, timeWindow: 60_000 },
     logIngest: { max: c.LOG_INGEST_RATE_LIMIT, timeWindow: 60_000, keyGenerator: byAddress },
+    suggest: { max: c.RATE_LIMIT_SUGGEST_MAX, timeWindow: 3_600_000 },
+    flag: { max: c.RATE_LIMIT_FLAG_MAX, timeWindow: 3_600_000 },
   };
 }
 

@@ -116,7 +116,8 @@ export async function voteComment(
   value: Vote,
 ): Promise<VoteOutcome> {
   return ctx.db.transaction(async (tx) => {
-    await visibleComment(tx, actor, postId, commentId);
+    const { comment } = await visibleComment(tx, actor, postId, commentId);
+    if (comment.authorId === actor.id) throw forbidden('You cannot vote on your own comment', 'CANNOT_VOTE_OWN');
     return castVote(tx, 'comment', commentId, actor.id, value);
   });
 }

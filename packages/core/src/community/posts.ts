@@ -148,7 +148,8 @@ export async function resolvePost(ctx: Ctx, actor: Actor, id: string): Promise<P
 
 export async function votePost(ctx: Pick<CoreContext, 'db'>, actor: Actor, id: string, value: Vote): Promise<VoteOutcome> {
   return ctx.db.transaction(async (tx) => {
-    await visiblePost(tx, actor, id);
+    const post = await visiblePost(tx, actor, id);
+    if (post.authorId === actor.id) throw forbidden('You cannot vote on your own post', 'CANNOT_VOTE_OWN');
     return castVote(tx, 'post', id, actor.id, value);
   });
 }

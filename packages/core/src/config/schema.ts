@@ -49,6 +49,12 @@ export const ConfigSchema = T.Object({
   ENCRYPTION_KEY: Str('32-byte key (64 hex chars or base64) for AES-256-GCM secrets at rest; generated into DATA_DIR outside production'),
   ADMIN_EMAIL: Str('initial admin account, created at start if missing'),
   ADMIN_PASSWORD: Str('initial admin password; if unset a password is generated and printed once'),
+  ADMIN_2FA_REQUIRED: T.Optional(
+    T.Boolean({
+      description:
+        'admin routes answer 403 ADMIN_2FA_REQUIRED until the admin has enabled TOTP (the /auth/2fa routes excepted); unset = true when NODE_ENV=production, else false',
+    }),
+  ),
 
   // Rate limits (requests per window)
   RATE_LIMIT_WINDOW_SECONDS: Int(900, 1, 86_400, 'window of the login, register, password, two-factor and identity limiters'),
@@ -59,6 +65,8 @@ export const ConfigSchema = T.Object({
   RATE_LIMIT_IDENTITY_MAX: Int(20, 1, 100_000, 'identity creations (accounts, provider connections) per window per client'),
   RATE_LIMIT_ADMIN_WRITE_MAX: Int(120, 1, 100_000, 'admin writes per minute per admin'),
   RATE_LIMIT_USER_BURST_MAX: Int(300, 1, 10_000_000, 'requests per minute per user or client, every route'),
+  RATE_LIMIT_SUGGEST_MAX: Int(10, 1, 100_000, 'FAQ suggestions (POST /faq/suggest) per hour per user'),
+  RATE_LIMIT_FLAG_MAX: Int(20, 1, 100_000, 'FAQ flags, and separately FAQ reports, per hour per user'),
   SEARCH_SUGGEST_RATE_LIMIT: Int(30, 1, 100_000, 'search suggestions per minute (spec: 30)'),
   LOG_INGEST_RATE_LIMIT: Int(60, 1, 100_000, 'frontend log posts per minute per client'),
   LOG_INGEST_MAX_BYTES: Int(16_384, 256, 1_048_576, 'largest frontend log body'),

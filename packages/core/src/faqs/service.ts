@@ -1,11 +1,11 @@
-import { batches, faqFeedback, faqReports, faqRevisions, faqs, users } from '@cfaq/db/schema/index';
+import { batches, faqRevisions, faqs, users } from '@cfaq/db/schema/index';
 import { and, count, desc, eq, ilike, inArray, or, type SQL, sql } from 'drizzle-orm';
+import { writeAdminLog } from '../audit/index.js';
 import type { CoreContext } from '../context.js';
 import { embedRowJob } from '../embeddings/job.js';
 import { invalidField, notFound } from '../errors/index.js';
 import { teaDrop } from '../notifications/index.js';
 import { resolveProgramId } from '../programs/resolve.js';
-import { reputationOnFeedback } from '../reputation/events.js';
 import { type Actor, type DbOrTx, isStaff, type Tx } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
 import { categoryExists } from './categories.js';
@@ -238,66 +238,21 @@ export async function updateFaq(ctx: Ctx, actor: Actor, id: string, input: Updat
   return toFaqView(row, actor);
 }
 
-export async function deleteFaq(ctx: Pick<CoreContext, 'db'>, actor: Actor, id: string): Promise<void> {
-  await visibleFaq(ctx.db, actor, id);
-  await ctx.db.delete(faqs).where(eq(faqs.id, id));
-}
-
-export interface FeedbackResult {
-  faqId: string;
-  helpful: boolean;
-  helpfulCount: number;
-  notHelpfulCount: number;
-}
-
-/**
- * One feedback per user per FAQ (upsert). The FAQ row is locked and its counters recomputed from
- * faq_feedback in the same transaction, so they always match the rows, also under concurrent calls.
- */
-export async function giveFeedback(
-  ctx: Pick<CoreContext, 'db' | 'clock'>,
-  actor: Actor,
-  id: string,
-  input: { helpful: boolean; comment?: string | undefined },
-): Promise<FeedbackResult> {
-  return ctx.db.transaction(async (tx) => {
-    await visibleFaq(tx, actor, id, { forUpdate: true });
-    const now = ctx.clock.now();
-    await tx
-      .insert(faqFeedback)
-      .values({ faqId: id, userId: actor.id, helpful: input.helpful, comment: input.comment ?? null, createdAt: now, updatedAt: now })
-      .onConflictDoUpdate({
-        target: [faqFeedback.faqId, faqFeedback.userId],
-        set: { helpful: input.helpful, comment: input.comment ?? null, updatedAt: now },
-      });
-    const [counts] = await tx
-      .update(faqs)
-      .set({
-        helpfulCount: sql`(select count(*) from ${faqFeedback} f where f.faq_id = ${id} and f.helpful)`,
-        notHelpfulCount: sql`(select count(*) from ${faqFeedback} f where f.faq_id = ${id} and not f.helpful)`,
-      })
-      .where(eq(faqs.id, id))
-      .returning({ helpfulCount: faqs.helpfulCount, notHelpfulCount: faqs.notHelpfulCount });
-    await reputationOnFeedback(tx, id, actor.id, input.helpful);
-    return { faqId: id, helpful: input.helpful, helpfulCount: counts?.helpfulCount ?? 0, notHelpfulCount: counts?.notHelpfulCount ?? 0 };
+/** Staff delete (permanent), recorded in the admin log with the question, in the same transaction. */
+export async function deleteFaq(ctx: Pick<CoreContext, 'db'>, actor: Actor, id: string, ip?: string): Promise<void> {
+  await ctx.db.transaction(async (tx) => {
+    const faq = await visibleFaq(tx, actor, id, { forUpdate: true });
+    await tx.delete(faqs).where(eq(faqs.id, id));
+    await writeAdminLog(tx, {
+      actorId: actor.id,
+      action: 'faq.deleted',
+      targetType: 'FAQ',
+      targetId: id,
+      batchId: faq.batchId,
+      details: { question: faq.question, reviewStatus: faq.reviewStatus },
+      ...(ip ? { ip } : {}),
+    });
   });
-}
-
-export interface ReportView {
-  id: string;
-  faqId: string;
-  reporterId: string | null;
-  reason: string;
-  status: 'open' | 'resolved' | 'dismissed';
-  createdAt: string;
-}
-
-/** A user's report on a FAQ; it waits in the review queue as an open faq_report. */
-export async function reportFaq(ctx: Pick<CoreContext, 'db' | 'clock'>, actor: Actor, id: string, reason: string): Promise<ReportView> {
-  await visibleFaq(ctx.db, actor, id);
-  const [row] = await ctx.db.insert(faqReports).values({ faqId: id, reporterId: actor.id, reason, createdAt: ctx.clock.now() }).returning();
-  const r = row as typeof faqReports.$inferSelect;
-  return { id: r.id, faqId: r.faqId, reporterId: r.reporterId, reason: r.reason, status: r.status, createdAt: r.createdAt.toISOString() };
 }
 
 export interface RevisionView {

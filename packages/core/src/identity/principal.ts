@@ -9,7 +9,13 @@ export interface Principal {
   email: string;
   role: Role;
   suspended: boolean;
+  /** Two-factor (TOTP) enabled: ADMIN_2FA_REQUIRED admits admins to admin routes only then. */
+  totpEnabled: boolean;
 }
+
+/** ADMIN_2FA_REQUIRED, whose unset value follows NODE_ENV (on in production). */
+export const adminTwoFactorRequired = (config: { ADMIN_2FA_REQUIRED?: boolean | undefined; NODE_ENV: string }) =>
+  config.ADMIN_2FA_REQUIRED ?? config.NODE_ENV === 'production';
 
 /**
  * The caller as the database says now: role changes and suspensions take effect on the very next
@@ -23,11 +29,12 @@ export async function loadPrincipal(ctx: Pick<CoreContext, 'db' | 'clock'>, user
       role: users.role,
       status: users.status,
       suspendedUntil: users.suspendedUntil,
+      totpEnabled: users.totpEnabled,
     })
     .from(users)
     .where(eq(users.id, userId))
     .limit(1);
   if (!row) return null;
   const suspended = row.status === 'suspended' && (row.suspendedUntil === null || row.suspendedUntil > ctx.clock.now());
-  return { id: row.id, email: row.email, role: row.role, suspended };
+  return { id: row.id, email: row.email, role: row.role, suspended, totpEnabled: row.totpEnabled };
 }

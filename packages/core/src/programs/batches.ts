@@ -4,6 +4,7 @@ import type { CoreContext } from '../context.js';
 import { conflict, notFound, unprocessable } from '../errors/index.js';
 import { isUniqueViolation } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
+import { type AuditBy, logProgramAction } from './audit.js';
 
 type Ctx = Pick<CoreContext, 'db' | 'clock'>;
 type BatchRow = typeof batches.$inferSelect;
@@ -88,21 +89,25 @@ function checkDates(startDate: string | null | undefined, endDate: string | null
   if (startDate && endDate && endDate < startDate) throw unprocessable('PROGRAM_DATES_INVALID', 'endDate is before startDate');
 }
 
-export async function createProgram(ctx: Ctx, input: ProgramInput): Promise<ProgramView> {
+export async function createProgram(ctx: Ctx, input: ProgramInput, by?: AuditBy): Promise<ProgramView> {
   checkDates(input.startDate, input.endDate);
-  const row = await withFreeSlug(ctx, input.name, undefined, async (slug) => {
-    const [r] = await ctx.db
-      .insert(batches)
-      .values({
-        name: input.name,
-        slug,
-        description: input.description ?? null,
-        startDate: input.startDate ?? null,
-        endDate: input.endDate ?? null,
-      })
-      .returning();
-    return r as BatchRow;
-  });
+  const row = await withFreeSlug(ctx, input.name, undefined, (slug) =>
+    ctx.db.transaction(async (tx) => {
+      const [r] = await tx
+        .insert(batches)
+        .values({
+          name: input.name,
+          slug,
+          description: input.description ?? null,
+          startDate: input.startDate ?? null,
+          endDate: input.endDate ?? null,
+        })
+        .returning();
+      const created = r as BatchRow;
+      await logProgramAction(tx, by, 'created', created.id, { name: created.name, slug: created.slug });
+      return created;
+    }),
+  );
   return toProgramView(row);
 }
 
@@ -116,7 +121,7 @@ async function liveProgram(ctx: Ctx, id: string): Promise<BatchRow> {
   return row;
 }
 
-export async function updateProgram(ctx: Ctx, id: string, input: Partial<ProgramInput>): Promise<ProgramView> {
+export async function updateProgram(ctx: Ctx, id: string, input: Partial<ProgramInput>, by?: AuditBy): Promise<ProgramView> {
   const current = await liveProgram(ctx, id);
   checkDates(
     input.startDate === undefined ? current.startDate : input.startDate,
@@ -126,21 +131,28 @@ export async function updateProgram(ctx: Ctx, id: string, input: Partial<Program
   if (input.description !== undefined) values.description = input.description;
   if (input.startDate !== undefined) values.startDate = input.startDate;
   if (input.endDate !== undefined) values.endDate = input.endDate;
-  const write = async (slug?: string) => {
-    const [r] = await ctx.db
-      .update(batches)
-      .set({ ...values, ...(input.name !== undefined ? { name: input.name } : {}), ...(slug ? { slug } : {}), updatedAt: ctx.clock.now() })
-      .where(and(eq(batches.id, id), isNull(batches.deletedAt)))
-      .returning();
-    if (!r) throw notFound('Program', 'PROGRAM_NOT_FOUND');
-    return r;
-  };
+  const write = (slug?: string) =>
+    ctx.db.transaction(async (tx) => {
+      const [r] = await tx
+        .update(batches)
+        .set({
+          ...values,
+          ...(input.name !== undefined ? { name: input.name } : {}),
+          ...(slug ? { slug } : {}),
+          updatedAt: ctx.clock.now(),
+        })
+        .where(and(eq(batches.id, id), isNull(batches.deletedAt)))
+        .returning();
+      if (!r) throw notFound('Program', 'PROGRAM_NOT_FOUND');
+      await logProgramAction(tx, by, 'updated', id, { changes: input });
+      return r;
+    });
   const row = input.name !== undefined && input.name !== current.name ? await withFreeSlug(ctx, input.name, id, write) : await write();
   return toProgramView(row);
 }
 
 /** Makes a live, unarchived program the default, in one transaction (the partial unique index keeps it to one). */
-export async function setDefaultProgram(ctx: Ctx, id: string): Promise<ProgramView> {
+export async function setDefaultProgram(ctx: Ctx, id: string, by?: AuditBy): Promise<ProgramView> {
   const target = await liveProgram(ctx, id);
   if (target.archivedAt) throw unprocessable('PROGRAM_ARCHIVED', 'An archived program cannot be the default');
   const row = await ctx.db.transaction(async (tx) => {
@@ -156,32 +168,40 @@ export async function setDefaultProgram(ctx: Ctx, id: string): Promise<ProgramVi
       .where(and(eq(batches.id, id), isNull(batches.deletedAt), isNull(batches.archivedAt)))
       .returning();
     if (!r) throw unprocessable('PROGRAM_NOT_ELIGIBLE', 'The program was archived or deleted meanwhile');
+    await logProgramAction(tx, by, 'default_set', id);
     return r;
   });
   return toProgramView(row);
 }
 
 /** Archives (hidden from public reads, data kept) or unarchives a program. The default program cannot be archived. */
-export async function setProgramArchived(ctx: Ctx, id: string, archived: boolean): Promise<ProgramView> {
+export async function setProgramArchived(ctx: Ctx, id: string, archived: boolean, by?: AuditBy): Promise<ProgramView> {
   await liveProgram(ctx, id);
-  const [row] = await ctx.db
-    .update(batches)
-    .set({ archivedAt: archived ? ctx.clock.now() : null, updatedAt: ctx.clock.now() })
-    .where(and(eq(batches.id, id), isNull(batches.deletedAt), archived ? eq(batches.isDefault, false) : undefined))
-    .returning();
-  if (!row) throw unprocessable('PROGRAM_IS_DEFAULT', 'The default program cannot be archived');
+  const row = await ctx.db.transaction(async (tx) => {
+    const [r] = await tx
+      .update(batches)
+      .set({ archivedAt: archived ? ctx.clock.now() : null, updatedAt: ctx.clock.now() })
+      .where(and(eq(batches.id, id), isNull(batches.deletedAt), archived ? eq(batches.isDefault, false) : undefined))
+      .returning();
+    if (!r) throw unprocessable('PROGRAM_IS_DEFAULT', 'The default program cannot be archived');
+    await logProgramAction(tx, by, archived ? 'archived' : 'unarchived', id);
+    return r;
+  });
   return toProgramView(row);
 }
 
 /** Soft delete (deletedAt). The default program cannot be deleted. */
-export async function deleteProgram(ctx: Ctx, id: string): Promise<void> {
+export async function deleteProgram(ctx: Ctx, id: string, by?: AuditBy): Promise<void> {
   await liveProgram(ctx, id);
-  const [row] = await ctx.db
-    .update(batches)
-    .set({ deletedAt: ctx.clock.now(), updatedAt: ctx.clock.now() })
-    .where(and(eq(batches.id, id), isNull(batches.deletedAt), eq(batches.isDefault, false)))
-    .returning({ id: batches.id });
-  if (!row) throw unprocessable('PROGRAM_IS_DEFAULT', 'The default program cannot be deleted');
+  await ctx.db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(batches)
+      .set({ deletedAt: ctx.clock.now(), updatedAt: ctx.clock.now() })
+      .where(and(eq(batches.id, id), isNull(batches.deletedAt), eq(batches.isDefault, false)))
+      .returning({ id: batches.id, name: batches.name });
+    if (!row) throw unprocessable('PROGRAM_IS_DEFAULT', 'The default program cannot be deleted');
+    await logProgramAction(tx, by, 'deleted', id, { name: row.name });
+  });
 }
 
 export interface ListProgramsQuery extends PageQuery {

@@ -1,3 +1,4 @@
+export * from './audit.js';
 export * from './batches.js';
 export * from './resolve.js';
 export * from './settings.js';

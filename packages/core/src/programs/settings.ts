@@ -9,6 +9,7 @@ import {
 import { and, eq, isNull } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { invalidField, notFound } from '../errors/index.js';
+import { type AuditBy, logProgramAction } from './audit.js';
 
 type Ctx = Pick<CoreContext, 'db' | 'clock'>;
 
@@ -89,14 +90,22 @@ export async function getProgramSettings(
 }
 
 /** Replaces a program's settings document (creates it on first write). */
-export async function putProgramSettings(ctx: Ctx, batchId: string, input: ProgramSettingsInput): Promise<ProgramSettingsView> {
+export async function putProgramSettings(
+  ctx: Ctx,
+  batchId: string,
+  input: ProgramSettingsInput,
+  by?: AuditBy,
+): Promise<ProgramSettingsView> {
   validate(input);
   await programFor(ctx, batchId, true);
   const now = ctx.clock.now();
   const values = { theme: input.theme, hero: input.hero, sections: input.sections, branding: input.branding, updatedAt: now };
-  await ctx.db
-    .insert(programSettings)
-    .values({ batchId, ...values })
-    .onConflictDoUpdate({ target: programSettings.batchId, set: values });
+  await ctx.db.transaction(async (tx) => {
+    await tx
+      .insert(programSettings)
+      .values({ batchId, ...values })
+      .onConflictDoUpdate({ target: programSettings.batchId, set: values });
+    await logProgramAction(tx, by, 'settings_updated', batchId);
+  });
   return getProgramSettings(ctx, batchId, { includeArchived: true });
 }

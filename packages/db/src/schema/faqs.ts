@@ -116,7 +116,12 @@ export const faqReports = pgTable(
     resolvedAt: tstz('resolved_at'),
     createdAt: createdAt(),
   },
-  (t) => [index('faq_reports_faq_idx').on(t.faqId), index('faq_reports_status_idx').on(t.status)],
+  (t) => [
+    index('faq_reports_faq_idx').on(t.faqId),
+    index('faq_reports_status_idx').on(t.status),
+    // One open report per user per FAQ.
+    uniqueIndex('faq_reports_open_per_reporter_key').on(t.faqId, t.reporterId).where(sql`${t.status} = 'open'`),
+  ],
 );
 
 export const freshReviewVotes = pgTable(

@@ -72,7 +72,7 @@ export const faqRoutes: RoutePlugin = async (app) => {
   app.post(
     '/faq/suggest',
     {
-      config: { access: 'user' },
+      config: { access: 'user', rateLimit: app.limits.suggest },
       schema: {
         tags,
         summary: 'Suggest a FAQ (enters as draft)',
@@ -128,7 +128,7 @@ export const faqRoutes: RoutePlugin = async (app) => {
       },
     },
     async (request, reply) => {
-      await deleteFaq(ctx, signedIn(request), request.params.id);
+      await deleteFaq(ctx, signedIn(request), request.params.id, request.ip);
       return reply.status(204).send();
     },
   );
@@ -151,7 +151,7 @@ export const faqRoutes: RoutePlugin = async (app) => {
   app.post(
     '/faq/:id/report',
     {
-      config: { access: 'user' },
+      config: { access: 'user', rateLimit: app.limits.flag },
       schema: {
         tags,
         summary: 'Report a FAQ to the review queue',
@@ -182,7 +182,7 @@ export const faqRoutes: RoutePlugin = async (app) => {
     app.route({
       method,
       url: '/faq/:id/flag',
-      config: { access: 'user' },
+      config: { access: 'user', rateLimit: app.limits.flag },
       schema: {
         tags,
         summary: 'Flag a FAQ for freshness review (any signed-in user, with a reason)',

@@ -1,4 +1,5 @@
 import {
+  type AuditBy,
   createProgram,
   deleteProgram,
   getProgram,
@@ -14,6 +15,7 @@ import type { FastifyRequest } from 'fastify';
 import { problemResponses } from '../../lib/problem.js';
 import { IdParams, listOf } from '../../lib/schemas.js';
 import type { RoutePlugin } from '../../lib/types.js';
+import { caller } from '../../plugins/auth.js';
 import {
   CreateProgramBody,
   IncludeArchived,
@@ -29,6 +31,9 @@ const tags = ['programs'];
 /** Archived (and deleted) programs are shown only to admins who ask for them. */
 const adminAsks = (request: FastifyRequest, q: { includeArchived?: boolean | undefined }) =>
   !!q.includeArchived && request.auth?.role === 'admin';
+
+/** The admin-log author of a write: the caller and their address. */
+const by = (request: FastifyRequest): AuditBy => ({ actorId: caller(request).id, ip: request.ip });
 
 /** Programs (the spec's batches) and their settings. Reads are public; writes are admin. */
 export const programRoutes: RoutePlugin = async (app) => {
@@ -89,7 +94,7 @@ export const programRoutes: RoutePlugin = async (app) => {
         response: { 201: Program, ...problemResponses(400, 401, 403, 422, 429) },
       },
     },
-    async (request, reply) => reply.status(201).send(await createProgram(ctx, request.body)),
+    async (request, reply) => reply.status(201).send(await createProgram(ctx, request.body, by(request))),
   );
 
   app.patch(
@@ -104,7 +109,7 @@ export const programRoutes: RoutePlugin = async (app) => {
         response: { 200: Program, ...problemResponses(400, 401, 403, 404, 422, 429) },
       },
     },
-    async (request) => updateProgram(ctx, request.params.id, request.body),
+    async (request) => updateProgram(ctx, request.params.id, request.body, by(request)),
   );
 
   app.post(
@@ -118,7 +123,7 @@ export const programRoutes: RoutePlugin = async (app) => {
         response: { 200: Program, ...problemResponses(400, 401, 403, 404, 422, 429) },
       },
     },
-    async (request) => setDefaultProgram(ctx, request.params.id),
+    async (request) => setDefaultProgram(ctx, request.params.id, by(request)),
   );
 
   app.post(
@@ -132,7 +137,7 @@ export const programRoutes: RoutePlugin = async (app) => {
         response: { 200: Program, ...problemResponses(400, 401, 403, 404, 422, 429) },
       },
     },
-    async (request) => setProgramArchived(ctx, request.params.id, true),
+    async (request) => setProgramArchived(ctx, request.params.id, true, by(request)),
   );
 
   app.post(
@@ -146,7 +151,7 @@ export const programRoutes: RoutePlugin = async (app) => {
         response: { 200: Program, ...problemResponses(400, 401, 403, 404, 429) },
       },
     },
-    async (request) => setProgramArchived(ctx, request.params.id, false),
+    async (request) => setProgramArchived(ctx, request.params.id, false, by(request)),
   );
 
   app.delete(
@@ -161,7 +166,7 @@ export const programRoutes: RoutePlugin = async (app) => {
       },
     },
     async (request, reply) => {
-      await deleteProgram(ctx, request.params.id);
+      await deleteProgram(ctx, request.params.id, by(request));
       return reply.status(204).send();
     },
   );
@@ -193,6 +198,6 @@ export const programRoutes: RoutePlugin = async (app) => {
         response: { 200: ProgramSettings, ...problemResponses(400, 401, 403, 404, 429) },
       },
     },
-    async (request) => putProgramSettings(ctx, request.params.id, request.body),
+    async (request) => putProgramSettings(ctx, request.params.id, request.body, by(request)),
   );
 };

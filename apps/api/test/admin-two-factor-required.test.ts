@@ -1,0 +1,44 @@
+import { adminTwoFactorRequired, fixedClock, loadConfig, totpCodeAt } from '@cfaq/core';
+import { TEST_ENV } from '@cfaq/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, expectProblem, GENEROUS_LIMITS, type TestApp } from './helpers.js';
+
+/** ADMIN_2FA_REQUIRED: admin routes stay closed to an admin until TOTP is on, except its setup routes. */
+const clock = fixedClock('2026-03-01T12:00:10Z');
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ env: { ...GENEROUS_LIMITS, ADMIN_2FA_REQUIRED: 'true' }, clock });
+});
+afterAll(async () => {
+  await t.close();
+});
+
+describe('ADMIN_2FA_REQUIRED', () => {
+  it('answers 403 ADMIN_2FA_REQUIRED on admin routes until the admin enables TOTP; the setup routes stay open', async () => {
+    const admin = await t.signIn('admin');
+    const adminRoute = () => t.app.inject({ method: 'GET', url: '/api/admin/users', headers: admin.headers });
+    expectProblem(await adminRoute(), 403, 'ADMIN_2FA_REQUIRED');
+    // Routes for every signed-in user are not affected.
+    expect((await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: admin.headers })).statusCode).toBe(200);
+
+    const setup = await t.app.inject({ method: 'POST', url: '/api/auth/2fa/setup', payload: {}, headers: admin.headers });
+    expect(setup.statusCode).toBe(200);
+    const { secret } = setup.json() as { secret: string };
+    const enable = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/2fa/enable',
+      payload: { code: await totpCodeAt(secret, clock.now()) },
+      headers: admin.headers,
+    });
+    expect(enable.statusCode).toBe(200);
+    expect((await adminRoute()).statusCode).toBe(200);
+  });
+
+  it('is on by default in production and off elsewhere; an explicit value wins', () => {
+    const prod = { ...TEST_ENV, NODE_ENV: 'production' };
+    expect(adminTwoFactorRequired(loadConfig(prod))).toBe(true);
+    expect(adminTwoFactorRequired(loadConfig({ ...prod, ADMIN_2FA_REQUIRED: 'false' }))).toBe(false);
+    expect(adminTwoFactorRequired(loadConfig(TEST_ENV))).toBe(false);
+    expect(adminTwoFactorRequired(loadConfig({ ...TEST_ENV, ADMIN_2FA_REQUIRED: 'true' }))).toBe(true);
+  });
+});

@@ -1,0 +1,46 @@
+import { faqFeedback, faqs } from '@cfaq/db/schema/index';
+import { eq, sql } from 'drizzle-orm';
+import type { CoreContext } from '../context.js';
+import { reputationOnFeedback } from '../reputation/events.js';
+import type { Actor } from '../shared/db.js';
+import { visibleFaq } from './service.js';
+
+export interface FeedbackResult {
+  faqId: string;
+  helpful: boolean;
+  helpfulCount: number;
+  notHelpfulCount: number;
+}
+
+/**
+ * One feedback per user per FAQ (upsert). The FAQ row is locked and its counters recomputed from
+ * faq_feedback in the same transaction, so they always match the rows, also under concurrent calls.
+ */
+export async function giveFeedback(
+  ctx: Pick<CoreContext, 'db' | 'clock'>,
+  actor: Actor,
+  id: string,
+  input: { helpful: boolean; comment?: string | undefined },
+): Promise<FeedbackResult> {
+  return ctx.db.transaction(async (tx) => {
+    await visibleFaq(tx, actor, id, { forUpdate: true });
+    const now = ctx.clock.now();
+    await tx
+      .insert(faqFeedback)
+      .values({ faqId: id, userId: actor.id, helpful: input.helpful, comment: input.comment ?? null, createdAt: now, updatedAt: now })
+      .onConflictDoUpdate({
+        target: [faqFeedback.faqId, faqFeedback.userId],
+        set: { helpful: input.helpful, comment: input.comment ?? null, updatedAt: now },
+      });
+    const [counts] = await tx
+      .update(faqs)
+      .set({
+        helpfulCount: sql`(select count(*) from ${faqFeedback} f where f.faq_id = ${id} and f.helpful)`,
+        notHelpfulCount: sql`(select count(*) from ${faqFeedback} f where f.faq_id = ${id} and not f.helpful)`,
+      })
+      .where(eq(faqs.id, id))
+      .returning({ helpfulCount: faqs.helpfulCount, notHelpfulCount: faqs.notHelpfulCount });
+    await reputationOnFeedback(tx, id, actor.id, input.helpful);
+    return { faqId: id, helpful: input.helpful, helpfulCount: counts?.helpfulCount ?? 0, notHelpfulCount: counts?.notHelpfulCount ?? 0 };
+  });
+}
