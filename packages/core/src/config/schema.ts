@@ -135,7 +135,7 @@ export const ConfigSchema = T.Object({
     description:
       'comma-separated sensitive topics that force escalation; the six default names expand to built-in word lists (README), any other entry matches as a phrase',
   }),
-  AUTO_ANSWER_CONCURRENCY: Int(8, 1, 100, 'posts of one run answered at once (bounded provider concurrency)'),
+  AUTO_ANSWER_CONCURRENCY: Int(10, 1, 100, 'posts of one run answered at once (bounded provider concurrency)'),
   AUTO_ANSWER_KNOWLEDGE_MIN_SCORE: Ratio(
     0.8,
     'knowledge-base similarity from which a hit counts as a semantic match (confidence = score x 0.9)',
@@ -163,7 +163,7 @@ export const ConfigSchema = T.Object({
   FAQ_VOLATILE_DAYS: Int(4, 1, 3650, 'volatile review interval'),
   FAQ_FRESHNESS_CRON_SCHEDULE: T.String({ default: '0 6 * * *', description: 'cron (UTC) of the freshness check, default 06:00 daily' }),
 
-  // Notifications stream (SSE) and dashboards
+  // Notifications stream (SSE)
   NOTIFICATION_STREAM_HEARTBEAT_MS: Int(15_000, 1000, 300_000, 'SSE heartbeat comment interval of GET /notifications/stream'),
   NOTIFICATION_STREAM_POLL_MS: Int(
     5000,
@@ -171,7 +171,6 @@ export const ConfigSchema = T.Object({
     300_000,
     'SSE safety-net poll of connected users for new notifications (LISTEN/NOTIFY delivers at once on PostgreSQL; the embedded database relies on this poll)',
   ),
-  ANALYTICS_MAX_RANGE_DAYS: Int(366, 1, 3660, 'longest date range an analytics or dashboard request may ask for'),
 
   // Retention and other schedules
   PIPELINE_RESULT_TTL_DAYS: Int(30, 1, 3650, 'PipelineResult retention'),

@@ -1,0 +1,171 @@
+/**
+ * Conf benchmark: (1) webhook acknowledgement over HTTP (signature check + ingestion job committed by
+ * pg-boss) with autocannon; (2) worker time to parse and store a two-hour transcript (~20,000 words):
+ * VTT parse, knowledge chunks embedded by the local embedder, the completing transaction (no AI
+ * provider configured, so path A's call is aside). Database: BENCH_DATABASE_URL or a fresh
+ * `bench_conf` on the local server.
+ */
+import { createHmac } from 'node:crypto';
+import {
+  BossJobQueue,
+  createCoreContext,
+  createLogger,
+  ensureQueues,
+  JOBS,
+  loadConfig,
+  parseTranscript,
+  storeTranscript,
+} from '@cfaq/core';
+import { runMigrations } from '@cfaq/db';
+import { confMeetings } from '@cfaq/db/schema/index';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { PgBoss } from 'pg-boss';
+import { buildApp } from '../../apps/api/src/app.js';
+
+const SERVER = process.env.BENCH_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const DB = 'bench_conf';
+const SECRET = 'bench-webhook-secret';
+const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
+
+async function freshDatabase(): Promise<string> {
+  if (process.env.BENCH_DATABASE_URL) return process.env.BENCH_DATABASE_URL;
+  const admin = new pg.Client({ connectionString: SERVER });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${DB}`);
+  await admin.end();
+  const url = new URL(SERVER);
+  url.pathname = `/${DB}`;
+  return url.toString();
+}
+
+function twoHourVtt(words = 20_000): string {
+  const vocab =
+    'the capstone deadline portal submit cohort mentor session laptop stipend library schedule project review grade team weekly office hours question answer'.split(
+      ' ',
+    );
+  const lines = ['WEBVTT', ''];
+  let t = 0;
+  let w = 0;
+  let i = 0;
+  while (w < words) {
+    const n = 8 + (i % 5);
+    const text = Array.from({ length: n }, (_, k) => vocab[(i * 7 + k * 3) % vocab.length]).join(' ');
+    const fmt = (s: number) => new Date(s * 1000).toISOString().slice(11, 23);
+    lines.push(String(i + 1), `${fmt(t)} --> ${fmt(t + 3)}`, `Speaker ${i % 4}: ${text}`, '');
+    t += 3;
+    w += n;
+    i++;
+  }
+  return lines.join('\n');
+}
+
+async function main() {
+  const url = await freshDatabase();
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  await runMigrations(pool);
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    DATABASE_URL: url,
+    JWT_SECRET: 'bench-jwt-secret-that-is-long-enough-0123456789',
+    ENCRYPTION_KEY: '0f'.repeat(32),
+    CONF_WEBHOOK_SECRET_TOKEN: SECRET,
+    RATE_LIMIT_USER_BURST_MAX: '10000000',
+  });
+  const boss = new PgBoss({ connectionString: url, schema: 'pgboss', max: 10, supervise: false, schedule: false });
+  boss.on('error', () => {});
+  await boss.start();
+  await ensureQueues(boss, JOBS);
+  const log = createLogger({ level: 'silent' });
+  const ctx = createCoreContext({ config, log, pool, jobs: new BossJobQueue(boss) });
+
+  // (1) webhook acknowledgement
+  const app = await buildApp({ ctx, logger: false });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const port = (app.server.address() as { port: number }).port;
+  let n = 0;
+  const ts = () => String(Math.floor(Date.now() / 1000));
+  const cpu0 = process.cpuUsage();
+  const result = await autocannon({
+    url: `http://127.0.0.1:${port}/api/conf/webhook`,
+    method: 'POST',
+    connections: 20,
+    duration: DURATION,
+    requests: [
+      {
+        setupRequest: (req) => {
+          n++;
+          const body = JSON.stringify({
+            event: 'recording.transcript_completed',
+            event_ts: Date.now(),
+            payload: {
+              object: { uuid: `bench-${n}-${Date.now()}`, id: n, host_id: 'zm-bench', topic: `Bench meeting ${n}`, recording_files: [] },
+            },
+          });
+          const stamp = ts();
+          const sig = `v0=${createHmac('sha256', SECRET).update(`v0:${stamp}:${body}`).digest('hex')}`;
+          return { ...req, body, headers: { 'content-type': 'application/json', 'x-zm-request-timestamp': stamp, 'x-zm-signature': sig } };
+        },
+      },
+    ],
+  });
+  const cpu = process.cpuUsage(cpu0);
+  const { rows } = await pool.query(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'conf.ingest-recording'`);
+  await app.close();
+  console.log(
+    JSON.stringify(
+      {
+        webhook: {
+          requests: result.requests.total,
+          non2xx: result.non2xx,
+          errors: result.errors,
+          reqPerSec: Math.round(result.requests.average),
+          latencyMs: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max },
+          jobsCommitted: rows[0].n,
+          processCpuSeconds: Number(((cpu.user + cpu.system) / 1e6).toFixed(1)),
+        },
+      },
+      null,
+      2,
+    ),
+  );
+
+  // (2) two-hour transcript: parse and store (worker time, no AI call)
+  const vtt = twoHourVtt();
+  await ctx.embedder.warm();
+  const runs: number[] = [];
+  for (let r = 0; r < 3; r++) {
+    const [meeting] = await ctx.db
+      .insert(confMeetings)
+      .values({ confMeetingId: `bench-2h-${r}-${Date.now()}`, topic: 'Two-hour session', sourcing: 'manual_vtt', status: 'pending' })
+      .returning({ id: confMeetings.id, batchId: confMeetings.batchId, topic: confMeetings.topic });
+    const started = performance.now();
+    const c0 = process.cpuUsage();
+    const parsed = parseTranscript('vtt', vtt);
+    const stored = await storeTranscript(ctx, meeting as { id: string; batchId: string | null; topic: string }, parsed);
+    const c = process.cpuUsage(c0);
+    runs.push(performance.now() - started);
+    console.log(
+      JSON.stringify({
+        transcript: {
+          run: r + 1,
+          vttBytes: vtt.length,
+          words: 20_000,
+          parsedChars: parsed.text.length,
+          knowledgeRows: stored.status === 'completed' ? stored.knowledgeCount : 0,
+          wallMs: Math.round(runs[r] as number),
+          cpuMs: Math.round((c.user + c.system) / 1000),
+        },
+      }),
+    );
+  }
+  await boss.stop({ graceful: false, close: true });
+  await pool.end();
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
