@@ -32,7 +32,7 @@ beforeAll(async () => {
       OPENAI_API_KEY: fake.apiKey,
       OPENAI_BASE_URL: fake.baseUrl,
       AI_RETRY_BASE_MS: '1',
-      AI_TIMEOUT_MS: '300',
+      AI_TIMEOUT_MS: '15000', // a loaded machine: the first call also loads the provider SDK
       AI_MAX_RETRIES: '1',
     },
   });

@@ -5,7 +5,7 @@ import type { CoreContext } from '../context.js';
 import { notFound, unprocessable } from '../errors/index.js';
 import { notify } from '../notifications/index.js';
 import { resolveProgramId } from '../programs/resolve.js';
-import { awardFirstResponderBadge } from '../reputation/first-responder.js';
+import { awardBadge } from '../reputation/badges.js';
 import { HOUR_MS } from '../runtime/clock.js';
 import type { Actor, DbOrTx } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
@@ -178,7 +178,14 @@ export async function claimFirstResponder(
     .returning({ id: communityPosts.id });
   if (!won) return false;
   const batchId = post.batchId ?? (await resolveProgramId({ db: tx as CoreContext['db'] }, null));
-  const badge = await awardFirstResponderBadge(tx, { userId: responderId, batchId, postId: post.id, postTitle: post.title });
+  // The reputation module's idempotent award: once per program, with its points and first_responder_awarded notification.
+  const badge = await awardBadge(tx, {
+    userId: responderId,
+    batchId,
+    name: 'first_responder',
+    reason: `First to answer "${post.title}" after it went unanswered`,
+    data: { postId: post.id },
+  });
   await writeLogs(
     tx,
     [

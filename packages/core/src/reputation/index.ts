@@ -1,7 +1,6 @@
 export * from './awards.js';
 export * from './badges.js';
 export * from './events.js';
-export * from './first-responder.js';
 export * from './ledger.js';
 export * from './points.js';
 export * from './service.js';
