@@ -39,6 +39,7 @@ interface Parameter {
 
 interface Operation {
   parameters?: Parameter[];
+  responses?: Record<string, { content?: Record<string, unknown> }>;
   requestBody?: { content?: Record<string, { schema?: Schema }> };
 }
 
@@ -226,9 +227,12 @@ function callsFor(path: string, method: string, op: Operation): Call[] {
       ...(hasBody && payload !== undefined ? { payload: payload as object } : {}),
     });
   };
+  // A server-sent event stream stays open for as long as its caller is signed in: only its refusal is a finite call.
+  const streaming = Object.keys(op.responses?.['200']?.content ?? {}).some((type) => type.includes('event-stream'));
+  add(url(basePath, baseQuery), baseBody, {});
+  if (streaming) return calls;
   add(url(basePath, baseQuery), baseBody);
   add(url(basePath, baseQuery), baseBody, userHeaders);
-  add(url(basePath, baseQuery), baseBody, {});
   for (const p of pathParams) {
     for (const junk of textJunkFor(p.schema)) add(url({ ...basePath, [p.name]: junk }, baseQuery), baseBody);
     if (p.schema && resolve(p.schema).format === 'uuid') add(url({ ...basePath, [p.name]: randomUUID() }, baseQuery), baseBody);
@@ -276,5 +280,5 @@ describe('fuzz: every operation of the OpenAPI document', () => {
       );
     }
     expect(failures).toEqual([]);
-  }, 300_000);
+  }, 120_000);
 });
