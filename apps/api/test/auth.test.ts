@@ -396,6 +396,20 @@ describe('GET /auth/export', () => {
     expect(text).not.toContain('embedding');
   });
 
+  it('carries an AI answer of my post only once it is approved (unapproved ones are staff-only)', async () => {
+    const me = await registerUser();
+    await t.ctx.db.insert(communityPosts).values([
+      { authorId: me.user.id, title: 'Suggested', body: 'b', aiAnswer: 'draft AI text', aiAnswerStatus: 'suggested' },
+      { authorId: me.user.id, title: 'Approved', body: 'b', aiAnswer: 'published AI text', aiAnswerStatus: 'approved' },
+    ]);
+    const res = await t.app.inject({ method: 'GET', url: '/api/auth/export', headers: bearer(me.accessToken) });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).not.toContain('draft AI text');
+    const posts = res.json().posts as { title: string; aiAnswer: string | null; aiAnswerStatus: string | null }[];
+    expect(posts.find((p) => p.title === 'Suggested')).toMatchObject({ aiAnswer: null, aiAnswerStatus: null });
+    expect(posts.find((p) => p.title === 'Approved')).toMatchObject({ aiAnswer: 'published AI text', aiAnswerStatus: 'approved' });
+  });
+
   it('needs a token (401)', async () => {
     expectProblem(await t.app.inject({ method: 'GET', url: '/api/auth/export' }), 401);
   });

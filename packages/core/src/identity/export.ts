@@ -18,7 +18,7 @@ import {
   teaNotifications,
   unresolvedSearches,
 } from '@cfaq/db/schema/index';
-import { asc, eq } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { getUser, type UserJson } from './users.js';
 
@@ -60,8 +60,11 @@ export async function exportUserData(ctx: Pick<CoreContext, 'db' | 'clock'>, use
         upvotes: communityPosts.upvotes,
         downvotes: communityPosts.downvotes,
         commentCount: communityPosts.commentCount,
-        aiAnswer: communityPosts.aiAnswer,
-        aiAnswerStatus: communityPosts.aiAnswerStatus,
+        // Only an approved AI answer is the author's to see; suggested, escalated and rejected ones are staff-only.
+        aiAnswer: sql<string | null>`case when ${communityPosts.aiAnswerStatus} = 'approved' then ${communityPosts.aiAnswer} end`,
+        aiAnswerStatus: sql<
+          string | null
+        >`case when ${communityPosts.aiAnswerStatus} = 'approved' then ${communityPosts.aiAnswerStatus}::text end`,
         escalationStatus: communityPosts.escalationStatus,
         deletedAt: communityPosts.deletedAt,
         createdAt: communityPosts.createdAt,
