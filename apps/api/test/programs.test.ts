@@ -293,3 +293,25 @@ describe('categories', () => {
     expectProblem(await t.app.inject({ method: 'GET', url: `/api/faq/categories?batchId=${MISSING}` }), 404);
   });
 });
+
+describe('concurrent program writes', () => {
+  it('default switches racing edits and archives of the same programs never answer 5xx (no deadlock)', async () => {
+    const make = async (name: string) =>
+      ((await t.app.inject({ method: 'POST', url: '/api/batches', headers: admin.headers, payload: { name } })).json() as { id: string })
+        .id;
+    const [a, b] = [await make('Race A'), await make('Race B')];
+    const calls = [];
+    for (let i = 0; i < 12; i += 1) {
+      for (const id of [a, b]) {
+        calls.push(t.app.inject({ method: 'POST', url: `/api/batches/${id}/default`, headers: admin.headers }));
+        calls.push(t.app.inject({ method: 'PATCH', url: `/api/batches/${id}`, headers: admin.headers, payload: { description: `d${i}` } }));
+        calls.push(t.app.inject({ method: 'POST', url: `/api/batches/${id}/archive`, headers: admin.headers }));
+        calls.push(t.app.inject({ method: 'POST', url: `/api/batches/${id}/unarchive`, headers: admin.headers }));
+      }
+    }
+    const statuses = (await Promise.all(calls)).map((r) => r.statusCode);
+    expect(statuses.filter((s) => s >= 500)).toEqual([]);
+    const defaults = await t.ctx.db.select().from(batches).where(eq(batches.isDefault, true));
+    expect(defaults).toHaveLength(1);
+  });
+});

@@ -158,6 +158,10 @@ export async function setDefaultProgram(ctx: Ctx, id: string, by?: AuditBy): Pro
   const row = await ctx.db.transaction(async (tx) => {
     // Serialises default switches: each statement after the lock sees the previous switch committed.
     await tx.execute(sql`select pg_advisory_xact_lock(hashtext('batches.default'))`);
+    // Both rows locked, in id order, before either update: the updates' statement triggers then take the
+    // search-cache generation row while this transaction holds no half of the pair, so a concurrent edit
+    // of the target (row, then generation) cannot deadlock with this switch (generation, then row).
+    await tx.execute(sql`select 1 from ${batches} where ${batches.isDefault} or ${batches.id} = ${id} order by ${batches.id} for update`);
     await tx
       .update(batches)
       .set({ isDefault: false, updatedAt: ctx.clock.now() })
