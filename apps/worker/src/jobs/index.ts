@@ -1,4 +1,5 @@
 import type { AnyJobHandler } from '../handler.js';
+import { analyticsRollupHandler } from './analytics-rollup.js';
 import { autoAnswerHandler } from './auto-answer.js';
 import { confIngestHandler } from './conf-ingest.js';
 import { confProcessMeetingHandler } from './conf-process-meeting.js';
@@ -24,4 +25,5 @@ export const HANDLERS: readonly AnyJobHandler[] = [
   escalationHandler,
   faqAuditHandler,
   autoAnswerHandler,
+  analyticsRollupHandler,
 ];

@@ -1,3 +1,4 @@
+import { analyticsRollupJob } from '../analytics/job.js';
 import { autoAnswerJob } from '../auto-answer/job.js';
 import { escalationCheckJob } from '../community/escalation-job.js';
 import { confIngestJob, confProcessMeetingJob } from '../conf/job.js';
@@ -25,4 +26,5 @@ export const JOBS: readonly AnyJobDefinition[] = [
   faqAuditJob,
   autoAnswerJob,
   embeddingsBackfillJob,
+  analyticsRollupJob,
 ];
