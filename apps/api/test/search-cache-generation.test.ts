@@ -25,12 +25,10 @@ const generation = async (c: pg.Client) =>
 beforeAll(async () => {
   t = await createTestContext();
   const c = await client();
-  programId = (
-    await c.query<{ id: string }>(`insert into batches (name, slug) values ('Race', 'race-${Date.now()}') returning id`)
-  ).rows[0]!.id;
-  faqId = (
-    await c.query<{ id: string }>(`insert into faqs (batch_id, question, answer) values ($1, 'Q?', 'A.') returning id`, [programId])
-  ).rows[0]!.id;
+  programId = (await c.query<{ id: string }>(`insert into batches (name, slug) values ('Race', 'race-${Date.now()}') returning id`))
+    .rows[0]!.id;
+  faqId = (await c.query<{ id: string }>(`insert into faqs (batch_id, question, answer) values ($1, 'Q?', 'A.') returning id`, [programId]))
+    .rows[0]!.id;
 });
 afterAll(async () => {
   for (const c of clients) await c.end();

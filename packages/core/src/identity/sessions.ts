@@ -85,10 +85,7 @@ function successorOf(ctx: Pick<CoreContext, 'config'>, token: string): string {
   return createHmac('sha256', key).update(token).digest('base64url');
 }
 
-type RefreshOutcome =
-  | { kind: 'ok'; user: UserRow; next: string }
-  | { kind: 'suspended' }
-  | { kind: 'rejected' };
+type RefreshOutcome = { kind: 'ok'; user: UserRow; next: string } | { kind: 'suspended' } | { kind: 'rejected' };
 
 /**
  * Rotates a refresh token (RFC 9700 section 4.14.2). One conditional UPDATE marks it used, so of
@@ -151,11 +148,7 @@ export async function refreshSession(
  * A token rotated at most REFRESH_REUSE_GRACE_SECONDS ago, not revoked, whose successor is still
  * current (not rotated, revoked or expired): the same successor again. Anything else is rejected.
  */
-async function withinGrace(
-  ctx: Pick<CoreContext, 'db' | 'config' | 'clock'>,
-  token: string,
-  now: Date,
-): Promise<RefreshOutcome> {
+async function withinGrace(ctx: Pick<CoreContext, 'db' | 'config' | 'clock'>, token: string, now: Date): Promise<RefreshOutcome> {
   const graceMs = ctx.config.REFRESH_REUSE_GRACE_SECONDS * 1000;
   if (graceMs <= 0) return { kind: 'rejected' };
   const [row] = await ctx.db
