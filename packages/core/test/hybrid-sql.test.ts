@@ -1,4 +1,12 @@
-import { buildHybridSql, embedText, prepareSearchConnection, refreshLexemeStats, resolveProgramId, toVectorLiteral } from '@cfaq/core';
+import {
+  buildHybridSql,
+  DEFAULT_TEXT_TUNING,
+  embedText,
+  prepareSearchConnection,
+  refreshLexemeStats,
+  resolveProgramId,
+  toVectorLiteral,
+} from '@cfaq/core';
 import { createTestContext, type TestContext } from '@cfaq/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -92,8 +100,9 @@ describe('hybrid search statement', () => {
       const queries = ['alpha delta golf', 'alpha delta', 'golf', 'item7 alpha', 'kilo item12 mike item30', 'alpha bravo charlie'];
       for (const source of ['faq', 'community'] as const) {
         // exactRows 0: the statistics' path (at 400 rows every query would otherwise be counted exactly).
-        const bounded = buildHybridSql({ sources: [source], modes: ['text'], filter: false, exactRows: 0 });
-        const unbounded = buildHybridSql({ sources: [source], modes: ['text'], filter: false, boundedText: false, exactRows: 0 });
+        const opts = { sources: [source], modes: ['text'], filter: false } as const;
+        const bounded = buildHybridSql(opts, { ...DEFAULT_TEXT_TUNING, exactRows: 0 });
+        const unbounded = buildHybridSql(opts, { ...DEFAULT_TEXT_TUNING, bounded: false, exactRows: 0 });
         for (const q of queries) {
           const a = (await client.query(bounded, [q, null, programId])).rows as { id: string; textScore: number }[];
           const b = (await client.query(unbounded, [q, null, programId])).rows as { id: string; textScore: number }[];

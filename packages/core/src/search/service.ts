@@ -5,8 +5,10 @@ import { badRequest, unavailable } from '../errors/index.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import { CacheGeneration } from './cache-generation.js';
 import { searchClientKey } from './client-key.js';
-import { type HybridRow, runHybridSearch, type SearchMode, type SearchSource } from './hybrid-sql.js';
+import { runHybridSearch } from './hybrid-runner.js';
+import type { HybridRow, SearchMode } from './hybrid-sql.js';
 import { SearchLogBuffer } from './log-buffer.js';
+import type { SearchSource } from './sources.js';
 
 export type SearchResult = HybridRow;
 
