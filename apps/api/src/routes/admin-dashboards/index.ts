@@ -24,7 +24,8 @@ import type { RoutePlugin } from '../../lib/types.js';
 import { AdminFaqList } from './schemas.js';
 
 const tags = ['admin: dashboards'];
-const ERRORS = problemResponses(400, 401, 403, 404);
+// 400, 401, 403 and 429 come from the registration hook (schema, access level, limiter).
+const ERRORS = problemResponses(404);
 const SCOPE_DOC = 'Admin only. batchId narrows to one program (404 PROGRAM_NOT_FOUND if it does not exist); users belong to no program.';
 
 /** The spec's admin dashboard routes: state now, growth and activity series bucketed in SQL. */

@@ -13,7 +13,8 @@ import { problemResponses } from '../../lib/problem.js';
 import type { RoutePlugin } from '../../lib/types.js';
 
 const tags = ['analytics'];
-const ERRORS = problemResponses(400, 401, 403, 404);
+// 400, 401, 403 and 429 come from the registration hook (schema, access level, limiter).
+const ERRORS = problemResponses(404);
 const SCOPE_DOC = 'Admin or moderator. batchId narrows to one program (404 PROGRAM_NOT_FOUND if it does not exist).';
 
 /** The spec's analytics routes (admin or moderator): the numbers behind the staff dashboard. */
