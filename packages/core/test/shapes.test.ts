@@ -1,6 +1,10 @@
 import { createTestContext, createUser, type TestContext } from '@cfaq/testkit';
 import { Type as T } from '@sinclair/typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { acceptComment, addComment, listComments, voteComment } from '../src/community/comments.js';
+import { convertPostToFaq } from '../src/community/convert.js';
+import { createPost, getPost, listPosts, votePost } from '../src/community/posts.js';
+import { AcceptResultShape, CommentShape, ConvertResultShape, PostShape, VoteOutcomeShape } from '../src/community/shape.js';
 import { listCategories } from '../src/faqs/categories.js';
 import { staffReviewQueue } from '../src/faqs/escalated.js';
 import { giveFeedback } from '../src/faqs/feedback.js';
@@ -52,7 +56,9 @@ describe('the shape check itself', () => {
     expect(shapeDrift(Shape, { at: new Date().toISOString(), n: 1 })).not.toEqual([]);
     expect(shapeDrift(Shape, { at: new Date(Number.NaN), n: 1 })).not.toEqual([]);
     expect(shapeDrift(Shape, { at: new Date(), n: 1, extra: true })).toEqual(['$.extra: not in the shape (the serializer would drop it)']);
-    expect(shapeDrift(T.Array(Shape), [{ at: new Date(), n: 1, x: 1 }])).toEqual(['$[0].x: not in the shape (the serializer would drop it)']);
+    expect(shapeDrift(T.Array(Shape), [{ at: new Date(), n: 1, x: 1 }])).toEqual([
+      '$[0].x: not in the shape (the serializer would drop it)',
+    ]);
   });
   it('declares a date as an ISO 8601 string in the document', () => {
     expect(JSON.parse(JSON.stringify(DateTime))).toEqual({ type: 'string', format: 'date-time' });
@@ -104,3 +110,21 @@ describe('user shapes hold real results', () => {
   });
 });
 
+describe('community shapes hold real results', () => {
+  it('post, comment, votes, accept, convert', async () => {
+    const post = await createPost(t.ctx, user, { title: 'Where do the shapes live?', body: 'Looking for them.' });
+    expectShape(PostShape, post);
+    const other: Actor = { id: (await createUser(t.ctx)).id, role: 'user' };
+    expectShape(VoteOutcomeShape, await votePost(t.ctx, other, post.id, 1));
+    const comment = await addComment(t.ctx, other, post.id, 'Next to their domain, in core.');
+    expectShape(CommentShape, comment);
+    expectShape(VoteOutcomeShape, await voteComment(t.ctx, user, post.id, comment.id, 1));
+    expectShape(pageOf(CommentShape), await listComments(t.ctx, user, post.id, { page: 1, limit: 20 }));
+    const accepted = await acceptComment(t.ctx, user, post.id, comment.id);
+    expect(accepted.post.answeredAt).toBeInstanceOf(Date);
+    expectShape(AcceptResultShape, accepted);
+    expectShape(PostShape, await getPost(t.ctx, null, post.id));
+    expectShape(pageOf(PostShape), await listPosts(t.ctx, user, { page: 1, limit: 20 }));
+    expectShape(ConvertResultShape, await convertPostToFaq(t.ctx, admin, post.id, {}));
+  });
+});
