@@ -1,10 +1,4 @@
-import {
-  faqFlagType,
-  faqPromotionStatus,
-  faqReviewStatus,
-  freshnessTier,
-  freshReviewVerdict,
-} from '@cfaq/db/schema/index';
+import { faqFlagType, faqPromotionStatus, faqReviewStatus, freshnessTier, freshReviewVerdict } from '@cfaq/db/schema/index';
 import { type Static, Type as T } from '@sinclair/typebox';
 import { DateTime, literals, Nullable, Uuid } from '../shared/shape.js';
 
