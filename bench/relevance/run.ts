@@ -17,14 +17,17 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
+  buildHybridSql,
   cosineSimilarity,
   createEmbedder,
   createLogger,
+  DEFAULT_TEXT_TUNING,
   DUPLICATE_THRESHOLD,
   embeddingText,
   loadConfig,
   normalizeQuery,
   runHybridSearch,
+  runHybridStatement,
   type SearchMode,
 } from '@cfaq/core';
 import { runMigrations } from '@cfaq/db';
@@ -243,12 +246,18 @@ async function runDataset(ds: Dataset) {
             ...extra,
           })
         ).map((r) => r.id);
+    // The keyword list scoring every row that shares a word (the benchmark's tuning, not production's).
+    const unboundedKeywordSql = buildHybridSql(
+      { sources: ['faq', 'community'], modes: ['text'] },
+      { ...DEFAULT_TEXT_TUNING, bounded: false },
+    );
     const bmQa = await bm25(pool, programId, true);
     const bmQ = await bm25(pool, programId, false);
     const systems: Record<string, Ranked> = {
       fused: hybrid(['vector', 'text']),
       'keyword list': hybrid(['text']),
-      'keyword list unbounded': hybrid(['text'], true, { boundedText: false }),
+      'keyword list unbounded': async (_q, normalized) =>
+        (await runHybridStatement(pool, { text: unboundedKeywordSql }, { query: normalized, embedding: null, programId })).map((r) => r.id),
       'vector list (unfiltered)': hybrid(['vector'], false),
       'BM25 question + answer': (q) => bmQa(q.text),
       'BM25 question': (q) => bmQ(q.text),

@@ -15,12 +15,13 @@ import {
   buildHybridSql,
   createEmbedder,
   createLogger,
+  DEFAULT_TEXT_TUNING,
   EXACT_ROWS,
   HNSW_EF_SEARCH,
   type HybridSqlOptions,
-  hybridStatement,
   loadConfig,
   prepareSearchConnection,
+  type TextTuning,
 } from '@cfaq/core';
 import autocannon from 'autocannon';
 import pg from 'pg';
@@ -101,9 +102,22 @@ const vectorOf = (q: string) => {
   return v;
 };
 
+/** The benchmark's variants: the production options plus the keyword side's tuning knobs. */
+type BenchOptions = HybridSqlOptions & Partial<TextTuning>;
+const benchSql = (opts: BenchOptions) => {
+  const { bounded, candidateCap, rareFraction, exactRows, ...production } = opts;
+  const d = DEFAULT_TEXT_TUNING;
+  return buildHybridSql(production, {
+    bounded: bounded ?? d.bounded,
+    candidateCap: candidateCap ?? d.candidateCap,
+    rareFraction: rareFraction ?? d.rareFraction,
+    exactRows: exactRows ?? d.exactRows,
+  });
+};
+
 /** Times the statement the app runs for these options (unnamed: parsed and planned per run, as in the app). */
-async function timeSql(client: pg.PoolClient, opts: HybridSqlOptions, queries: string[], programId: string, rounds = 3) {
-  const statement = hybridStatement(opts);
+async function timeSql(client: pg.PoolClient, opts: BenchOptions, queries: string[], programId: string, rounds = 3) {
+  const statement = { text: benchSql(opts) };
   const run = (q: string, v: string) => client.query({ ...statement, values: [q, v, programId] });
   const samples: number[] = [];
   for (const q of queries) await run(q, vectorOf(q));
@@ -160,12 +174,12 @@ async function recall(client: pg.PoolClient, queries: string[], programId: strin
 const unboundedTop = new Map<string, Set<string>>();
 
 /** Top-5 overlap of the bounded text ranking (with knobs) against the unbounded one, per source. */
-async function overlap(client: pg.PoolClient, queries: string[], programId: string, knobs: HybridSqlOptions = {}) {
+async function overlap(client: pg.PoolClient, queries: string[], programId: string, knobs: Partial<TextTuning> = {}) {
   const out: Record<string, number> = {};
   for (const source of ['faq', 'community'] as const) {
     const base: HybridSqlOptions = { sources: [source], modes: ['text'], filter: false };
-    const bounded = buildHybridSql({ ...base, ...knobs, boundedText: true });
-    const unbounded = buildHybridSql({ ...base, boundedText: false });
+    const bounded = benchSql({ ...base, ...knobs, bounded: true });
+    const unbounded = benchSql({ ...base, bounded: false });
     let same = 0;
     let total = 0;
     for (const q of queries) {
@@ -382,7 +396,7 @@ async function main() {
   if (SECTIONS.has('text')) {
     out('\n## the bounded text ranking against the unbounded one');
     for (const set of ['realistic', 'common'] as const) {
-      const r = await timeSql(client, { modes: ['text'], boundedText: false }, qs[set].slice(0, 20), programId, 1);
+      const r = await timeSql(client, { modes: ['text'], bounded: false }, qs[set].slice(0, 20), programId, 1);
       out(`unbounded text ranking (both tables, ${set}): p50 ${ms(r.p50)}  p99 ${ms(r.p99)}`);
     }
     for (const set of ['realistic', 'common', 'selective'] as const) {

@@ -42,6 +42,14 @@ async function registerUser(overrides: Partial<{ email: string; password: string
   return { ...body, ...(res.json() as { accessToken: string; refreshToken: string; expiresIn: number; user: { id: string } }) };
 }
 
+/** Moves a token's rotation past the refresh grace window (REFRESH_REUSE_GRACE_SECONDS, 30 s). */
+async function ageRotation(token: string) {
+  await t.ctx.db
+    .update(refreshTokens)
+    .set({ rotatedAt: new Date(Date.now() - 60_000) })
+    .where(eq(refreshTokens.tokenHash, sha256Hex(token)));
+}
+
 const SECRET_KEYS = ['passwordHash', 'password', 'totpSecret', 'totpPendingSecret', 'confAccessToken', 'confRefreshToken', 'tokenHash'];
 
 describe('POST /auth/register', () => {
@@ -206,6 +214,7 @@ describe('POST /auth/refresh', () => {
   it('reusing a rotated token revokes the whole family', async () => {
     const u = await registerUser();
     const second = (await post('/auth/refresh', { refreshToken: u.refreshToken })).json();
+    await ageRotation(u.refreshToken);
     expectProblem(await post('/auth/refresh', { refreshToken: u.refreshToken }), 401, 'REFRESH_TOKEN_REUSED');
     // The legitimate holder's newer token died with the family.
     expectProblem(await post('/auth/refresh', { refreshToken: second.refreshToken }), 401, 'REFRESH_TOKEN_REUSED');
@@ -213,11 +222,36 @@ describe('POST /auth/refresh', () => {
     expect(rows.every((r) => r.revokedAt !== null)).toBe(true);
   });
 
-  it('of two concurrent refreshes with one token exactly one wins', async () => {
+  it('concurrent refreshes with one token (a second tab, a retry) all get the one same successor', async () => {
     const u = await registerUser();
     const results = await Promise.all([1, 2, 3].map(() => post('/auth/refresh', { refreshToken: u.refreshToken })));
-    expect(results.filter((r) => r.statusCode === 200)).toHaveLength(1);
-    expect(results.filter((r) => r.statusCode === 401)).toHaveLength(2);
+    expect(results.map((r) => r.statusCode)).toEqual([200, 200, 200]);
+    const successors = new Set(results.map((r) => r.json().refreshToken as string));
+    expect(successors.size).toBe(1);
+    const [successor] = [...successors] as [string];
+    // One rotation only: the original and its one successor, and the successor still works.
+    const rows = await t.ctx.db.select().from(refreshTokens).where(eq(refreshTokens.userId, u.user.id));
+    expect(rows).toHaveLength(2);
+    expect((await post('/auth/refresh', { refreshToken: successor })).statusCode).toBe(200);
+  });
+
+  it('the grace ends when the successor is used, and after REFRESH_REUSE_GRACE_SECONDS (RFC 9700 4.14.2)', async () => {
+    const u = await registerUser();
+    const first = (await post('/auth/refresh', { refreshToken: u.refreshToken })).json();
+    const again = await post('/auth/refresh', { refreshToken: u.refreshToken });
+    expect(again.statusCode).toBe(200);
+    expect(again.json().refreshToken).toBe(first.refreshToken);
+    // The successor was used: the old token is now a replay, and the whole family goes.
+    const third = (await post('/auth/refresh', { refreshToken: first.refreshToken })).json();
+    expectProblem(await post('/auth/refresh', { refreshToken: u.refreshToken }), 401, 'REFRESH_TOKEN_REUSED');
+    expectProblem(await post('/auth/refresh', { refreshToken: third.refreshToken }), 401, 'REFRESH_TOKEN_REUSED');
+
+    // Past the window the same successor is not handed out again, even while it is unused.
+    const v = await registerUser();
+    const next = (await post('/auth/refresh', { refreshToken: v.refreshToken })).json();
+    await ageRotation(v.refreshToken);
+    expectProblem(await post('/auth/refresh', { refreshToken: v.refreshToken }), 401, 'REFRESH_TOKEN_REUSED');
+    expectProblem(await post('/auth/refresh', { refreshToken: next.refreshToken }), 401, 'REFRESH_TOKEN_REUSED');
   });
 
   it('unknown and expired tokens are 401; a bad body is 400', async () => {
@@ -254,6 +288,20 @@ describe('POST /auth/logout', () => {
     const other = (await post('/auth/login', { email: u.email, password: u.password })).json();
     expect((await post('/auth/logout', { refreshToken: u.refreshToken, allSessions: true })).statusCode).toBe(204);
     expectProblem(await post('/auth/refresh', { refreshToken: other.refreshToken }), 401);
+  });
+
+  it('allSessions needs a current refresh token, not a rotated, revoked or unknown one (401)', async () => {
+    const u = await registerUser();
+    const other = (await post('/auth/login', { email: u.email, password: u.password })).json();
+    const rotated = u.refreshToken;
+    const current = (await post('/auth/refresh', { refreshToken: rotated })).json();
+    expectProblem(await post('/auth/logout', { refreshToken: rotated, allSessions: true }), 401, 'INVALID_REFRESH_TOKEN');
+    expectProblem(await post('/auth/logout', { refreshToken: 'z'.repeat(43), allSessions: true }), 401, 'INVALID_REFRESH_TOKEN');
+    // Nothing was revoked: both sign-ins still work, and the current token may sign out everywhere.
+    const otherNext = (await post('/auth/refresh', { refreshToken: other.refreshToken })).json();
+    expect(otherNext.refreshToken).toEqual(expect.any(String));
+    expect((await post('/auth/logout', { refreshToken: current.refreshToken, allSessions: true })).statusCode).toBe(204);
+    expectProblem(await post('/auth/refresh', { refreshToken: otherNext.refreshToken }), 401);
   });
 
   it('ignores an unknown token (204) and validates the body (400)', async () => {

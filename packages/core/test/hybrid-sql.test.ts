@@ -1,4 +1,13 @@
-import { buildHybridSql, embedText, prepareSearchConnection, refreshLexemeStats, resolveProgramId, toVectorLiteral } from '@cfaq/core';
+import {
+  buildHybridSql,
+  DEFAULT_TEXT_TUNING,
+  embedText,
+  HYBRID_SEARCH_SOURCES,
+  prepareSearchConnection,
+  refreshLexemeStats,
+  resolveProgramId,
+  toVectorLiteral,
+} from '@cfaq/core';
 import { createTestContext, type TestContext } from '@cfaq/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -60,6 +69,28 @@ describe('hybrid search statement', () => {
     }
   });
 
+  it('searches the knowledge tables through their own HNSW, GIN and title indexes too (POST /search)', async () => {
+    const client = await t.ctx.pool.connect();
+    try {
+      await prepareSearchConnection(client);
+      await client.query('BEGIN');
+      await client.query(
+        'DROP INDEX transcript_knowledge_batch_idx, transcript_knowledge_status_idx, document_insights_batch_idx, document_insights_status_idx; SET LOCAL enable_seqscan = off',
+      );
+      const q = 'how do I use alpha with item7';
+      const sql = buildHybridSql({ sources: HYBRID_SEARCH_SOURCES });
+      const res = await client.query(`EXPLAIN ${sql}`, [q, toVectorLiteral(embedText(q)), programId]);
+      await client.query('ROLLBACK');
+      const plan = res.rows.map((r) => r['QUERY PLAN'] as string).join('\n');
+      for (const table of ['transcript_knowledge', 'document_insights']) {
+        for (const index of ['embedding_hnsw_idx', 'search_vector_idx', 'title_tsv_idx']) expect(plan).toContain(`${table}_${index}`);
+      }
+      expect(plan).not.toMatch(/Seq Scan on (transcript_knowledge|document_insights)/);
+    } finally {
+      client.release();
+    }
+  });
+
   it('is one statement whose text side ORs the query lexemes with the english configuration', () => {
     const sql = buildHybridSql();
     expect(sql.trim().startsWith('WITH')).toBe(true);
@@ -92,8 +123,9 @@ describe('hybrid search statement', () => {
       const queries = ['alpha delta golf', 'alpha delta', 'golf', 'item7 alpha', 'kilo item12 mike item30', 'alpha bravo charlie'];
       for (const source of ['faq', 'community'] as const) {
         // exactRows 0: the statistics' path (at 400 rows every query would otherwise be counted exactly).
-        const bounded = buildHybridSql({ sources: [source], modes: ['text'], filter: false, exactRows: 0 });
-        const unbounded = buildHybridSql({ sources: [source], modes: ['text'], filter: false, boundedText: false, exactRows: 0 });
+        const opts = { sources: [source], modes: ['text'], filter: false } as const;
+        const bounded = buildHybridSql(opts, { ...DEFAULT_TEXT_TUNING, exactRows: 0 });
+        const unbounded = buildHybridSql(opts, { ...DEFAULT_TEXT_TUNING, bounded: false, exactRows: 0 });
         for (const q of queries) {
           const a = (await client.query(bounded, [q, null, programId])).rows as { id: string; textScore: number }[];
           const b = (await client.query(unbounded, [q, null, programId])).rows as { id: string; textScore: number }[];

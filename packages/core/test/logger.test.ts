@@ -72,3 +72,14 @@ describe('logger redaction by value', () => {
     expect(out).toContain('params: [redacted]');
   });
 });
+
+describe('logger redaction of query strings', () => {
+  it('redacts credential-like parameters in any URL in a log line, by value', () => {
+    const { log, text } = capture();
+    log.info({ target: 'https://idp.example/cb?code=abc123&state=st456&next=/home' }, 'fetched /x?refreshToken=rt789&q=ok;api_key=k000');
+    const out = text();
+    for (const secret of ['abc123', 'st456', 'rt789', 'k000']) expect(out).not.toContain(secret);
+    expect(out).toContain('next=/home');
+    expect(out).toContain('q=ok');
+  });
+});

@@ -3,7 +3,7 @@ import { eq, inArray } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { AppError, invalidField } from '../errors/index.js';
 import { ConfProviderError, listRecordings, transcriptFile } from './client.js';
-import { confIngestJob } from './job.js';
+import { confIngestJob } from './ingest-job.js';
 import { confNotConnected, withConfToken } from './tokens.js';
 
 type Ctx = Pick<CoreContext, 'db' | 'config' | 'secrets' | 'clock' | 'log' | 'jobs'>;

@@ -1,7 +1,8 @@
 import type { CoreContext } from '../context.js';
 import { AppError, badRequest, invalidField } from '../errors/index.js';
 import { transcriptFile } from './client.js';
-import { confIngestJob, type RecordingPayload } from './job.js';
+import { confIngestJob } from './ingest-job.js';
+import type { RecordingPayload } from './recording.js';
 import { urlValidationResponse, verifyWebhookSignature } from './signature.js';
 
 /** The events that carry a transcript: the primary trigger and the fallback. */

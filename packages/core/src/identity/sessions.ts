@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import type { DbOrTx } from '@cfaq/db';
 import { refreshTokens, users } from '@cfaq/db/schema/index';
 import { and, eq, gt, isNull } from 'drizzle-orm';
@@ -40,9 +40,9 @@ export interface Session {
 export async function createRefreshToken(
   db: DbOrTx,
   ctx: Pick<CoreContext, 'config' | 'clock'>,
-  params: { userId: string; familyId?: string; meta?: ClientMeta },
+  params: { userId: string; familyId?: string; meta?: ClientMeta; token?: string },
 ): Promise<string> {
-  const token = randomToken(32);
+  const token = params.token ?? randomToken(32);
   await db.insert(refreshTokens).values({
     userId: params.userId,
     familyId: params.familyId ?? randomUUID(),
@@ -76,9 +76,23 @@ export const sessionOf = (signer: TokenSigner, user: UserRow, refreshToken: stri
 const invalidRefresh = () => unauthorized('The refresh token is invalid, expired or revoked', 'INVALID_REFRESH_TOKEN');
 
 /**
- * Rotates a refresh token: one conditional UPDATE marks it used, so of two concurrent refreshes with
- * the same token exactly one wins. Presenting a token that was already rotated (or revoked) is
- * treated as theft: its whole family is revoked and the caller must sign in again.
+ * The successor of a refresh token is derived from it under a server key, not drawn at random: a
+ * retry within the grace window can then be answered the same successor without storing any token
+ * in plain text. Without the server key a stolen token says nothing about its successor.
+ */
+function successorOf(ctx: Pick<CoreContext, 'config'>, token: string): string {
+  const key = `refresh-successor:${ctx.config.JWT_SECRET ?? ctx.config.ENCRYPTION_KEY ?? ''}`;
+  return createHmac('sha256', key).update(token).digest('base64url');
+}
+
+type RefreshOutcome = { kind: 'ok'; user: UserRow; next: string } | { kind: 'suspended' } | { kind: 'rejected' };
+
+/**
+ * Rotates a refresh token (RFC 9700 section 4.14.2). One conditional UPDATE marks it used, so of
+ * concurrent refreshes with one token exactly one rotates; the others (a second tab, a client retry)
+ * arrive within REFRESH_REUSE_GRACE_SECONDS and get the same successor while it is still current.
+ * Presenting a used token later, or after its successor was itself used, is treated as theft: the
+ * whole family is revoked and the caller must sign in again.
  */
 export async function refreshSession(
   ctx: Pick<CoreContext, 'db' | 'config' | 'clock' | 'log'>,
@@ -88,7 +102,7 @@ export async function refreshSession(
 ): Promise<Session> {
   const hash = sha256Hex(token);
   const now = ctx.clock.now();
-  const result = await ctx.db.transaction(async (tx) => {
+  const rotated = await ctx.db.transaction(async (tx): Promise<RefreshOutcome> => {
     const [used] = await tx
       .update(refreshTokens)
       .set({ rotatedAt: now })
@@ -101,13 +115,14 @@ export async function refreshSession(
         ),
       )
       .returning({ userId: refreshTokens.userId, familyId: refreshTokens.familyId });
-    if (!used) return { kind: 'rejected' as const };
+    if (!used) return { kind: 'rejected' };
     const [user] = await tx.select(userColumns).from(users).where(eq(users.id, used.userId)).limit(1);
-    if (!user) return { kind: 'rejected' as const };
-    if (isSuspended(user, now)) return { kind: 'suspended' as const };
-    const next = await createRefreshToken(tx, ctx, { userId: user.id, familyId: used.familyId, meta });
-    return { kind: 'ok' as const, user, next };
+    if (!user) return { kind: 'rejected' };
+    if (isSuspended(user, now)) return { kind: 'suspended' };
+    const next = await createRefreshToken(tx, ctx, { userId: user.id, familyId: used.familyId, meta, token: successorOf(ctx, token) });
+    return { kind: 'ok', user, next };
   });
+  const result = rotated.kind === 'rejected' ? await withinGrace(ctx, token, now) : rotated;
   if (result.kind === 'suspended') throw forbidden('This account is suspended', 'ACCOUNT_SUSPENDED');
   if (result.kind === 'ok') return sessionOf(signer, result.user, result.next, now);
 
@@ -130,22 +145,65 @@ export async function refreshSession(
 }
 
 /**
+ * A token rotated at most REFRESH_REUSE_GRACE_SECONDS ago, not revoked, whose successor is still
+ * current (not rotated, revoked or expired): the same successor again. Anything else is rejected.
+ */
+async function withinGrace(ctx: Pick<CoreContext, 'db' | 'config' | 'clock'>, token: string, now: Date): Promise<RefreshOutcome> {
+  const graceMs = ctx.config.REFRESH_REUSE_GRACE_SECONDS * 1000;
+  if (graceMs <= 0) return { kind: 'rejected' };
+  const [row] = await ctx.db
+    .select({ rotatedAt: refreshTokens.rotatedAt, revokedAt: refreshTokens.revokedAt, familyId: refreshTokens.familyId })
+    .from(refreshTokens)
+    .where(eq(refreshTokens.tokenHash, sha256Hex(token)))
+    .limit(1);
+  if (!row?.rotatedAt || row.revokedAt || now.getTime() - row.rotatedAt.getTime() > graceMs) return { kind: 'rejected' };
+  const next = successorOf(ctx, token);
+  const [successor] = await ctx.db
+    .select({ userId: refreshTokens.userId })
+    .from(refreshTokens)
+    .where(
+      and(
+        eq(refreshTokens.tokenHash, sha256Hex(next)),
+        eq(refreshTokens.familyId, row.familyId),
+        isNull(refreshTokens.rotatedAt),
+        isNull(refreshTokens.revokedAt),
+        gt(refreshTokens.expiresAt, now),
+      ),
+    )
+    .limit(1);
+  if (!successor) return { kind: 'rejected' };
+  const [user] = await ctx.db.select(userColumns).from(users).where(eq(users.id, successor.userId)).limit(1);
+  if (!user) return { kind: 'rejected' };
+  if (isSuspended(user, now)) return { kind: 'suspended' };
+  return { kind: 'ok', user, next };
+}
+
+/**
  * Logout: revokes the family of the given refresh token (this sign-in on every device it was
- * rotated to), or with `allSessions` every refresh token of its owner. Unknown tokens are ignored so
- * the answer reveals nothing.
+ * rotated to). Unknown tokens are ignored so the answer reveals nothing. `allSessions` revokes every
+ * refresh token of the owner and needs a token that is still current (not rotated, revoked or
+ * expired): an old token taken from a device must not sign its owner out everywhere.
  */
 export async function logout(ctx: Pick<CoreContext, 'db' | 'clock'>, token: string, opts: { allSessions?: boolean } = {}): Promise<void> {
   const now = ctx.clock.now();
   const [row] = await ctx.db
-    .select({ userId: refreshTokens.userId, familyId: refreshTokens.familyId })
+    .select({
+      userId: refreshTokens.userId,
+      familyId: refreshTokens.familyId,
+      rotatedAt: refreshTokens.rotatedAt,
+      revokedAt: refreshTokens.revokedAt,
+      expiresAt: refreshTokens.expiresAt,
+    })
     .from(refreshTokens)
     .where(eq(refreshTokens.tokenHash, sha256Hex(token)))
     .limit(1);
-  if (!row) return;
   if (opts.allSessions) {
+    const current = row && !row.rotatedAt && !row.revokedAt && row.expiresAt > now;
+    if (!current) throw unauthorized('Signing out everywhere needs a current refresh token', 'INVALID_REFRESH_TOKEN');
     await revokeUserTokens(ctx.db, row.userId, now);
     return;
   }
+  if (!row) return;
   await ctx.db
     .update(refreshTokens)
     .set({ revokedAt: now })

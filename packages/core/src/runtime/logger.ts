@@ -1,5 +1,5 @@
 import pino, { type Logger } from 'pino';
-import { redactString, redactValue, serializeError } from './redact.js';
+import { redactString, redactValue, serializeError, serializeRequest } from './redact.js';
 
 export type { Logger };
 
@@ -46,7 +46,8 @@ export function createLoggerOptions(opts: LoggerOptions): pino.LoggerOptions {
     timestamp: pino.stdTimeFunctions.isoTime,
     // Errors without their statement parameters; secret shapes (argon2 hashes, JWTs, bearer
     // credentials, API keys) redacted by value in every field and message, whatever its name.
-    serializers: { err: serializeError, error: serializeError },
+    // The request line without the secrets a query string can carry (OAuth codes and states, tokens).
+    serializers: { err: serializeError, error: serializeError, req: serializeRequest },
     formatters: { level: (label) => ({ level: label }), log: (obj) => redactValue(obj) as Record<string, unknown> },
     hooks: {
       logMethod(args, method) {

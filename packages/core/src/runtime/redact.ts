@@ -19,10 +19,16 @@ const SECRET_SHAPES: [RegExp, string][] = [
   [/\bgh[pousr]_[A-Za-z0-9]{36,}/g, CENSOR],
   [/\bAKIA[0-9A-Z]{16}\b/g, CENSOR],
   [/\bxox[abprs]-[A-Za-z0-9-]{10,}/g, CENSOR],
+  // secrets in a URL's query string: any parameter named like a credential (access_token,
+  // refreshToken, client_secret, password, api_key, signature...), an OAuth code or state, an OTP
+  [
+    /([?&;](?:[^=&#\s]*(?:token|secret|passw|signature|api[_-]?key|credential)[^=&#\s]*|code|state|key|sig|otp)=)[^&#\s"']*/gi,
+    `$1${CENSOR}`,
+  ],
 ];
 
 /** Quick pre-check so a clean string (nearly every one) costs one scan, not one per shape. */
-const MAYBE_SECRET = /\$argon2|eyJ|bearer|basic|sk-|AIza|gh[pousr]_|AKIA|xox/i;
+const MAYBE_SECRET = /\$argon2|eyJ|bearer|basic|sk-|AIza|gh[pousr]_|AKIA|xox|[?&;][^=&#\s]*=/i;
 
 export function redactString(s: string): string {
   if (!MAYBE_SECRET.test(s)) return s;
@@ -74,4 +80,23 @@ export function redactValue(value: unknown, depth = 0): unknown {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) out[k] = redactValue(v, depth + 1);
   return out;
+}
+
+/** The request as Fastify logs it, with secrets in its query string redacted (see SECRET_SHAPES). */
+export function serializeRequest(req: {
+  method?: string;
+  url?: string;
+  headers?: Record<string, unknown>;
+  host?: string;
+  ip?: string;
+  socket?: { remotePort?: number };
+}) {
+  return {
+    method: req.method,
+    url: typeof req.url === 'string' ? redactString(req.url) : req.url,
+    version: req.headers?.['accept-version'],
+    host: req.host,
+    remoteAddress: req.ip,
+    remotePort: req.socket?.remotePort,
+  };
 }

@@ -2,7 +2,7 @@ import type pg from 'pg';
 
 /**
  * Reads the search cache's generation (table `search_cache_generation`, moved by triggers on every
- * committed write that can change a search answer: migration 0014). A cached answer is served only
+ * committed write that can change a search answer: migration 0014, bumped at commit since 0018). A cached answer is served only
  * while the generation it was computed under is still current, so a write through any API process
  * (or the worker) empties every process's cache at its commit, on PostgreSQL and on the embedded
  * database alike (no LISTEN/NOTIFY, which does not cross the embedded server's connections).

@@ -5,8 +5,10 @@ import { badRequest, unavailable } from '../errors/index.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import { CacheGeneration } from './cache-generation.js';
 import { searchClientKey } from './client-key.js';
-import { type HybridRow, runHybridSearch, type SearchMode, type SearchSource } from './hybrid-sql.js';
+import { runHybridSearch } from './hybrid-runner.js';
+import type { HybridRow, SearchMode } from './hybrid-sql.js';
 import { SearchLogBuffer } from './log-buffer.js';
+import { HYBRID_SEARCH_SOURCES, type SearchSource } from './sources.js';
 
 export type SearchResult = HybridRow;
 
@@ -142,7 +144,7 @@ export function createSearchService(ctx: CoreContext): SearchService {
         log(p, normalized, hit.programId, hit.results, { cacheHit: true, degraded: false, start });
         return { results: hit.results };
       }
-      const r = await searchSources({ ...p, sources: ['faq', 'community'], modes: ['vector', 'text'] });
+      const r = await searchSources({ ...p, sources: HYBRID_SEARCH_SOURCES, modes: ['vector', 'text'] });
       // A degraded (text-only) answer is not cached: the next request should get the full ranking.
       if (current !== null && !r.degraded) cache?.set(key, { programId: r.programId, results: r.results, generation: current });
       log(p, normalized, r.programId, r.results, { cacheHit: false, degraded: r.degraded, start });

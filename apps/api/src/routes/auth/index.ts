@@ -80,7 +80,7 @@ export const authRoutes: RoutePlugin = async (app) => {
       schema: {
         tags: ['auth'],
         summary: 'Rotate the refresh token for a new session',
-        description: `The given refresh token is used up. Presenting a used token again revokes every token of its sign-in (401 REFRESH_TOKEN_REUSED). ${TTL_NOTE}`,
+        description: `The given refresh token is used up. Within REFRESH_REUSE_GRACE_SECONDS (default 30) of its rotation the same token answers the same successor again, while that successor is unused (a second tab or a client retry). Presenting a used token after that revokes every token of its sign-in (401 REFRESH_TOKEN_REUSED). ${TTL_NOTE}`,
         body: RefreshBody,
         response: { 200: Session, ...problemResponses(400, 401, 403) },
       },
@@ -96,10 +96,11 @@ export const authRoutes: RoutePlugin = async (app) => {
         tags: ['auth'],
         summary: 'Sign out: revoke the refresh token and its sign-in family',
         description:
-          'Needs no access token: the refresh token identifies the session. allSessions: true revokes every refresh token of its owner. ' +
-          'Unknown tokens are ignored (204 either way). Access tokens already issued expire on their own (at most JWT_ACCESS_TTL_SECONDS).',
+          'Needs no access token: the refresh token identifies the session. Unknown tokens are ignored (204 either way). ' +
+          'allSessions: true revokes every refresh token of its owner and needs a current refresh token (one not yet rotated, revoked or expired; else 401 INVALID_REFRESH_TOKEN). ' +
+          'Access tokens already issued expire on their own (at most JWT_ACCESS_TTL_SECONDS).',
         body: LogoutBody,
-        response: { 204: T.Null(), ...problemResponses(400) },
+        response: { 204: T.Null(), ...problemResponses(400, 401) },
       },
     },
     async (request, reply) => {

@@ -1,0 +1,162 @@
+import type { SourceTable } from './sources.js';
+import {
+  BM25_B,
+  BM25_K1,
+  BODY_WEIGHT,
+  EXACT_ROWS,
+  FALLBACK_LEXEMES,
+  FALLBACK_ROWS,
+  PAIR_LEXEMES,
+  PER_LIST,
+  type TextTuning,
+  TRIPLE_LEXEMES,
+} from './tuning.js';
+
+/**
+ * The keyword list of one source (pure SQL text): BM25 over candidate rows chosen by where the query's
+ * words sit. `qlex` (the query's lexemes) is defined by the statement that includes these CTEs.
+ */
+
+/**
+ * The rows worth scoring, chosen by where the query's words sit, since the ranking weighs a title hit
+ * twice a body hit. Titles are matched through their own GIN expression index (migration 0007).
+ * - Tier 1, with rare words (document frequency <= RARE_FRACTION) in the query: rows whose title holds
+ *   a rare word, or a rare word and any other of the PAIR_LEXEMES rarest, and rows whose text holds two
+ *   of them of which one is rare. With common words only: rows whose title holds three of the rarest
+ *   TRIPLE_LEXEMES (two words: both; one word: it).
+ * - Tier 2, common words only and tier 1 under PER_LIST rows: titles holding any two of them.
+ * - Tier 3, tiers 1 and 2 under PER_LIST rows: rows whose title holds any query word or whose text
+ *   holds one of its FALLBACK_LEXEMES rarest (FALLBACK_ROWS at most). Without statistics yet (a new
+ *   database), every word counts as rare and "rarest" is alphabetical, so more than one is tried.
+ * A common word alone never drives a match over the whole text, where it sits in thousands of rows:
+ * at 100k + 100k rows common-word queries went from about 1,600 candidate rows to 200-900 and their
+ * top-5 agreement with the unbounded ranking from 0.82 / 0.63 to 1.0 (bench/search).
+ */
+function textCandidates(t: SourceTable, a: string, cap: number, rare: number): string {
+  const pairs = (where: string) => `(SELECT string_agg(quote_literal(x.lex) || ' & ' || quote_literal(y.lex), ' | ')
+           FROM ${a}_w x JOIN ${a}_w y ON x.rn < y.rn WHERE ${where})`;
+  const title = t.titleVector;
+  return `${a}_p AS MATERIALIZED (
+    SELECT
+      CASE
+        WHEN bool_or(frac <= ${rare}) THEN nullif(concat_ws(' | ',
+          string_agg(quote_literal(lex), ' | ') FILTER (WHERE frac <= ${rare} AND rn <= ${PAIR_LEXEMES}),
+          ${pairs(`x.frac <= ${rare} AND y.rn <= ${PAIR_LEXEMES}`)}), '')
+        WHEN count(*) >= 3 THEN (SELECT string_agg(quote_literal(x.lex) || ' & ' || quote_literal(y.lex) || ' & ' || quote_literal(z.lex), ' | ')
+           FROM ${a}_w x JOIN ${a}_w y ON x.rn < y.rn JOIN ${a}_w z ON y.rn < z.rn WHERE z.rn <= ${TRIPLE_LEXEMES})
+        WHEN count(*) = 2 THEN ${pairs('true')}
+        ELSE min(quote_literal(lex))
+      END::tsquery AS title_q,
+      CASE WHEN NOT bool_or(frac <= ${rare}) AND count(*) >= 3 THEN ${pairs(`y.rn <= ${PAIR_LEXEMES}`)} END::tsquery AS title_wide_q,
+      ${pairs(`y.frac <= ${rare} AND y.rn <= ${PAIR_LEXEMES}`)}::tsquery AS pair_q,
+      string_agg(quote_literal(lex), ' | ')::tsquery AS any_q,
+      string_agg(quote_literal(lex), ' | ') FILTER (WHERE rn <= ${FALLBACK_LEXEMES})::tsquery AS rarest_q
+    FROM ${a}_w
+  ),
+  ${a}_c1 AS MATERIALIZED (
+    SELECT id, ts_delete(search_vector, '{}'::text[]) AS sv FROM ${t.table}
+    WHERE NOT (SELECT exact FROM ${a}_mode)
+      AND (${title} @@ (SELECT title_q FROM ${a}_p) OR search_vector @@ (SELECT pair_q FROM ${a}_p)) AND ${t.visible}
+    LIMIT ${cap}
+  ),
+  ${a}_c2 AS MATERIALIZED (
+    SELECT id, ts_delete(search_vector, '{}'::text[]) AS sv FROM ${t.table}
+    WHERE NOT (SELECT exact FROM ${a}_mode) AND ${title} @@ (SELECT title_wide_q FROM ${a}_p) AND (SELECT count(*) FROM ${a}_c1) < ${PER_LIST}
+      AND id NOT IN (SELECT id FROM ${a}_c1) AND ${t.visible}
+    LIMIT ${cap}
+  ),
+  ${a}_cand AS MATERIALIZED (
+    SELECT id, sv FROM ${a}_x
+    UNION ALL
+    SELECT id, sv FROM ${a}_c1
+    UNION ALL
+    SELECT id, sv FROM ${a}_c2
+    UNION ALL
+    (SELECT id, ts_delete(search_vector, '{}'::text[]) FROM ${t.table}
+     WHERE (${title} @@ (SELECT any_q FROM ${a}_p) OR search_vector @@ (SELECT rarest_q FROM ${a}_p))
+       AND NOT (SELECT exact FROM ${a}_mode) AND (SELECT count(*) FROM ${a}_c1) + (SELECT count(*) FROM ${a}_c2) < ${PER_LIST}
+       AND id NOT IN (SELECT id FROM ${a}_c1 UNION ALL SELECT id FROM ${a}_c2) AND ${t.visible}
+     LIMIT ${FALLBACK_ROWS})
+  )`;
+}
+
+/**
+ * How many times a word occurs in a document (in the positions a weight array selects), read back from
+ * ts_rank of that single word, which is C code and a binary search away: with the selected positions
+ * first and weighted 1 it ranks H(n) / (pi^2 / 6) with H(n) = sum of 1 / i^2 for i <= n, and
+ * 1 / (pi^2 / 6 - H(n)) - 0.5 is n to within 0.05. A title's positions precede its body's (the
+ * generated column concatenates them), so weights {0,0,0,1} count the title's occurrences.
+ */
+function occurrences(rank: string): string {
+  return `CASE WHEN ${rank} > 1e-6 THEN round(1 / (1.6449341 * (1 - ${rank})) - 0.5) ELSE 0 END`;
+}
+/** The normalised BM25 score of a document's tsvector `sv` against the query words of text CTE `a`. */
+export function bm25(a: string, sv: string): string {
+  return `(
+      SELECT sum(w.idf * f.tf * ${BM25_K1 + 1} / (f.tf + ${BM25_K1} * (${1 - BM25_B} + ${BM25_B} * length(${sv}) / (SELECT avg FROM ${a}_len))))
+      FROM ${a}_w w
+      CROSS JOIN LATERAL (SELECT ts_rank('{1,1,1,1}', ${sv}, w.q_any, 0) AS all_rank, ts_rank('{0,0,0,1}', ${sv}, w.q_any, 0) AS title_rank) k
+      CROSS JOIN LATERAL (SELECT ${occurrences('k.all_rank')} AS n, ${occurrences('k.title_rank')} AS n_title) r
+      CROSS JOIN LATERAL (SELECT r.n_title + ${BODY_WEIGHT} * (r.n - r.n_title) AS tf) f
+      WHERE r.n > 0
+    ) / (SELECT total FROM ${a}_m)`;
+}
+
+/**
+ * The keyword list: BM25 (Robertson's k1 and b, IDF ln(1 + (N - df + 0.5) / (df + 0.5))) over the
+ * candidates, with a body occurrence counting BODY_WEIGHT of a title one, document length as its count
+ * of distinct words against the candidates' average, and textScore = the sum over the query's words
+ * / its largest possible value, in (0, 1). Document frequencies are exact while the query's words are
+ * expected in at most EXACT_ROWS rows (every matching row is then a candidate, and counted), else the
+ * statistics' estimates.
+ */
+export function textCte(t: SourceTable, tuning: TextTuning): string {
+  const a = `${t.alias}_t`;
+  const bounded = tuning.bounded;
+  const cap = Math.floor(tuning.candidateCap);
+  const rare = Number(tuning.rareFraction);
+  const exactRows = Math.floor(tuning.exactRows);
+  const exact = `(SELECT exact FROM ${a}_mode)`;
+  // Statistics from search_lexeme_stats (the planner's, copied by the worker; migration 0009): a word
+  // missing from the list is rarer than the least frequent listed one (the '' row). The row count is
+  // the planner's estimate, or a count while the table has never been analysed (new and small).
+  return `${a}_s AS MATERIALIZED (
+    SELECT (SELECT frac FROM search_lexeme_stats WHERE table_name = '${t.table}' AND lexeme = '') AS unlisted,
+      (SELECT CASE WHEN reltuples > 0 THEN reltuples ELSE (SELECT count(*) FROM ${t.table}) END
+       FROM pg_class WHERE oid = '${t.table}'::regclass)::float8 AS n
+  ),
+  ${a}_w0 AS MATERIALIZED (
+    SELECT l.lex, quote_literal(l.lex)::tsquery AS q_any,
+      coalesce((SELECT frac FROM search_lexeme_stats WHERE table_name = '${t.table}' AND lexeme = l.lex),
+        (SELECT unlisted FROM ${a}_s), 0)::float8 AS frac
+    FROM qlex l
+  ),
+  ${a}_mode AS MATERIALIZED (
+    SELECT (SELECT unlisted FROM ${a}_s) IS NULL
+      OR (SELECT sum(frac) FROM ${a}_w0) * (SELECT n FROM ${a}_s) <= ${exactRows} AS exact
+  ),
+  ${a}_x AS MATERIALIZED (
+    SELECT id, ts_delete(search_vector, '{}'::text[]) AS sv FROM ${t.table}
+    WHERE ${bounded ? `${exact} AND ` : ''}search_vector @@ (SELECT string_agg(quote_literal(lex), ' | ')::tsquery FROM ${a}_w0)
+      AND ${t.visible}${bounded ? `\n    LIMIT ${Math.max(exactRows, EXACT_ROWS) * 2}` : ''}
+  ),
+  ${a}_w AS MATERIALIZED (
+    SELECT lex, q_any, frac, ln(1 + (greatest(n - df, 0) + 0.5) / (df + 0.5)) AS idf,
+      row_number() OVER (ORDER BY frac, lex) AS rn
+    FROM (
+      SELECT w0.lex, w0.q_any, w0.frac, s.n,
+        CASE WHEN ${exact} THEN (SELECT count(*) FROM ${a}_x x WHERE x.sv @@ w0.q_any) ELSE w0.frac * s.n END::float8 AS df
+      FROM ${a}_w0 w0 CROSS JOIN ${a}_s s
+    ) d
+  ),
+  ${a}_m AS MATERIALIZED (SELECT sum(idf) * ${BM25_K1 + 1} AS total FROM ${a}_w),${bounded ? `\n  ${textCandidates(t, a, cap, rare)},` : `\n  ${a}_cand AS MATERIALIZED (SELECT id, sv FROM ${a}_x),`}
+  ${a}_len AS MATERIALIZED (SELECT greatest(avg(length(sv)), 1)::float8 AS avg FROM ${a}_cand),
+  ${a}_c AS MATERIALIZED (
+    SELECT c.id, ${bm25(a, 'c.sv')} AS score
+    FROM ${a}_cand c
+  ),
+  ${a} AS MATERIALIZED (
+    SELECT id, score, row_number() OVER (ORDER BY score DESC, id) AS rank
+    FROM ${a}_c WHERE score > 0 ORDER BY score DESC, id LIMIT ${PER_LIST}
+  )`;
+}
