@@ -7,3 +7,4 @@ export * from './fakes/conf-provider.js';
 export * from './fakes/embedders.js';
 export * from './fakes/ollama.js';
 export * from './process.js';
+export * from './provision.js';
