@@ -42,6 +42,7 @@ const TABLES = [
   'search_logs',
   'unresolved_searches',
   'search_cache_generation',
+  'rate_limit_counters',
   'ai_configs',
   'admin_logs',
   'moderation_logs',
