@@ -1,8 +1,5 @@
-import { type CoreContext, JOBS, registerSchedules } from '@cfaq/core';
-import { Value } from '@sinclair/typebox/value';
+import { type AnyJobDefinition, type CoreContext, JOBS, registerSchedules, runJobBatch } from '@cfaq/core';
 import type { PgBoss } from 'pg-boss';
-import type { AnyJobHandler } from './handler.js';
-import { HANDLERS } from './jobs/index.js';
 
 export interface Worker {
   /** Stops fetching, lets in-flight jobs finish (up to the timeout), then returns. */
@@ -10,31 +7,23 @@ export interface Worker {
 }
 
 /**
- * Subscribes a handler to every queue and registers the schedules. Several worker processes can run
- * this at once: pg-boss hands each job to one of them, and schedules are stored once in the database.
+ * Consumes every job of core's one list (JOBS) and registers their schedules; no per-job code lives
+ * here. Each fetched job settles on its own: one bad payload or one throwing handler fails that job
+ * only (runJobBatch), and pg-boss completes the rest of the batch. Several worker processes can run this at once: pg-boss hands
+ * each job to one of them, and schedules are stored once in the database.
  */
-export async function startWorker(ctx: CoreContext, boss: PgBoss, handlers: readonly AnyJobHandler[] = HANDLERS): Promise<Worker> {
-  const missing = JOBS.filter((j) => !handlers.some((h) => h.job.name === j.name));
-  if (missing.length > 0) throw new Error(`no handler for queue(s): ${missing.map((j) => j.name).join(', ')}`);
-  for (const handler of handlers) {
-    await boss.work(handler.job.name, { batchSize: handler.batchSize ?? 1, pollingIntervalSeconds: 2 }, async (jobs) => {
-      for (const job of jobs) {
-        const payload = job.data ?? {};
-        if (!Value.Check(handler.job.payload, payload)) {
-          throw new Error(`invalid payload for ${handler.job.name}: ${Value.Errors(handler.job.payload, payload).First()?.message}`);
-        }
-        const started = performance.now();
-        await handler.run(ctx, payload, { id: job.id, retryCount: (job as { retryCount?: number }).retryCount ?? 0 });
-        ctx.log.info({ job: handler.job.name, id: job.id, ms: Math.round(performance.now() - started) }, 'job done');
-      }
-    });
+export async function startWorker(ctx: CoreContext, boss: PgBoss, jobs: readonly AnyJobDefinition[] = JOBS): Promise<Worker> {
+  for (const job of jobs) {
+    await boss.work(job.name, { batchSize: job.batchSize ?? 1, pollingIntervalSeconds: 2 }, (batch) =>
+      runJobBatch(ctx, job, batch, (failed, error) => boss.fail(job.name, { id: failed.id, retryCount: failed.retryCount }, error)),
+    );
   }
-  await registerSchedules(boss, JOBS, ctx.config);
-  for (const job of JOBS) if (job.runOnStart) await boss.send(job.name, {}, { singletonKey: 'on-start', singletonSeconds: 60 });
-  ctx.log.info({ queues: handlers.map((h) => h.job.name) }, 'worker started');
+  await registerSchedules(boss, jobs, ctx.config);
+  for (const job of jobs) if (job.runOnStart) await boss.send(job.name, {}, { singletonKey: 'on-start', singletonSeconds: 60 });
+  ctx.log.info({ queues: jobs.map((j) => j.name) }, 'worker started');
   return {
     async stop(timeoutMs = 8000) {
-      const drained = Promise.all(handlers.map((h) => boss.offWork(h.job.name, { wait: true }).catch(() => {})));
+      const drained = Promise.all(jobs.map((j) => boss.offWork(j.name, { wait: true }).catch(() => {})));
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<void>((resolve) => {
         timer = setTimeout(() => {

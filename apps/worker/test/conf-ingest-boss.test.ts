@@ -1,8 +1,27 @@
-import { BossJobQueue, type CoreContext, ensureQueues, handleConfWebhook, JOBS, processMeeting, reprocessMeeting } from '@cfaq/core';
+import {
+  BossJobQueue,
+  type CoreContext,
+  confIngestJob,
+  confProcessMeetingJob,
+  ensureQueues,
+  handleConfWebhook,
+  JOBS,
+  processMeeting,
+  reprocessMeeting,
+} from '@cfaq/core';
 import { confMeetings, transcriptKnowledge, users } from '@cfaq/db/schema/index';
-import { createTestContext, type FakeConfProvider, signConfWebhook, startFakeConfProvider, type TestContext } from '@cfaq/testkit';
+import {
+  createTestContext,
+  type FakeConfProvider,
+  settled,
+  signConfWebhook,
+  startFakeConfProvider,
+  startTestBoss,
+  type TestContext,
+  watchJobs,
+} from '@cfaq/testkit';
 import { eq } from 'drizzle-orm';
-import { PgBoss } from 'pg-boss';
+import type { PgBoss } from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorker, type Worker } from '../src/worker.js';
 
@@ -19,10 +38,9 @@ beforeAll(async () => {
   fake = await startFakeConfProvider();
   fake.users.set('zm-boss', { id: 'zm-boss', email: 'boss@provider.test' });
   t = await createTestContext({ env: { ...fake.env, CONF_WEBHOOK_SECRET_TOKEN: SECRET } });
-  boss = new PgBoss({ connectionString: t.url, schema: 'pgboss', max: 3, supervise: false, schedule: false });
-  boss.on('error', () => {});
-  await boss.start();
+  boss = await startTestBoss(t.url);
   await ensureQueues(boss, JOBS);
+  watchJobs(boss, [confIngestJob, confProcessMeetingJob]);
   ctx = { ...t.ctx, jobs: new BossJobQueue(boss) };
   worker = await startWorker(ctx, boss);
   // A connected user, tokens as the OAuth callback stores them.
@@ -59,16 +77,6 @@ afterAll(async () => {
   await fake?.close();
 });
 
-async function until<T>(probe: () => Promise<T | null | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error('condition not reached');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 describe('conf ingestion through pg-boss', () => {
   it('a signed webhook is acknowledged once its job is committed, and the worker ingests the meeting', async () => {
     fake.addRecording({ uuid: 'boss-1', hostId: 'zm-boss', topic: 'Library hours', vtt: VTT });
@@ -82,11 +90,14 @@ describe('conf ingestion through pg-boss', () => {
     expect(answers.every((a) => 'received' in a && a.received)).toBe(true);
     const { rows } = await t.ctx.pool.query(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'conf.ingest-recording'`);
     expect(rows[0].n).toBe(1);
-    const meeting = await until(async () => {
-      const [m] = await t.ctx.db.select().from(confMeetings).where(eq(confMeetings.confMeetingId, 'boss-1'));
-      return m?.status === 'completed' ? m : null;
-    });
-    const knowledge = await t.ctx.db.select().from(transcriptKnowledge).where(eq(transcriptKnowledge.meetingId, meeting.id));
+    const job = await settled(boss, confIngestJob, (data) => data.meetingUuid === 'boss-1');
+    expect(job.state).toBe('completed');
+    const [meeting] = await t.ctx.db.select().from(confMeetings).where(eq(confMeetings.confMeetingId, 'boss-1'));
+    expect(meeting?.status).toBe('completed');
+    const knowledge = await t.ctx.db
+      .select()
+      .from(transcriptKnowledge)
+      .where(eq(transcriptKnowledge.meetingId, meeting?.id as string));
     expect(knowledge).toHaveLength(1);
     expect(knowledge[0]?.embedding).toHaveLength(768);
   });
@@ -125,13 +136,12 @@ describe('conf ingestion through pg-boss', () => {
     const [m] = await t.ctx.db.select().from(confMeetings).where(eq(confMeetings.confMeetingId, 'boss-1'));
     const downloads = fake.requests.filter((r) => r.path.startsWith('/rec/download/')).length;
     await reprocessMeeting(ctx, m?.id as string);
-    await until(async () => {
-      const [r] = await t.ctx.db
-        .select()
-        .from(confMeetings)
-        .where(eq(confMeetings.id, m?.id as string));
-      return r?.status === 'completed' ? r : null;
-    });
+    expect((await settled(boss, confProcessMeetingJob, (data) => data.meetingId === m?.id)).state).toBe('completed');
+    const [r] = await t.ctx.db
+      .select()
+      .from(confMeetings)
+      .where(eq(confMeetings.id, m?.id as string));
+    expect(r?.status).toBe('completed');
     expect(fake.requests.filter((r) => r.path.startsWith('/rec/download/')).length).toBe(downloads);
     expect(
       await t.ctx.db

@@ -10,9 +10,9 @@ import {
   JOBS,
 } from '@cfaq/core';
 import { batches, faqs, users } from '@cfaq/db/schema/index';
-import { createTestContext, type TestContext } from '@cfaq/testkit';
+import { createTestContext, settled, startTestBoss, type TestContext, watchJobs } from '@cfaq/testkit';
 import { eq } from 'drizzle-orm';
-import { PgBoss } from 'pg-boss';
+import type { PgBoss } from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorker, type Worker } from '../src/worker.js';
 
@@ -24,12 +24,11 @@ let ctx: CoreContext;
 
 beforeAll(async () => {
   t = await createTestContext({ clock });
-  boss = new PgBoss({ connectionString: t.url, schema: 'pgboss', max: 2, supervise: false, schedule: false });
-  boss.on('error', () => {});
-  await boss.start();
+  boss = await startTestBoss(t.url, { max: 2 });
   // embedRowJob's queue: its handler belongs to search; the queue must exist for sends to succeed.
   await ensureQueues(boss, [...JOBS, embedRowJob]);
   ctx = { ...t.ctx, jobs: new BossJobQueue(boss) };
+  watchJobs(boss, [freshnessCheckJob]);
   worker = await startWorker(ctx, boss);
 });
 afterAll(async () => {
@@ -37,16 +36,6 @@ afterAll(async () => {
   await boss.stop({ graceful: false, close: true });
   await t.close();
 });
-
-async function until<T>(probe: () => Promise<T | null | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error('condition not reached');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('through pg-boss', () => {
   it('a content.freshness-check job runs the check', async () => {
@@ -64,10 +53,7 @@ describe('through pg-boss', () => {
       .returning({ id: faqs.id });
     const jobId = await ctx.jobs.send(freshnessCheckJob, {});
     expect(jobId).toBeTruthy();
-    const job = await until(async () => {
-      const j = await boss.getJobById(freshnessCheckJob.name, jobId as string);
-      return j?.state === 'completed' || j?.state === 'failed' ? j : null;
-    });
+    const job = await settled(boss, freshnessCheckJob, jobId as string, 15_000);
     expect(job.state).toBe('completed');
     const [row] = await t.ctx.db
       .select({ reviewStatus: faqs.reviewStatus })

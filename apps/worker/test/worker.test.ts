@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   BossJobQueue,
   DEFAULT_POLICY,
@@ -10,47 +11,35 @@ import {
   toScheduleExpression,
 } from '@cfaq/core';
 import { pipelineResults } from '@cfaq/db/schema/index';
-import { createTestContext, type TestContext } from '@cfaq/testkit';
+import { createTestContext, settled, startTestBoss, type TestContext, watchJobs } from '@cfaq/testkit';
 import { Type as T } from '@sinclair/typebox';
-import { PgBoss } from 'pg-boss';
+import type { PgBoss } from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defineHandler } from '../src/handler.js';
-import { HANDLERS } from '../src/jobs/index.js';
 import { startWorker, type Worker } from '../src/worker.js';
 
 let t: TestContext;
 let boss: PgBoss;
 let worker: Worker;
 
+let failures = 0;
 const failingJob = defineJob({
   name: 'test.always-fails',
   payload: T.Object({ n: T.Integer() }),
   policy: { ...DEFAULT_POLICY, retryLimit: 1, retryDelaySeconds: 1, retryBackoff: false },
+  handler: async () => {
+    failures++;
+    throw new Error('deliberate failure');
+  },
 });
-let failures = 0;
-const failingHandler = defineHandler(failingJob, async () => {
-  failures++;
-  throw new Error('deliberate failure');
-});
-
-async function waitForState(name: string, id: string, states: string[], timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const job = await boss.getJobById(name, id);
-    if (job && states.includes(job.state)) return job;
-    if (Date.now() > deadline) throw new Error(`job ${name}/${id} still ${job?.state} after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 beforeAll(async () => {
   t = await createTestContext();
-  boss = new PgBoss({ connectionString: t.url, schema: 'pgboss', max: 3 });
-  boss.on('error', () => {});
-  await boss.start();
+  boss = await startTestBoss(t.url, { supervise: true, schedule: true });
   await ensureQueues(boss, [...JOBS, failingJob]);
   t.ctx.jobs = new BossJobQueue(boss);
-  worker = await startWorker(t.ctx, boss, [...HANDLERS, failingHandler]);
+  // Spies attached before the worker starts, so its start-up jobs (lexeme statistics) are seen.
+  watchJobs(boss, [...JOBS, failingJob]);
+  worker = await startWorker(t.ctx, boss, [...JOBS, failingJob]);
 });
 afterAll(async () => {
   await worker?.stop();
@@ -68,8 +57,9 @@ describe('worker', () => {
     expect(JOBS.map((j) => j.name).sort()).toEqual(expect.arrayContaining(defined.map((j) => j.name).sort()));
   });
 
-  it('has a handler for every queue in the registry', () => {
-    expect(HANDLERS.map((h) => h.job.name).sort()).toEqual(JOBS.map((j) => j.name).sort());
+  it('lists each job once, each with its handler in its own module', () => {
+    expect(new Set(JOBS.map((j) => j.name)).size).toBe(JOBS.length);
+    for (const job of JOBS) expect([job.name, typeof job.handler]).toEqual([job.name, 'function']);
   });
 
   it('creates each queue with its policy and a dead-letter queue', async () => {
@@ -92,14 +82,9 @@ describe('worker', () => {
   });
 
   it('refreshes the search word statistics once at start, then on their schedule', async () => {
-    const deadline = Date.now() + 20_000;
-    let done: { state: string }[] = [];
-    while (Date.now() < deadline) {
-      done = (await boss.findJobs(lexemeStatsJob.name)) as { state: string }[];
-      if (done.some((j) => j.state === 'completed')) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(done.map((j) => j.state)).toContain('completed');
+    const onStart = await settled(boss, lexemeStatsJob, () => true);
+    expect(onStart.state).toBe('completed');
+    expect((await boss.findJobs(lexemeStatsJob.name)).map((j) => j.state)).toContain('completed');
     const schedule = (await boss.getSchedules()).find((s) => s.name === lexemeStatsJob.name);
     expect(schedule?.cron).toBe('RRULE:FREQ=MINUTELY;INTERVAL=15');
   });
@@ -116,7 +101,7 @@ describe('worker', () => {
     });
     const id = await t.ctx.jobs.send(retentionJob, {});
     expect(id).toBeTruthy();
-    await waitForState(retentionJob.name, id as string, ['completed']);
+    expect((await settled(boss, retentionJob, id as string)).state).toBe('completed');
     expect(await t.ctx.db.select().from(pipelineResults)).toHaveLength(0);
   });
 
@@ -126,13 +111,55 @@ describe('worker', () => {
 
   it('retries a failing job per its policy, then dead-letters it', async () => {
     const id = await t.ctx.jobs.send(failingJob, { n: 1 });
-    await waitForState(failingJob.name, id as string, ['failed']);
+    expect((await settled(boss, failingJob, id as string)).state).toBe('failed');
+    expect((await boss.getJobById(failingJob.name, id as string))?.state).toBe('failed');
     expect(failures).toBe(2);
     const dead = await boss.fetch(`${failingJob.name}.dead`);
     expect(dead?.[0]?.data).toEqual({ n: 1 });
   });
 
-  it('refuses to start when a queue has no handler', async () => {
-    await expect(startWorker(t.ctx, boss, [])).rejects.toThrow(/no handler for queue/);
+  it('settles each job of a fetched batch on its own: a bad payload and a throwing handler fail only themselves', async () => {
+    const ran: number[] = [];
+    const batchJob = defineJob({
+      name: 'test.batch-of-twenty',
+      payload: T.Object({ n: T.Integer() }),
+      policy: { ...DEFAULT_POLICY, retryLimit: 1, retryDelaySeconds: 1, retryBackoff: false },
+      batchSize: 20,
+      handler: async (_ctx, p) => {
+        ran.push(p.n);
+        if (p.n === 7) throw new Error('deliberate failure of job 7');
+        return { doubled: p.n * 2 };
+      },
+    });
+    await ensureQueues(boss, [batchJob]);
+    // Twenty jobs queued before anything consumes the queue, so one fetch takes them all. Job 13's payload
+    // breaks the schema (inserted past the sending contract, as a stale producer or a hand edit would).
+    const ids = Array.from({ length: 20 }, () => randomUUID());
+    await boss.insert(
+      batchJob.name,
+      ids.map((id, n) => ({ id, data: n === 13 ? { n: 'thirteen' } : { n } })),
+    );
+    watchJobs(boss, [batchJob]);
+    const batchWorker = await startWorker(t.ctx, boss, [batchJob]);
+    try {
+      const outcomes = await Promise.all(ids.map((id) => settled(boss, batchJob, id)));
+      const { rows } = await t.ctx.pool.query<{ n: number }>(
+        'SELECT count(DISTINCT started_on)::int AS n FROM pgboss.job WHERE name = $1 AND NOT id = ANY($2::uuid[])',
+        [batchJob.name, [ids[7], ids[13]]],
+      );
+      expect(rows[0]?.n).toBe(1); // one fetch: all twenty started in the same statement (7 and 13 again on retry)
+      expect(outcomes.map((o, n) => `${n}:${o.state}`)).toEqual(ids.map((_, n) => `${n}:${n === 7 || n === 13 ? 'failed' : 'completed'}`));
+      // The handler never saw the bad payload; it ran every other job once, the ones after 7 included,
+      // and 7 once more on its retry (13 was retried too, and refused again before its handler).
+      expect(ran.sort((a, b) => a - b)).toEqual([...ids.map((_, n) => n).filter((n) => n !== 13), 7].sort((a, b) => a - b));
+      expect(JSON.stringify(outcomes[7]?.output)).toContain('deliberate failure of job 7');
+      expect(JSON.stringify(outcomes[13]?.output)).toContain('invalid payload for test.batch-of-twenty: /n');
+      // Both failed per their policy (one retry each), then went to the dead letters.
+      for (const n of [7, 13]) expect((await boss.getJobById(batchJob.name, ids[n] as string))?.retryCount).toBe(1);
+      const dead = await boss.fetch(`${batchJob.name}.dead`, { batchSize: 5 });
+      expect(dead?.map((j) => JSON.stringify(j.data)).sort()).toEqual(['{"n":"thirteen"}', '{"n":7}']);
+    } finally {
+      await batchWorker.stop(2000);
+    }
   });
 });

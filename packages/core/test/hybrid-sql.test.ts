@@ -2,6 +2,7 @@ import {
   buildHybridSql,
   DEFAULT_TEXT_TUNING,
   embedText,
+  HYBRID_SEARCH_SOURCES,
   prepareSearchConnection,
   refreshLexemeStats,
   resolveProgramId,
@@ -63,6 +64,28 @@ describe('hybrid search statement', () => {
         expect(plan).toContain(index);
       }
       expect(plan).not.toMatch(/Seq Scan on (faqs|community_posts)/);
+    } finally {
+      client.release();
+    }
+  });
+
+  it('searches the knowledge tables through their own HNSW, GIN and title indexes too (POST /search)', async () => {
+    const client = await t.ctx.pool.connect();
+    try {
+      await prepareSearchConnection(client);
+      await client.query('BEGIN');
+      await client.query(
+        'DROP INDEX transcript_knowledge_batch_idx, transcript_knowledge_status_idx, document_insights_batch_idx, document_insights_status_idx; SET LOCAL enable_seqscan = off',
+      );
+      const q = 'how do I use alpha with item7';
+      const sql = buildHybridSql({ sources: HYBRID_SEARCH_SOURCES });
+      const res = await client.query(`EXPLAIN ${sql}`, [q, toVectorLiteral(embedText(q)), programId]);
+      await client.query('ROLLBACK');
+      const plan = res.rows.map((r) => r['QUERY PLAN'] as string).join('\n');
+      for (const table of ['transcript_knowledge', 'document_insights']) {
+        for (const index of ['embedding_hnsw_idx', 'search_vector_idx', 'title_tsv_idx']) expect(plan).toContain(`${table}_${index}`);
+      }
+      expect(plan).not.toMatch(/Seq Scan on (transcript_knowledge|document_insights)/);
     } finally {
       client.release();
     }

@@ -6,5 +6,6 @@ export * from './fakes/ai/index.js';
 export * from './fakes/conf-provider.js';
 export * from './fakes/embedders.js';
 export * from './fakes/ollama.js';
+export * from './jobs.js';
 export * from './process.js';
 export * from './provision.js';

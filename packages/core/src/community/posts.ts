@@ -1,7 +1,7 @@
 import { communityPosts } from '@cfaq/db/schema/index';
 import { and, count, desc, eq, inArray } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
-import { embedRowJob } from '../embeddings/job.js';
+import { embedRowJob } from '../embeddings/embed-row-job.js';
 import { forbidden, notFound, unprocessable } from '../errors/index.js';
 import { notify } from '../notifications/index.js';
 import { resolveProgramId } from '../programs/resolve.js';

@@ -3,8 +3,9 @@ import { and, count, desc, eq, inArray, max, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { conflict, notFound } from '../errors/index.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
-import { confIngestJob, confProcessMeetingJob } from './job.js';
+import { confIngestJob } from './ingest-job.js';
 import { confConnection } from './oauth.js';
+import { confProcessMeetingJob } from './process-meeting-job.js';
 
 export type MeetingStatus = 'pending' | 'completed' | 'failed';
 export type MeetingSourcing = 'webhook' | 'manual_vtt' | 'manual_raw' | 'backfill';

@@ -1,6 +1,6 @@
 import type { CoreContext } from '../context.js';
 import { type Embedder, toVectorLiteral } from './embedder.js';
-import { EMBEDDED_TABLES, type EmbeddedTable } from './job.js';
+import { EMBEDDED_TABLES, type EmbeddedTable } from './tables.js';
 
 /** The text columns each embedded table is embedded from (title-like, body-like). */
 const TEXT_COLUMNS: Record<EmbeddedTable, readonly [string, string]> = {

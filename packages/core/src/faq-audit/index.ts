@@ -1,5 +1,5 @@
+export * from './faq-audit-job.js';
 export * from './insights.js';
-export * from './job.js';
 export * from './results.js';
 export * from './run.js';
 export * from './verdict.js';

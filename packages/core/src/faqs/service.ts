@@ -2,7 +2,7 @@ import { batches, faqRevisions, faqs, users } from '@cfaq/db/schema/index';
 import { and, count, desc, eq, ilike, inArray, or, type SQL, sql } from 'drizzle-orm';
 import { writeAdminLog } from '../audit/index.js';
 import type { CoreContext } from '../context.js';
-import { embedRowJob } from '../embeddings/job.js';
+import { embedRowJob } from '../embeddings/embed-row-job.js';
 import { invalidField, notFound } from '../errors/index.js';
 import { teaDrop } from '../notifications/index.js';
 import { resolveProgramId } from '../programs/resolve.js';

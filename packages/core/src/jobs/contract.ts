@@ -1,5 +1,6 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { Config } from '../config/schema.js';
+import type { CoreContext } from '../context.js';
 
 /** Retry, expiry and dead-letter policy of a queue, applied by createQueue at worker start. */
 export interface JobPolicy {
@@ -14,14 +15,30 @@ export interface JobPolicy {
 /** An interval schedule (RRULE) or a cron line, derived from settings. */
 export type JobSchedule = { everyMinutes: number } | { cron: string };
 
+/** What a handler knows about the job it runs, besides the payload. */
+export interface JobMeta {
+  id: string;
+  /** 0 on the first attempt. */
+  retryCount: number;
+}
+
 /**
- * A queue's contract, shared by the API (which enqueues) and the worker (which creates the queue and
- * consumes it), so both agree on the name, the payload shape and the policy by construction.
+ * One job, whole, in one module (`<area>/<name>-job.ts`): its queue name, payload schema, queue
+ * policy, schedule and handler. Producers (API and core services) send it; the worker registers every
+ * job of the one list (jobs/registry.ts) generically, so the two sides agree by construction.
  */
 export interface JobDefinition<P extends TSchema = TSchema> {
   name: string;
+  /** Checked on send, and again in the worker before the handler runs. */
   payload: P;
   policy: JobPolicy;
+  /**
+   * The job's work: one core call. It only ever sees a payload that passed `payload`. A throw fails
+   * this job alone (retried per `policy`), never the other jobs of its fetched batch.
+   */
+  handler: (ctx: CoreContext, payload: Static<P>, meta: JobMeta) => Promise<unknown>;
+  /** Jobs the worker fetches per poll (default 1); each runs and settles on its own. */
+  batchSize?: number;
   schedule?: (config: Config) => JobSchedule | null;
   /** Also run once, with an empty payload, when a worker starts (a fresh database should not wait a whole interval). */
   runOnStart?: boolean;

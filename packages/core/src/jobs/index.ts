@@ -2,3 +2,4 @@ export * from './boss.js';
 export * from './contract.js';
 export * from './queue.js';
 export * from './registry.js';
+export * from './run.js';

@@ -1,2 +1,2 @@
-export * from './job.js';
+export * from './retention-job.js';
 export * from './run.js';

@@ -3,8 +3,9 @@ import { bm25, textCte } from './text-sql.js';
 import { DEFAULT_TEXT_TUNING, MAX_RESULTS, PER_LIST, RRF_K, SNIPPET_CHARS, type TextTuning, VECTOR_CUTOFF } from './tuning.js';
 
 /**
- * The hybrid search statement: one SQL statement with up to four sub-searches (vector and text over
- * FAQs, vector and text over community posts, 5 rows each), fused by Reciprocal Rank Fusion.
+ * The hybrid search statement: one SQL statement with a vector and a text sub-search (5 rows each) per
+ * source, fused by Reciprocal Rank Fusion. The spec's pipeline is four: FAQs and community posts (the
+ * default); POST /search adds the knowledge base's two tables as sources of their own (sources.ts).
  *
  * Vector side: each nearest-neighbour CTE is `ORDER BY embedding <=> $2 LIMIT 5` over one table,
  * MATERIALIZED, with the program filter inside; with `hnsw.iterative_scan = relaxed_order` set on the

@@ -1,6 +1,4 @@
-import { Type as T } from '@sinclair/typebox';
 import type { CoreContext } from '../context.js';
-import { DEFAULT_POLICY, defineJob } from '../jobs/contract.js';
 
 /**
  * Copies the planner's lexeme statistics of the searched tsvector columns into search_lexeme_stats
@@ -12,12 +10,3 @@ export async function refreshLexemeStats(ctx: Pick<CoreContext, 'pool'>): Promis
   const { rows } = await ctx.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM search_lexeme_stats');
   return rows[0]?.n ?? 0;
 }
-
-/** Autovacuum's ANALYZE moves the statistics as the tables change; the copy follows on this interval. */
-export const lexemeStatsJob = defineJob({
-  name: 'search.lexeme-stats',
-  payload: T.Object({}),
-  policy: { ...DEFAULT_POLICY, retryLimit: 2, expireInSeconds: 5 * 60 },
-  schedule: (config) => ({ everyMinutes: config.SEARCH_STATS_REFRESH_MINUTES }),
-  runOnStart: true,
-});

@@ -8,7 +8,7 @@ import { searchClientKey } from './client-key.js';
 import { runHybridSearch } from './hybrid-runner.js';
 import type { HybridRow, SearchMode } from './hybrid-sql.js';
 import { SearchLogBuffer } from './log-buffer.js';
-import type { SearchSource } from './sources.js';
+import { HYBRID_SEARCH_SOURCES, type SearchSource } from './sources.js';
 
 export type SearchResult = HybridRow;
 
@@ -144,7 +144,7 @@ export function createSearchService(ctx: CoreContext): SearchService {
         log(p, normalized, hit.programId, hit.results, { cacheHit: true, degraded: false, start });
         return { results: hit.results };
       }
-      const r = await searchSources({ ...p, sources: ['faq', 'community'], modes: ['vector', 'text'] });
+      const r = await searchSources({ ...p, sources: HYBRID_SEARCH_SOURCES, modes: ['vector', 'text'] });
       // A degraded (text-only) answer is not cached: the next request should get the full ranking.
       if (current !== null && !r.degraded) cache?.set(key, { programId: r.programId, results: r.results, generation: current });
       log(p, normalized, r.programId, r.results, { cacheHit: false, degraded: r.degraded, start });

@@ -1,7 +1,22 @@
 import { PUBLIC_FAQ_SQL } from '../faqs/visibility.js';
 
-/** The tables the hybrid statement searches, each a `source` tag in the results. */
-export type SearchSource = 'faq' | 'community';
+/**
+ * The tables the hybrid statement searches, each a `source` tag in the results: the spec's two (FAQs
+ * and community posts) and the knowledge base (TranscriptKnowledge and DocumentInsight rows, the same
+ * tags GET /knowledge/search reports as `sourceType`).
+ */
+export type SearchSource = 'faq' | 'community' | 'transcript_knowledge' | 'document_insight';
+
+/** The knowledge base's sources: approved rows of the program only (pending, rejected and promoted rows never). */
+export const KNOWLEDGE_SOURCES = ['transcript_knowledge', 'document_insight'] as const satisfies readonly SearchSource[];
+
+/**
+ * What POST /search fuses: the spec's four sub-queries over FAQs and posts, plus a vector and a keyword
+ * list (5 rows each) per knowledge table. RRF (k = 60), the fixed filter and the 5 results apply to
+ * the union; a knowledge row only takes a place by out-ranking FAQs and posts, so a program without
+ * knowledge rows gets exactly the spec's FAQ/post ranking.
+ */
+export const HYBRID_SEARCH_SOURCES = ['faq', 'community', ...KNOWLEDGE_SOURCES] as const satisfies readonly SearchSource[];
 
 export interface SourceTable {
   source: SearchSource;
@@ -33,5 +48,23 @@ export const SOURCE_TABLES: Readonly<Record<SearchSource, SourceTable>> = {
     titleVector: "to_tsvector('english'::regconfig, title)",
     body: 'body',
     visible: 'batch_id = $3 AND deleted_at IS NULL',
+  },
+  transcript_knowledge: {
+    source: 'transcript_knowledge',
+    alias: 'tk',
+    table: 'transcript_knowledge',
+    title: 'title',
+    titleVector: "to_tsvector('english'::regconfig, title)",
+    body: 'content',
+    visible: "batch_id = $3 AND status = 'approved'",
+  },
+  document_insight: {
+    source: 'document_insight',
+    alias: 'di',
+    table: 'document_insights',
+    title: 'title',
+    titleVector: "to_tsvector('english'::regconfig, title)",
+    body: 'content',
+    visible: "batch_id = $3 AND status = 'approved'",
   },
 };

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, integer, jsonb, pgTable, text, uniqueIndex, uuid, vector } from 'drizzle-orm/pg-core';
 import { createdAt, EMBEDDING_DIMENSIONS, id, tstz, tsvector, updatedAt, weightedTsvector } from './columns.js';
 import { confInsightStatus, confMeetingStatus, confSourcing, knowledgeStatus } from './enums.js';
@@ -85,6 +86,8 @@ export const transcriptKnowledge = pgTable(
     index('transcript_knowledge_status_idx').on(t.status),
     index('transcript_knowledge_embedding_hnsw_idx').using('hnsw', t.embedding.op('vector_cosine_ops')),
     index('transcript_knowledge_search_vector_idx').using('gin', t.searchVector),
+    // The title's own words: POST /search picks keyword candidates by title hits (search/text-sql.ts).
+    index('transcript_knowledge_title_tsv_idx').using('gin', sql`to_tsvector('english'::regconfig, ${t.title})`),
   ],
 );
 
@@ -117,5 +120,6 @@ export const documentInsights = pgTable(
     index('document_insights_status_idx').on(t.status),
     index('document_insights_embedding_hnsw_idx').using('hnsw', t.embedding.op('vector_cosine_ops')),
     index('document_insights_search_vector_idx').using('gin', t.searchVector),
+    index('document_insights_title_tsv_idx').using('gin', sql`to_tsvector('english'::regconfig, ${t.title})`),
   ],
 );

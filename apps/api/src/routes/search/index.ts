@@ -46,7 +46,13 @@ export const searchRoutes: RoutePlugin = async (app) => {
       config: { access: 'public' },
       schema: {
         tags: ['search'],
-        summary: 'Hybrid search: vector + keyword over FAQs and posts, fused by RRF (k = 60), at most 5 results',
+        summary: 'Hybrid search: vector + keyword over FAQs, posts and the knowledge base, fused by RRF (k = 60), at most 5 results',
+        description:
+          "The spec's pipeline (a vector and a keyword list of 5 over FAQs and over posts, RRF k = 60, kept when textScore > 0 " +
+          'or vectorScore >= 0.80, at most 5) with the knowledge base as two more sources of the same fusion: approved ' +
+          'TranscriptKnowledge and DocumentInsight rows of the program (source transcript_knowledge / document_insight), ' +
+          'a vector and a keyword list of 5 each. Pending, rejected and promoted knowledge never appears. A program without ' +
+          'knowledge rows gets exactly the FAQ/post ranking.',
         body: SearchBody,
         response: { 200: SearchResponse, ...problemResponses(400, 404, 429) },
       },

@@ -1,3 +1,4 @@
+import { HYBRID_SEARCH_SOURCES, type SearchSource } from '@cfaq/core';
 import { Type as T } from '@sinclair/typebox';
 import { BatchQuery, DateTime, listOf, Nullable, PageQuery, Uuid } from '../../lib/schemas.js';
 
@@ -19,14 +20,20 @@ export const SearchBody = T.Object(
 
 // The result schema avoids anyOf (unions, Nullable): fast-json-stringify resolves anyOf with a
 // validation per value, which is most of a cache hit's serialisation cost.
-const Source = T.Unsafe<'faq' | 'community'>({ type: 'string', enum: ['faq', 'community'] });
+const Source = T.Unsafe<SearchSource>({
+  type: 'string',
+  enum: [...HYBRID_SEARCH_SOURCES],
+  description:
+    "faq or community (the spec's two); POST /search also searches the knowledge base: transcript_knowledge " +
+    '(meeting transcripts) and document_insight (ingested documents, upvoted answers), approved rows of the program only',
+});
 const Rank = T.Unsafe<number | null>({ type: ['integer', 'null'], minimum: 1, description: '1-based rank in that list; null when absent' });
 
 export const SearchResult = T.Object({
   id: Uuid,
   source: Source,
-  title: T.String({ description: 'FAQ question or post title' }),
-  snippet: T.String({ description: 'start of the answer or post body' }),
+  title: T.String({ description: 'FAQ question, post title or knowledge item title' }),
+  snippet: T.String({ description: 'start of the answer, post body or knowledge item content' }),
   rrfScore: T.Number({ description: 'sum over the lists the document is in of 1 / (60 + rank)' }),
   textScore: T.Number({ description: 'keyword score in (0, 1]; 0 when not in the keyword list' }),
   vectorScore: T.Number({ description: 'cosine similarity; 0 when not in the vector list' }),

@@ -1,5 +1,6 @@
 import { Type as T } from '@sinclair/typebox';
 import { DEFAULT_POLICY, defineJob } from '../jobs/contract.js';
+import { runFreshnessCheck } from './review.js';
 
 /**
  * The spec's "FAQ freshness review": flags non-evergreen FAQs past their review interval and
@@ -11,4 +12,5 @@ export const freshnessCheckJob = defineJob({
   payload: T.Object({}),
   policy: { ...DEFAULT_POLICY, retryLimit: 2, expireInSeconds: 15 * 60 },
   schedule: (config) => ({ cron: config.FAQ_FRESHNESS_CRON_SCHEDULE }),
+  handler: (ctx) => runFreshnessCheck(ctx),
 });

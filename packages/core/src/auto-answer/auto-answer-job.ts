@@ -1,5 +1,6 @@
 import { Type as T } from '@sinclair/typebox';
 import { DEFAULT_POLICY, defineJob } from '../jobs/contract.js';
+import { runAutoAnswer } from './run.js';
 
 /**
  * The auto-answer run in the worker: scheduled every AUTO_ANSWER_INTERVAL_HOURS (empty payload), or
@@ -17,4 +18,5 @@ export const autoAnswerJob = defineJob({
   }),
   policy: { ...DEFAULT_POLICY, retryLimit: 1, retryDelaySeconds: 60, expireInSeconds: 60 * 60 },
   schedule: (config) => ({ everyMinutes: config.AUTO_ANSWER_INTERVAL_HOURS * 60 }),
+  handler: (ctx, p) => runAutoAnswer(ctx, { trigger: p.trigger ?? 'schedule', all: p.all ?? false, batchId: p.batchId, postId: p.postId }),
 });

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { type Static, Type as T } from '@sinclair/typebox';
-import { DEFAULT_POLICY, defineJob } from '../jobs/contract.js';
 
 /** A recording the provider told us about (webhook, recording-event or backfill), normalised. */
 export const RecordingPayload = T.Object({
@@ -22,23 +21,3 @@ export function derivedJobId(key: string): string {
   const h = createHash('sha256').update(key).digest('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
-
-/**
- * Ingests one provider recording: topic blacklist, user lookup, the meeting row (deduplicated on the
- * provider's meeting uuid by a unique index), transcript download, parsing, knowledge and insights.
- * The job id is fixed per event and meeting uuid, so duplicate deliveries collapse to one job while it
- * exists; the unique index is the guard beyond that.
- */
-export const confIngestJob = defineJob({
-  name: 'conf.ingest-recording',
-  payload: RecordingPayload,
-  policy: { ...DEFAULT_POLICY, retryLimit: 4, retryDelaySeconds: 30, retryBackoff: true, expireInSeconds: 10 * 60 },
-  jobId: (p) => derivedJobId(`conf-ingest:${p.event}:${p.meetingUuid}`),
-});
-
-/** Re-processes a stored meeting (POST /conf/meetings/:id/transcript, POST /knowledge/process-meeting/:id). */
-export const confProcessMeetingJob = defineJob({
-  name: 'conf.process-meeting',
-  payload: T.Object({ meetingId: T.String({ format: 'uuid' }) }),
-  policy: { ...DEFAULT_POLICY, retryLimit: 3, retryDelaySeconds: 30, expireInSeconds: 10 * 60 },
-});

@@ -1,4 +1,0 @@
-import { faqAuditJob, runFaqAudit } from '@cfaq/core';
-import { defineHandler } from '../handler.js';
-
-export const faqAuditHandler = defineHandler(faqAuditJob, (ctx) => runFaqAudit(ctx));

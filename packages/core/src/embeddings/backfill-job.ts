@@ -1,0 +1,19 @@
+import { Type as T } from '@sinclair/typebox';
+import { DEFAULT_POLICY, defineJob } from '../jobs/contract.js';
+import { backfillEmbeddings } from './embed-row.js';
+
+/**
+ * Embeds every row that has no embedding or one from another embedder (after EMBEDDER changes), in
+ * batches that each commit: queued by the worker at every start, and resumable (a restart picks up
+ * the rows still stale). Progress goes to the log. One at a time (singleton).
+ */
+export const embeddingsBackfillJob = defineJob({
+  name: 'search.embeddings-backfill',
+  payload: T.Object({}),
+  policy: { ...DEFAULT_POLICY, retryLimit: 3, retryDelaySeconds: 30, expireInSeconds: 4 * 60 * 60 },
+  singletonKey: () => 'all',
+  runOnStart: true,
+  handler: async (ctx) => {
+    await backfillEmbeddings(ctx);
+  },
+});
