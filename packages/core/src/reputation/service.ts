@@ -43,10 +43,14 @@ export async function leaderboard(
   const [rows, total] = await Promise.all([
     ctx.db.execute<{ user_id: string; name: string; avatar_url: string | null; points: number }>(sql`
       select t.user_id, u.name, u.avatar_url, t.points
-      from reputation_totals t join users u on u.id = t.user_id
-      where ${part} and t.points > 0
-      order by t.points desc, t.user_id
-      limit ${w.limit} offset ${w.offset}`),
+      from (
+        -- The page first, read in the order of reputation_totals_rank_idx (points desc NULLS LAST, as
+        -- the index is; a plain "desc" means nulls first and made PostgreSQL sort the whole board),
+        -- then its users: joined before the limit, the planner hashed every user of the board.
+        select t.user_id, t.points from reputation_totals t where ${part} and t.points > 0
+        order by t.points desc nulls last, t.user_id limit ${w.limit} offset ${w.offset}
+      ) t join users u on u.id = t.user_id
+      order by t.points desc, t.user_id`),
     ctx.db.execute<{ n: number }>(sql`select count(*)::int as n from reputation_totals t where ${part} and t.points > 0`),
   ]);
   // Ranks: the first row's rank is one more than the users strictly ahead of it; later rows follow.
