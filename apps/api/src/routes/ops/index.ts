@@ -84,7 +84,7 @@ export const opsRoutes: RoutePlugin = async (app) => {
         tags: ['ops'],
         summary: 'Frontend log ingestion (one entry or { entries: [...] }, written as structured log lines)',
         body: LogBody,
-        response: { 202: LogResponse, ...problemResponses(400, 413, 415, 429) },
+        response: { 202: LogResponse, ...problemResponses(413, 415) },
       },
     },
     async (request, reply) => {
