@@ -1,15 +1,11 @@
 import { changeUserRole, deleteUser, getUserDetail, listUsers } from '@cfaq/core';
 import { Type as T } from '@sinclair/typebox';
-import type { FastifyRequest } from 'fastify';
+import { signedIn } from '../../lib/actor.js';
 import { problemResponses } from '../../lib/problem.js';
 import { IdParams, listOf } from '../../lib/schemas.js';
 import type { RoutePlugin } from '../../lib/types.js';
-import { caller } from '../../plugins/auth.js';
 import { User } from '../auth/schemas.js';
 import { RoleBody, UserDetail, UserListQuery } from './schemas.js';
-
-/** Who is acting, for the admin log. */
-export const actorOf = (request: FastifyRequest) => ({ id: caller(request).id, ip: request.ip });
 
 const ROLE_NOTE =
   'Effective on the user’s next request. The last active admin cannot be demoted (422 LAST_ADMIN). Written to the admin log.';
@@ -70,7 +66,7 @@ export const adminUserRoutes: RoutePlugin = async (app) => {
         body: RoleBody,
         response: { 200: User, ...problemResponses(404, 422) },
       },
-      handler: async (request) => changeUserRole(ctx, actorOf(request), { userId: request.params.id, role: request.body.role }),
+      handler: async (request) => changeUserRole(ctx, signedIn(request), { userId: request.params.id, role: request.body.role }),
     });
   }
 
@@ -88,7 +84,7 @@ export const adminUserRoutes: RoutePlugin = async (app) => {
         },
       },
       async (request, reply) => {
-        await deleteUser(ctx, actorOf(request), { userId: request.params.id });
+        await deleteUser(ctx, signedIn(request), { userId: request.params.id });
         return reply.status(204).send(null);
       },
     );

@@ -15,10 +15,10 @@ import {
   updateAiConfig,
   visiblePost,
 } from '@cfaq/core';
+import { signedIn } from '../../lib/actor.js';
 import { problemResponses } from '../../lib/problem.js';
 import { listOf } from '../../lib/schemas.js';
 import type { RoutePlugin } from '../../lib/types.js';
-import { caller } from '../../plugins/auth.js';
 import {
   AiConfig,
   Calibration,
@@ -58,7 +58,6 @@ const REVIEW_NOTE =
 /** Admin routes of the auto-answer pipeline and the AI provider configuration (admin only; writes audit-logged). */
 export const aiAdminRoutes: RoutePlugin = async (app) => {
   const { ctx } = app;
-  const who = (request: Parameters<typeof caller>[0]) => ({ ...caller(request), ip: request.ip });
 
   app.get(
     '/admin/auto-answer/queue',
@@ -106,7 +105,7 @@ export const aiAdminRoutes: RoutePlugin = async (app) => {
       const postId = q.post_id ?? q.postId;
       const all = truthy(q.all);
       const th = { approveThreshold: q.approveThreshold, suggestThreshold: q.suggestThreshold };
-      if (postId) await visiblePost(ctx.db, caller(request), postId);
+      if (postId) await visiblePost(ctx.db, signedIn(request), postId);
       if (dryRun) {
         const report = await runAutoAnswer(ctx, { trigger: 'dry_run', dryRun: true, postId, all, batchId: q.batchId, ...th });
         const whatIf =
@@ -119,7 +118,7 @@ export const aiAdminRoutes: RoutePlugin = async (app) => {
       const jobId = await ctx.jobs.send(autoAnswerJob, {
         trigger: 'admin',
         all,
-        requestedBy: caller(request).id,
+        requestedBy: signedIn(request).id,
         ...(q.batchId ? { batchId: q.batchId } : {}),
       });
       return reply.code(202).send({ queued: true as const, jobId, all, batchId: q.batchId ?? null });
@@ -139,7 +138,7 @@ export const aiAdminRoutes: RoutePlugin = async (app) => {
         response: { 200: ReviewResult, ...problemResponses(404, 422) },
       },
     },
-    async (request) => reviewAiAnswer(ctx, caller(request), request.params.postId, request.body, request.ip),
+    async (request) => reviewAiAnswer(ctx, signedIn(request), request.params.postId, request.body, request.ip),
   );
 
   app.get(
@@ -168,7 +167,7 @@ export const aiAdminRoutes: RoutePlugin = async (app) => {
         response: { 200: AiConfig },
       },
     },
-    async (request) => updateAiConfig(ctx, who(request), request.body),
+    async (request) => updateAiConfig(ctx, signedIn(request), request.body),
   );
 
   app.post(
@@ -181,7 +180,7 @@ export const aiAdminRoutes: RoutePlugin = async (app) => {
         response: { 200: ResetUsage },
       },
     },
-    async (request) => resetAiUsage(ctx, who(request)),
+    async (request) => resetAiUsage(ctx, signedIn(request)),
   );
 
   app.get(
@@ -221,6 +220,6 @@ export const aiAdminRoutes: RoutePlugin = async (app) => {
         response: { 200: RevealedKey, ...problemResponses(404) },
       },
     },
-    async (request) => revealApiKey(ctx, who(request), request.params.provider),
+    async (request) => revealApiKey(ctx, signedIn(request), request.params.provider),
   );
 };

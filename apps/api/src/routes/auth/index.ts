@@ -14,9 +14,10 @@ import {
 } from '@cfaq/core';
 import { Type as T } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
+import { signedIn } from '../../lib/actor.js';
 import { problemResponses } from '../../lib/problem.js';
 import type { RoutePlugin } from '../../lib/types.js';
-import { caller, clientMeta } from '../../plugins/auth.js';
+import { clientMeta } from '../../plugins/auth.js';
 import {
   CodeBody,
   LoginBody,
@@ -115,7 +116,7 @@ export const authRoutes: RoutePlugin = async (app) => {
       config: { access: 'user' },
       schema: { tags: ['auth'], summary: 'The signed-in user', response: { 200: User } },
     },
-    async (request) => getUser(ctx, caller(request).id),
+    async (request) => getUser(ctx, signedIn(request).id),
   );
 
   app.patch(
@@ -129,7 +130,7 @@ export const authRoutes: RoutePlugin = async (app) => {
         response: { 200: User },
       },
     },
-    async (request) => updateProfile(ctx, caller(request).id, request.body),
+    async (request) => updateProfile(ctx, signedIn(request).id, request.body),
   );
 
   app.put(
@@ -144,7 +145,7 @@ export const authRoutes: RoutePlugin = async (app) => {
         response: { 200: Session },
       },
     },
-    async (request) => changePassword(ctx, tokens, caller(request).id, request.body, clientMeta(request)),
+    async (request) => changePassword(ctx, tokens, signedIn(request).id, request.body, clientMeta(request)),
   );
 
   app.get(
@@ -160,7 +161,7 @@ export const authRoutes: RoutePlugin = async (app) => {
       },
     },
     async (request, reply) => {
-      const data = await exportUserData(ctx, caller(request).id);
+      const data = await exportUserData(ctx, signedIn(request).id);
       return reply.header('content-disposition', 'attachment; filename="community-faq-export.json"').send(data);
     },
   );
@@ -179,7 +180,7 @@ export const authRoutes: RoutePlugin = async (app) => {
         response: { 200: TwoFactorSetup, ...problemResponses(409) },
       },
     },
-    async (request) => setupTwoFactor(ctx, caller(request).id),
+    async (request) => setupTwoFactor(ctx, signedIn(request).id),
   );
 
   app.post(
@@ -193,7 +194,7 @@ export const authRoutes: RoutePlugin = async (app) => {
         response: { 200: RecoveryCodes, ...problemResponses(409, 422) },
       },
     },
-    async (request) => enableTwoFactor(ctx, caller(request).id, request.body.code),
+    async (request) => enableTwoFactor(ctx, signedIn(request).id, request.body.code),
   );
 
   app.post(
@@ -236,7 +237,7 @@ export const authRoutes: RoutePlugin = async (app) => {
       },
     },
     async (request, reply) => {
-      await disableTwoFactor(ctx, caller(request).id, request.body.code);
+      await disableTwoFactor(ctx, signedIn(request).id, request.body.code);
       return reply.status(204).send(null);
     },
   );

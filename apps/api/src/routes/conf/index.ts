@@ -24,7 +24,6 @@ import { signedIn } from '../../lib/actor.js';
 import { problemResponses } from '../../lib/problem.js';
 import { IdParams, listOf } from '../../lib/schemas.js';
 import type { RoutePlugin } from '../../lib/types.js';
-import { caller } from '../../plugins/auth.js';
 import { Faq } from '../faq/schemas.js';
 import {
   BackfillQuery,
@@ -88,7 +87,7 @@ export const confRoutes: RoutePlugin = async (app) => {
         },
       },
       async (request, reply) => {
-        const start = await startConfConnect(ctx, caller(request).id);
+        const start = await startConfConnect(ctx, signedIn(request).id);
         if (request.query.redirect === false) return start;
         return reply.status(302).header('location', start.authorizeUrl).send(start);
       },
@@ -110,7 +109,7 @@ export const confRoutes: RoutePlugin = async (app) => {
           response: { 200: Connection, ...problemResponses(409, 422, 502) },
         },
       },
-      async (request) => completeConfConnect(ctx, caller(request).id, request.query),
+      async (request) => completeConfConnect(ctx, signedIn(request).id, request.query),
     );
   }
 
@@ -124,7 +123,7 @@ export const confRoutes: RoutePlugin = async (app) => {
         response: { 200: Connection },
       },
     },
-    async (request) => confConnection(ctx, caller(request).id),
+    async (request) => confConnection(ctx, signedIn(request).id),
   );
 
   app.post(
@@ -138,7 +137,7 @@ export const confRoutes: RoutePlugin = async (app) => {
         response: { 202: BackfillResult, ...problemResponses(422, 502) },
       },
     },
-    async (request, reply) => reply.status(202).send(await backfillRecordings(ctx, caller(request).id, request.query)),
+    async (request, reply) => reply.status(202).send(await backfillRecordings(ctx, signedIn(request).id, request.query)),
   );
 
   app.get(
@@ -241,7 +240,7 @@ export const confRoutes: RoutePlugin = async (app) => {
         response: { 200: Health },
       },
     },
-    async (request) => confHealth(ctx, caller(request).id),
+    async (request) => confHealth(ctx, signedIn(request).id),
   );
 
   app.get(

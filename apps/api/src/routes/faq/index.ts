@@ -175,7 +175,7 @@ export const faqRoutes: RoutePlugin = async (app) => {
         response: { 200: listOf(Revision), ...problemResponses(401, 403, 404) },
       },
     },
-    async (request) => faqHistory(ctx, request.auth, request.params.id, request.query),
+    async (request) => faqHistory(ctx, actorOf(request), request.params.id, request.query),
   );
 
   for (const method of ['POST', 'PATCH'] as const) {

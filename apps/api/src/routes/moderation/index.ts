@@ -1,8 +1,8 @@
 import { listAuditLogs, suspendUser, unsuspendUser } from '@cfaq/core';
+import { signedIn } from '../../lib/actor.js';
 import { problemResponses } from '../../lib/problem.js';
 import { listOf } from '../../lib/schemas.js';
 import type { RoutePlugin } from '../../lib/types.js';
-import { actorOf } from '../admin-users/index.js';
 import { User } from '../auth/schemas.js';
 import { LogItem, LogQuery, SuspendBody, UnsuspendBody } from './schemas.js';
 
@@ -26,7 +26,7 @@ export const moderationRoutes: RoutePlugin = async (app) => {
     },
     async (request) => {
       const { userId, reason, until } = request.body;
-      return suspendUser(ctx, actorOf(request), { userId, reason, ...(until ? { until: new Date(until) } : {}) });
+      return suspendUser(ctx, signedIn(request), { userId, reason, ...(until ? { until: new Date(until) } : {}) });
     },
   );
 
@@ -42,7 +42,7 @@ export const moderationRoutes: RoutePlugin = async (app) => {
         response: { 200: User, ...problemResponses(404, 422) },
       },
     },
-    async (request) => unsuspendUser(ctx, actorOf(request), request.body),
+    async (request) => unsuspendUser(ctx, signedIn(request), request.body),
   );
 
   app.get(

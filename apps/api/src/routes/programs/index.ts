@@ -12,10 +12,10 @@ import {
   updateProgram,
 } from '@cfaq/core';
 import type { FastifyRequest } from 'fastify';
+import { actorOf, signedIn } from '../../lib/actor.js';
 import { problemResponses } from '../../lib/problem.js';
 import { IdParams, listOf } from '../../lib/schemas.js';
 import type { RoutePlugin } from '../../lib/types.js';
-import { caller } from '../../plugins/auth.js';
 import {
   CreateProgramBody,
   IncludeArchived,
@@ -30,10 +30,13 @@ import {
 const tags = ['programs'];
 /** Archived (and deleted) programs are shown only to admins who ask for them. */
 const adminAsks = (request: FastifyRequest, q: { includeArchived?: boolean | undefined }) =>
-  !!q.includeArchived && request.auth?.role === 'admin';
+  !!q.includeArchived && actorOf(request)?.role === 'admin';
 
 /** The admin-log author of a write: the caller and their address. */
-const by = (request: FastifyRequest): AuditBy => ({ actorId: caller(request).id, ip: request.ip });
+const by = (request: FastifyRequest): AuditBy => {
+  const { id, ip } = signedIn(request);
+  return { actorId: id, ip };
+};
 
 /** Programs (the spec's batches) and their settings. Reads are public; writes are admin. */
 export const programRoutes: RoutePlugin = async (app) => {

@@ -7,6 +7,7 @@ import {
   trendingSearches,
   unresolvedStats,
 } from '@cfaq/core';
+import { signedIn } from '../../lib/actor.js';
 import { problemResponses } from '../../lib/problem.js';
 import { BatchQuery, IdParams } from '../../lib/schemas.js';
 import type { RoutePlugin } from '../../lib/types.js';
@@ -246,7 +247,7 @@ export const searchRoutes: RoutePlugin = async (app) => {
       resolveUnresolvedSearch(app.ctx, {
         id: request.params.id,
         faqId: request.body?.faqId,
-        adminId: (request.auth as { id: string }).id,
+        adminId: signedIn(request).id,
       }),
   );
 };
