@@ -13,7 +13,8 @@ interface Operation {
   parameters?: { in: string; name: string; schema?: unknown }[];
   requestBody?: unknown;
   responses?: Record<string, unknown>;
-  security?: unknown[];
+  security?: Record<string, string[]>[];
+  operationId?: string;
 }
 
 describe('OpenAPI document', () => {
@@ -30,7 +31,9 @@ describe('OpenAPI document', () => {
         if (!codes.some((c) => /^[23]\d\d$/.test(c))) gaps.push(`${where}: no success response`);
         const validates = (op.parameters?.length ?? 0) > 0 || op.requestBody !== undefined;
         if (validates && !codes.includes('400')) gaps.push(`${where}: validates input but declares no 400`);
-        if (op.security && !codes.includes('401')) gaps.push(`${where}: needs a token but declares no 401`);
+        if (op.security?.some((s) => 'bearerAuth' in s) && !(codes.includes('401') && codes.includes('403'))) {
+          gaps.push(`${where}: needs a token but does not declare 401 and 403`);
+        }
         for (const param of op.parameters ?? []) {
           if (param.in === 'path' && !param.schema) gaps.push(`${where}: path parameter ${param.name} has no schema`);
         }
@@ -43,7 +46,31 @@ describe('OpenAPI document', () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/api/docs/json' })).json() as {
       paths: Record<string, Record<string, Operation>>;
     };
-    expect(doc.paths['/api/health']?.get?.security).toBeUndefined();
+    expect(doc.paths['/api/health']?.get?.security).toEqual([]);
     expect(doc.paths['/api/auth/me']?.get?.security).toEqual([{ bearerAuth: [] }]);
+    expect(doc.paths['/api/conf/webhook']?.post?.security).toEqual([{ providerSignature: [] }]);
+  });
+
+  it('gives every operation a unique operationId, a declared security, and the rate-limit answer', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/api/docs/json' })).json() as {
+      servers?: { url: string }[];
+      paths: Record<string, Record<string, Operation>>;
+    };
+    expect(doc.servers?.length).toBeGreaterThan(0);
+    const ids = new Map<string, string>();
+    const gaps: string[] = [];
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        const where = `${method.toUpperCase()} ${path}`;
+        if (!op.operationId) gaps.push(`${where}: no operationId`);
+        else if (ids.has(op.operationId)) gaps.push(`${where}: operationId ${op.operationId} also on ${ids.get(op.operationId)}`);
+        else ids.set(op.operationId, where);
+        if (!Array.isArray(op.security)) gaps.push(`${where}: no security`);
+        // Only the provider webhook is exempt from the limiters (the provider retries; its signature gates it).
+        if (where !== 'POST /api/conf/webhook' && !Object.keys(op.responses ?? {}).includes('429')) gaps.push(`${where}: no 429`);
+      }
+    }
+    expect(gaps).toEqual([]);
+    expect(doc.paths['/api/faq/{id}']?.get?.operationId).toBe('getFaqById');
   });
 });

@@ -1,4 +1,5 @@
 export * from './ai/index.js';
+export * from './analytics/index.js';
 export * from './audit/index.js';
 export * from './auto-answer/index.js';
 export * from './community/index.js';

@@ -1,4 +1,12 @@
-import { batches, confOauthStates, pipelineResults, refreshTokens, searchLogs } from '@cfaq/db/schema/index';
+import {
+  batches,
+  confOauthStates,
+  pipelineResults,
+  refreshTokens,
+  searchDailyStats,
+  searchLogs,
+  searchQueryDaily,
+} from '@cfaq/db/schema/index';
 import { createTestContext, createUser, type TestContext } from '@cfaq/testkit';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -32,6 +40,12 @@ describe('retention job', () => {
     await db.insert(pipelineResults).values([result('old', daysAgo(31)), result('fresh', daysAgo(29))]);
     const log = (query: string, createdAt: Date) => ({ query, normalizedQuery: query, resultCount: 0, batchId: batch?.id, createdAt });
     await db.insert(searchLogs).values([log('old', daysAgo(91)), log('fresh', daysAgo(89))]);
+    // The per-query rollup (query text) goes with the log; the daily totals (no text) stay.
+    const day = (d: Date) => d.toISOString().slice(0, 10);
+    const q = (normalizedQuery: string, d: Date) => ({ day: day(d), batchId: batch?.id, normalizedQuery, searches: 1, zeroResults: 1 });
+    await db.insert(searchQueryDaily).values([q('old', daysAgo(91)), q('fresh', daysAgo(89))]);
+    const totals = { batchId: batch?.id, searches: 1, zeroResults: 1, cacheHits: 0, degraded: 0, latencySum: 0, latencyCount: 0 };
+    await db.insert(searchDailyStats).values({ day: day(daysAgo(91)), ...totals });
     const user = await createUser(t.ctx);
     const token = (hash: string, expiresAt: Date) => ({ userId: user.id, familyId: user.id, tokenHash: hash, expiresAt });
     await db.insert(refreshTokens).values([token('expired', daysAgo(1)), token('live', daysAgo(-5))]);
@@ -41,13 +55,21 @@ describe('retention job', () => {
     ]);
 
     const counts = await runRetention(t.ctx);
-    expect(counts).toEqual({ pipelineResults: 1, searchLogs: 1, refreshTokens: 1, oauthStates: 1 });
+    expect(counts).toEqual({ pipelineResults: 1, searchLogs: 1, searchQueryRollup: 1, refreshTokens: 1, oauthStates: 1 });
+    expect((await db.select().from(searchQueryDaily)).map((r) => r.normalizedQuery)).toEqual(['fresh']);
+    expect(await db.select().from(searchDailyStats)).toHaveLength(1);
     expect((await db.select().from(pipelineResults)).map((r) => r.targetTitle)).toEqual(['fresh']);
     expect((await db.select().from(searchLogs)).map((r) => r.query)).toEqual(['fresh']);
     expect((await db.select().from(refreshTokens)).map((r) => r.tokenHash)).toEqual(['live']);
     expect((await db.select().from(confOauthStates)).map((r) => r.nonce)).toEqual(['live']);
 
-    expect(await runRetention(t.ctx)).toEqual({ pipelineResults: 0, searchLogs: 0, refreshTokens: 0, oauthStates: 0 });
+    expect(await runRetention(t.ctx)).toEqual({
+      pipelineResults: 0,
+      searchLogs: 0,
+      searchQueryRollup: 0,
+      refreshTokens: 0,
+      oauthStates: 0,
+    });
   });
 
   it('honours PIPELINE_RESULT_TTL_DAYS', async () => {
@@ -97,7 +119,7 @@ describe('retention job', () => {
       const counts = await runRetention(small.ctx);
       expect(counts.pipelineResults).toBe(250);
       // 250 rows at 100 per statement: 100, 100, 50 for pipeline results, then one each for the other tables.
-      expect(statements.length).toBe(3 + 3);
+      expect(statements.length).toBe(3 + 4);
       expect((await small.ctx.db.select().from(pipelineResults)).map((r) => r.targetTitle).sort()).toEqual(['row 1000', 'row 1001']);
     } finally {
       await small.close();

@@ -1,3 +1,5 @@
+import type { Role } from '@cfaq/core';
+
 /**
  * Every route declares who may call it (`config.access`); the app refuses to start with a route that
  * does not. Levels follow the spec's access table:
@@ -9,8 +11,7 @@
  */
 export const ACCESS_LEVELS = ['public', 'user', 'staff', 'admin', 'provider'] as const;
 export type Access = (typeof ACCESS_LEVELS)[number];
-
-export type Role = 'user' | 'moderator' | 'admin';
+export type { Role };
 
 export const ROLES_FOR: Record<Exclude<Access, 'public' | 'provider'>, readonly Role[]> = {
   user: ['user', 'moderator', 'admin'],

@@ -1,4 +1,8 @@
+import { ERROR_CODES, type ErrorCode, statusesOf } from '@cfaq/core';
 import { type Static, Type as T } from '@sinclair/typebox';
+
+const CODES = Object.keys(ERROR_CODES) as ErrorCode[];
+const CODE_TABLE = CODES.map((c) => `${c} (${statusesOf(c).join(', ')}): ${ERROR_CODES[c].title}`).join('\n- ');
 
 /** RFC 9457 problem details, the body of every error response. */
 export const Problem = T.Object(
@@ -7,7 +11,11 @@ export const Problem = T.Object(
     title: T.String(),
     status: T.Integer(),
     detail: T.String(),
-    code: T.String({ description: 'stable UPPER_SNAKE identifier' }),
+    code: T.Unsafe<ErrorCode>({
+      type: 'string',
+      enum: CODES,
+      description: `stable UPPER_SNAKE identifier, one of (status: meaning):\n- ${CODE_TABLE}`,
+    }),
     instance: T.Optional(T.String()),
     errors: T.Optional(T.Array(T.Object({ path: T.String(), message: T.String() }))),
   },
@@ -34,7 +42,7 @@ const TITLES: Record<number, string> = {
   503: 'Service Unavailable',
 };
 
-export function problem(status: number, code: string, detail: string, errors?: ProblemBody['errors']): ProblemBody {
+export function problem(status: number, code: ErrorCode, detail: string, errors?: ProblemBody['errors']): ProblemBody {
   return {
     type: `${PROBLEM_TYPE_BASE}${code.toLowerCase().replace(/_/g, '-')}`,
     title: TITLES[status] ?? 'Error',

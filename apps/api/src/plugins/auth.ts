@@ -3,6 +3,7 @@ import jwt from '@fastify/jwt';
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { ACCESS_LEVELS, type Access, type AuthUser, ROLES_FOR, type Role } from '../lib/access.js';
+import { documentRoute } from '../lib/route-docs.js';
 
 /** Lifetime of a two-factor challenge token (typ '2fa'): long enough to open an authenticator app. */
 export const CHALLENGE_TTL_SECONDS = 300;
@@ -98,6 +99,7 @@ export const authPlugin = fp(
     } satisfies TokenSigner);
     app.decorate('accessTable', [] as RouteAccess[]);
     app.decorateRequest('auth', null);
+    const operationIds = new Set<string>();
 
     // A route without an access level is a bug: fail at startup, not in production traffic.
     app.addHook('onRoute', (route) => {
@@ -116,9 +118,8 @@ export const authPlugin = fp(
       for (const method of Array.isArray(route.method) ? route.method : [route.method]) {
         if (!preflight) app.accessTable.push({ method, url, access });
       }
-      if (access !== 'public' && access !== 'provider' && route.schema) {
-        route.schema = { ...route.schema, security: [{ bearerAuth: [] }] };
-      }
+      // The OpenAPI entry: standard problem responses, security and operationId from the access level.
+      documentRoute(route, access, operationIds);
       // The route's own first onRequest hook, with its access level bound here rather than read from
       // request.routeOptions (an object built on every read) on every request. First, so the
       // rate limiters after it key signed-in callers by user.

@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { SECURITY_SCHEMES } from '../lib/route-docs.js';
 
 /** OpenAPI 3 generated from the route schemas: UI at /api/docs, document at /api/docs/json. */
 export const openapiPlugin = fp(
@@ -17,8 +18,10 @@ export const openapiPlugin = fp(
             'Lists answer { items, total, page, limit } with page from 1 and limit 1-100 (default 20).',
         },
         components: {
-          securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+          securitySchemes: SECURITY_SCHEMES,
         },
+        // Relative: the document describes the server that serves it (its paths carry the /api prefix).
+        servers: [{ url: '/', description: 'this server' }],
       },
       refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     });

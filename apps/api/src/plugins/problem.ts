@@ -1,4 +1,4 @@
-import { AppError } from '@cfaq/core';
+import { AppError, type ErrorCode, isErrorCode } from '@cfaq/core';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Problem, problem } from '../lib/problem.js';
@@ -32,7 +32,7 @@ function fieldMessage(e: AjvError): string {
 }
 
 /** Fastify's own client-error codes mapped to stable problem codes. */
-const FASTIFY_CODES: Record<string, [number, string]> = {
+const FASTIFY_CODES: Record<string, [number, ErrorCode]> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'UNSUPPORTED_MEDIA_TYPE'],
   FST_ERR_CTP_BODY_TOO_LARGE: [413, 'PAYLOAD_TOO_LARGE'],
   FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'INVALID_BODY'],
@@ -60,7 +60,7 @@ export function sqlState(err: unknown): string | undefined {
  * field; this answer (a 400 without a field, logged as a warning) means a schema missed one, and the
  * fuzz test fails on it.
  */
-export const DATABASE_VALUE_REJECTED = 'VALUE_OUT_OF_RANGE';
+export const DATABASE_VALUE_REJECTED: ErrorCode = 'VALUE_OUT_OF_RANGE';
 
 /**
  * Every error leaves as application/problem+json. Client mistakes keep their 4xx status; anything
@@ -84,13 +84,14 @@ export const problemPlugin = fp(
       } else if (err.statusCode === 429) {
         body = problem(429, 'RATE_LIMITED', err.message || 'Too many requests, retry later');
       } else if (err.code && FASTIFY_CODES[err.code]) {
-        const [status, code] = FASTIFY_CODES[err.code] as [number, string];
+        const [status, code] = FASTIFY_CODES[err.code] as [number, ErrorCode];
         body = problem(status, code, err.message);
       } else if (sqlState(err)?.startsWith('22')) {
         request.log.warn({ sqlState: sqlState(err), route: request.routeOptions.url }, 'database refused a request value');
         body = problem(400, DATABASE_VALUE_REJECTED, 'A value in the request is out of range or malformed');
       } else if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
-        body = problem(err.statusCode, err.code?.startsWith('FST_') ? 'BAD_REQUEST' : (err.code ?? 'BAD_REQUEST'), err.message);
+        // A plugin's own client error: its code when it is a registered one, else the generic one.
+        body = problem(err.statusCode, isErrorCode(err.code) ? err.code : 'BAD_REQUEST', err.message);
       } else {
         request.log.error({ err }, 'unhandled error');
         body = problem(500, 'INTERNAL_ERROR', 'An unexpected error occurred');

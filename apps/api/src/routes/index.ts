@@ -1,10 +1,12 @@
 import type { RoutePlugin } from '../lib/types.js';
 import { adminAuditRoutes } from './admin-audit/index.js';
+import { adminDashboardRoutes } from './admin-dashboards/index.js';
 import { adminEscalationRoutes } from './admin-escalations/index.js';
 import { adminFaqRoutes } from './admin-faqs/index.js';
 import { adminUserRoutes } from './admin-users/index.js';
 import { aiAdminRoutes } from './ai-admin/index.js';
 import { aiAnswerRoutes } from './ai-answers/index.js';
+import { analyticsRoutes } from './analytics/index.js';
 import { authRoutes } from './auth/index.js';
 import { communityRoutes } from './community/index.js';
 import { confRoutes } from './conf/index.js';
@@ -36,4 +38,6 @@ export const apiRoutes: RoutePlugin = async (app) => {
   await app.register(adminAuditRoutes);
   await app.register(reputationRoutes);
   await app.register(notificationRoutes);
+  await app.register(analyticsRoutes);
+  await app.register(adminDashboardRoutes);
 };

@@ -8,19 +8,9 @@ import { type Actor, type DbOrTx, isStaff } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
 import { claimFirstResponder } from './escalation.js';
 import { getPost } from './posts.js';
-import {
-  type CommentView,
-  canManagePost,
-  commentColumns,
-  commentMyVote,
-  type PostRow,
-  type PostView,
-  toCommentView,
-  type Vote,
-  visibleComment,
-  visiblePost,
-} from './view.js';
-import { castVote, type VoteOutcome } from './votes.js';
+import type { AcceptResult, CommentView, Vote, VoteOutcome } from './shape.js';
+import { canManagePost, commentColumns, commentMyVote, type PostRow, toCommentView, visibleComment, visiblePost } from './view.js';
+import { castVote } from './votes.js';
 
 type Ctx = Pick<CoreContext, 'db' | 'clock'>;
 
@@ -163,11 +153,6 @@ export async function verifyComment(ctx: Ctx, actor: Actor, postId: string, comm
       .where(and(eq(communityPosts.id, postId), inArray(communityPosts.status, ['open', 'pending'])));
   });
   return commentById(ctx.db, actor, commentId);
-}
-
-export interface AcceptResult {
-  post: PostView;
-  comment: CommentView;
 }
 
 /**

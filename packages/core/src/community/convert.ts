@@ -3,12 +3,14 @@ import { and, desc, eq, isNull, or } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { conflict, forbidden, unprocessable } from '../errors/index.js';
 import { insertFaq } from '../faqs/service.js';
-import { type FaqView, type FreshnessTier, toFaqView } from '../faqs/view.js';
+import type { FreshnessTier } from '../faqs/shape.js';
+import { toFaqView } from '../faqs/view.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import { reputationOnConvert } from '../reputation/events.js';
 import { type Actor, isStaff } from '../shared/db.js';
 import { getPost } from './posts.js';
-import { type PostView, visiblePost } from './view.js';
+import type { ConvertResult } from './shape.js';
+import { visiblePost } from './view.js';
 
 type Ctx = Pick<CoreContext, 'db' | 'clock' | 'config' | 'jobs'>;
 
@@ -25,12 +27,7 @@ export interface ConvertInput {
  * Staff turn a post into an approved FAQ in the post's program (source community_post, sourceId =
  * post id) and link it from the post (convertedFaqId). A post converts once (409 after).
  */
-export async function convertPostToFaq(
-  ctx: Ctx,
-  actor: Actor,
-  postId: string,
-  input: ConvertInput,
-): Promise<{ faq: FaqView; post: PostView }> {
+export async function convertPostToFaq(ctx: Ctx, actor: Actor, postId: string, input: ConvertInput): Promise<ConvertResult> {
   if (!isStaff(actor)) throw forbidden();
   const faq = await ctx.db.transaction(async (tx) => {
     const post = await visiblePost(tx, actor, postId, { forUpdate: true });

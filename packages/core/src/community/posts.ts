@@ -7,18 +7,9 @@ import { notify } from '../notifications/index.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import { type Actor, isStaff } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
-import {
-  canManagePost,
-  type PostRow,
-  type PostView,
-  postColumns,
-  postMyVote,
-  postVisibleTo,
-  toPostView,
-  type Vote,
-  visiblePost,
-} from './view.js';
-import { castVote, type VoteOutcome } from './votes.js';
+import type { PostView, Vote, VoteOutcome } from './shape.js';
+import { canManagePost, type PostRow, postColumns, postMyVote, postVisibleTo, toPostView, visiblePost } from './view.js';
+import { castVote } from './votes.js';
 
 type Ctx = Pick<CoreContext, 'db' | 'clock' | 'jobs'>;
 

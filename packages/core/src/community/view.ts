@@ -2,6 +2,7 @@ import { batches, comments, commentVotes, communityPosts, postVotes } from '@cfa
 import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
 import { notFound } from '../errors/index.js';
 import { type Actor, type DbOrTx, isStaff } from '../shared/db.js';
+import type { CommentView, PostView, Vote } from './shape.js';
 
 export const postColumns = {
   id: communityPosts.id,
@@ -34,17 +35,6 @@ export const postColumns = {
 };
 
 export type PostRow = { [K in keyof typeof postColumns]: (typeof communityPosts.$inferSelect)[K] };
-export type Vote = 1 | -1;
-
-type Iso<T> = { [K in keyof T]: T[K] extends Date ? string : T[K] extends Date | null ? string | null : T[K] };
-export type PostView = Iso<PostRow> & { myVote: Vote | null };
-
-/** Every Date field as an ISO string. */
-export function isoDates<T extends Record<string, unknown>>(row: T): Iso<T> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(row)) out[k] = v instanceof Date ? v.toISOString() : v;
-  return out as Iso<T>;
-}
 
 export const postMyVote = (actor: Actor | null) =>
   actor
@@ -57,7 +47,7 @@ export const postMyVote = (actor: Actor | null) =>
  * confidence and source, and the reason are null (the statuses and times stay visible).
  */
 export const toPostView = ({ myVote, ...row }: PostRow & { myVote: number | null }, reader: Actor | null): PostView => {
-  const view = { ...isoDates(row), myVote: (myVote ?? null) as Vote | null };
+  const view: PostView = { ...row, myVote: (myVote ?? null) as Vote | null };
   if (isStaff(reader)) return view;
   view.aiAnswerEscalatedReason = null;
   if (row.aiAnswerStatus !== 'approved') {
@@ -108,7 +98,6 @@ export const commentColumns = {
 };
 
 export type CommentRow = { [K in keyof typeof commentColumns]: (typeof comments.$inferSelect)[K] };
-export type CommentView = Iso<CommentRow> & { myVote: Vote | null };
 
 export const commentMyVote = (actor: Actor | null) =>
   actor
@@ -116,7 +105,7 @@ export const commentMyVote = (actor: Actor | null) =>
     : sql<null>`null`;
 
 export const toCommentView = ({ myVote, ...row }: CommentRow & { myVote: number | null }): CommentView => ({
-  ...isoDates(row),
+  ...row,
   myVote: (myVote ?? null) as Vote | null,
 });
 

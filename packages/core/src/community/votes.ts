@@ -1,25 +1,13 @@
 import { sql } from 'drizzle-orm';
 import { reputationOnVote } from '../reputation/events.js';
 import type { Tx } from '../shared/db.js';
-import type { Vote } from './view.js';
+import type { Vote, VoteOutcome } from './shape.js';
 
 const TARGETS = {
   post: { votes: 'post_votes', key: 'post_id', counters: 'community_posts' },
   comment: { votes: 'comment_votes', key: 'comment_id', counters: 'comments' },
 } as const;
 
-export interface VoteOutcome {
-  upvotes: number;
-  downvotes: number;
-  myVote: Vote | null;
-}
-
-/**
- * One vote per user per target. Voting the same way again removes the vote; the other way switches
- * it. The vote row and the target's counters change in the caller's transaction, and the counters
- * move by increments in SQL, so concurrent votes keep them equal to the vote rows. The target's
- * author gains or loses the vote's reputation points in the same transaction.
- */
 export async function castVote(tx: Tx, kind: keyof typeof TARGETS, targetId: string, userId: string, value: Vote): Promise<VoteOutcome> {
   const t = TARGETS[kind];
   const votes = sql.identifier(t.votes);

@@ -2,7 +2,8 @@ import { confInsights } from '@cfaq/db/schema/index';
 import { and, count, desc, eq, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { conflict, notFound, unprocessable } from '../errors/index.js';
-import { type FaqView, type FreshnessTier, toFaqView } from '../faqs/view.js';
+import type { FaqView, FreshnessTier } from '../faqs/shape.js';
+import { toFaqView } from '../faqs/view.js';
 import { proposalColumns, proposeFaqUpdates } from '../knowledge/faq-match.js';
 import { type FaqAction, writeFaqFromKnowledge } from '../knowledge/faq-write.js';
 import { resolveProgramId } from '../programs/resolve.js';
@@ -143,7 +144,7 @@ export interface ConvertInsightInput {
   faqId?: string | null | undefined;
 }
 
-export interface ConvertResult {
+export interface ConvertInsightResult {
   faq: FaqView;
   insight: InsightView;
   /** created: a new FAQ; updated: the existing FAQ the insight matched (or was told) took its answer. */
@@ -163,7 +164,7 @@ export async function convertInsightToFaq(
   actor: Actor,
   id: string,
   input: ConvertInsightInput,
-): Promise<ConvertResult> {
+): Promise<ConvertInsightResult> {
   const [before] = await ctx.db.select().from(confInsights).where(eq(confInsights.id, id));
   if (!before) throw notFound('Insight', 'INSIGHT_NOT_FOUND');
   const [proposal] = await proposeFaqUpdates(ctx, before.batchId, [

@@ -2,7 +2,7 @@ import { confOauthStates, users } from '@cfaq/db/schema/index';
 import { and, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { hmacSha256Hex, randomToken, safeEqual } from '../crypto/tokens.js';
-import { AppError, badRequest, conflict, notFound } from '../errors/index.js';
+import { badGateway, badRequest, conflict, notFound } from '../errors/index.js';
 import { isUniqueViolation } from '../shared/db.js';
 import { confAuthorizeUrl, confRedirectUri, exchangeCode, fetchMe, requireConfClient } from './client.js';
 
@@ -94,7 +94,7 @@ export async function completeConfConnect(ctx: Ctx, userId: string, input: { cod
   } catch (err) {
     const e = err as { status?: number; message: string; transient?: boolean };
     if (e.status === 400 || e.status === 401) throw badRequest('OAUTH_CODE_REJECTED', `The provider refused the code: ${e.message}`);
-    throw new AppError(502, 'CONF_PROVIDER_ERROR', `The meeting provider failed: ${e.message}`);
+    throw badGateway('CONF_PROVIDER_ERROR', `The meeting provider failed: ${e.message}`);
   }
   try {
     await ctx.db

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { confMeetings } from '@cfaq/db/schema/index';
 import type { CoreContext } from '../context.js';
-import { AppError, badRequest } from '../errors/index.js';
+import { badRequest, conflict, unprocessable } from '../errors/index.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import type { Actor } from '../shared/db.js';
 import { storeTranscript } from './ingest.js';
@@ -40,7 +40,7 @@ export async function uploadTranscript(ctx: Ctx, actor: Actor, input: UploadInpu
   } catch (err) {
     if (!(err instanceof TranscriptError)) throw err;
     if (err.code === 'INVALID_VTT') throw badRequest('INVALID_VTT', err.message, [{ path: 'body.file', message: err.message }]);
-    throw new AppError(422, err.code, err.message);
+    throw unprocessable(err.code, err.message);
   }
   const batchId = await resolveProgramId(ctx, input.batchId, { allowArchived: true });
   const topic = sanitizeTopic(input.topic ?? input.fileName?.replace(/\.(vtt|txt)$/i, '') ?? 'Uploaded transcript');
@@ -59,7 +59,7 @@ export async function uploadTranscript(ctx: Ctx, actor: Actor, input: UploadInpu
     .returning({ id: confMeetings.id, batchId: confMeetings.batchId, topic: confMeetings.topic });
   if (!meeting) throw new Error('meeting insert returned nothing');
   const result = await storeTranscript(ctx, meeting, parsed);
-  if (result.status !== 'completed') throw new AppError(409, 'MEETING_PROCESSING', 'The meeting was processed concurrently');
+  if (result.status !== 'completed') throw conflict('MEETING_PROCESSING', 'The meeting was processed concurrently');
   return {
     meetingId: meeting.id,
     confMeetingId,

@@ -89,6 +89,12 @@ export const ConfigSchema = T.Object({
     'distinct users or clients that must have searched a query before suggestions, trending or the public unresolved list show it',
   ),
   SEARCH_STATS_REFRESH_MINUTES: Int(15, 1, 1440, 'interval of the job copying word frequencies for search weights'),
+  ANALYTICS_ROLLUP_INTERVAL_MINUTES: Int(
+    60,
+    1,
+    1440,
+    'interval of the job rolling search logs up into the daily tables the dashboards read (complete UTC days; today is always read live)',
+  ),
   EMBEDDER: T.Union([T.Literal('auto'), T.Literal('sentence'), T.Literal('local'), T.Literal('ollama')], {
     default: 'auto',
     description:

@@ -1,7 +1,12 @@
 /**
  * Domain errors. Core code throws these; the API maps them to RFC 9457 problem responses
- * (status, a stable UPPER_SNAKE `code`, and a `detail` safe to show a client).
+ * (status, a stable UPPER_SNAKE `code`, and a `detail` safe to show a client). Codes come from the
+ * registry in `codes.ts`; each factory accepts only the codes registered for its status.
  */
+import type { CodeFor, ErrorCode } from './codes.js';
+
+export * from './codes.js';
+
 export interface FieldError {
   path: string;
   message: string;
@@ -10,7 +15,7 @@ export interface FieldError {
 export class AppError extends Error {
   constructor(
     readonly status: number,
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
     readonly errors?: FieldError[],
   ) {
@@ -19,13 +24,18 @@ export class AppError extends Error {
   }
 }
 
-export const badRequest = (code: string, detail: string, errors?: FieldError[]) => new AppError(400, code, detail, errors);
-export const unauthorized = (detail = 'Authentication required', code = 'UNAUTHORIZED') => new AppError(401, code, detail);
-export const forbidden = (detail = 'You are not allowed to do this', code = 'FORBIDDEN') => new AppError(403, code, detail);
-export const notFound = (what: string, code = 'NOT_FOUND') => new AppError(404, code, `${what} not found`);
-export const conflict = (code: string, detail: string) => new AppError(409, code, detail);
-export const unprocessable = (code: string, detail: string) => new AppError(422, code, detail);
-export const unavailable = (code: string, detail: string) => new AppError(503, code, detail);
+/** An error of any status, with a code registered for it (the named factories below cover the usual ones). */
+export const appError = <S extends number>(status: S, code: CodeFor<S>, detail: string, errors?: FieldError[]) =>
+  new AppError(status, code, detail, errors);
+
+export const badRequest = (code: CodeFor<400>, detail: string, errors?: FieldError[]) => new AppError(400, code, detail, errors);
+export const unauthorized = (detail = 'Authentication required', code: CodeFor<401> = 'UNAUTHORIZED') => new AppError(401, code, detail);
+export const forbidden = (detail = 'You are not allowed to do this', code: CodeFor<403> = 'FORBIDDEN') => new AppError(403, code, detail);
+export const notFound = (what: string, code: CodeFor<404> = 'NOT_FOUND') => new AppError(404, code, `${what} not found`);
+export const conflict = (code: CodeFor<409>, detail: string) => new AppError(409, code, detail);
+export const unprocessable = (code: CodeFor<422>, detail: string) => new AppError(422, code, detail);
+export const badGateway = (code: CodeFor<502>, detail: string) => new AppError(502, code, detail);
+export const unavailable = (code: CodeFor<503>, detail: string) => new AppError(503, code, detail);
 
 /** A single-field validation failure, shaped like the schema validator's. */
 export const invalidField = (path: string, message: string) => badRequest('VALIDATION_FAILED', `${path}: ${message}`, [{ path, message }]);

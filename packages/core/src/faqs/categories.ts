@@ -3,6 +3,7 @@ import { and, asc, eq } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import type { DbOrTx } from '../shared/db.js';
+import type { CategoryView } from './shape.js';
 
 /** Seeded into a program the first time its categories are needed and it has none. */
 export const DEFAULT_CATEGORIES: readonly { slug: string; name: string; description: string }[] = [
@@ -13,15 +14,6 @@ export const DEFAULT_CATEGORIES: readonly { slug: string; name: string; descript
   { slug: 'technical', name: 'Technical', description: 'Tools, setup and troubleshooting' },
   { slug: 'community', name: 'Community', description: 'Posting, voting, reputation and etiquette' },
 ];
-
-export interface CategoryView {
-  id: string;
-  batchId: string;
-  name: string;
-  slug: string;
-  description: string | null;
-  sortOrder: number;
-}
 
 /** The program's categories, seeding the default list first when it has none. */
 export async function programCategories(db: DbOrTx, batchId: string): Promise<CategoryView[]> {

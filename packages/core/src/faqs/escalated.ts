@@ -5,38 +5,13 @@ import type { CoreContext } from '../context.js';
 import { notFound, unprocessable } from '../errors/index.js';
 import type { Actor } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
-import type { Tally } from './review.js';
-import { type FaqView, faqColumns, type ReviewStatus, toFaqView } from './view.js';
+import type { FaqView, LatestAudit, ReviewStatus, ReviewSuggestion, StaffReviewItem } from './shape.js';
+import { faqColumns, toFaqView } from './view.js';
 
 type Ctx = Pick<CoreContext, 'db' | 'clock' | 'log'>;
 
 /** These lists are served on admin-only routes: the reader is staff (flag reasons shown). */
 export const ADMIN_READER: Actor = { id: '00000000-0000-0000-0000-000000000000', role: 'admin' };
-
-export interface ReviewSuggestion {
-  voterId: string | null;
-  voterName: string | null;
-  verdict: 'still_accurate' | 'needs_update';
-  suggestion: string;
-  createdAt: string;
-}
-
-export interface LatestAudit {
-  id: string;
-  verdict: string;
-  score: number | null;
-  confidence: number | null;
-  flagged: boolean;
-  reason: string | null;
-  sources: string[];
-  checkedAt: string;
-}
-
-export interface StaffReviewItem extends FaqView {
-  tally: Tally;
-  suggestions: ReviewSuggestion[];
-  latestAudit: LatestAudit | null;
-}
 
 const voteCount = (verdict: 'still_accurate' | 'needs_update') =>
   sql<number>`(select count(*)::int from ${freshReviewVotes} v where v.faq_id = faqs.id and v.cycle = faqs.review_cycle and v.verdict = ${verdict})`;
@@ -76,7 +51,7 @@ async function suggestionsOf(ctx: Pick<CoreContext, 'db'>, rows: { id: string; r
       voterName: s.voterName ?? null,
       verdict: s.verdict,
       suggestion: s.suggestion as string,
-      createdAt: s.createdAt.toISOString(),
+      createdAt: s.createdAt,
     });
     out.set(s.faqId, list);
   }
@@ -102,7 +77,7 @@ export async function latestAudits(ctx: Pick<CoreContext, 'db'>, faqIds: string[
       flagged: r.flagged,
       reason: typeof reason === 'string' ? reason : null,
       sources: r.sources,
-      checkedAt: r.checkedAt.toISOString(),
+      checkedAt: r.checkedAt,
     });
   }
   return out;

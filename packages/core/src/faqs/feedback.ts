@@ -4,13 +4,7 @@ import type { CoreContext } from '../context.js';
 import { reputationOnFeedback } from '../reputation/events.js';
 import type { Actor } from '../shared/db.js';
 import { visibleFaq } from './service.js';
-
-export interface FeedbackResult {
-  faqId: string;
-  helpful: boolean;
-  helpfulCount: number;
-  notHelpfulCount: number;
-}
+import type { FeedbackResult } from './shape.js';
 
 /**
  * One feedback per user per FAQ (upsert). The FAQ row is locked and its counters recomputed from

@@ -7,5 +7,6 @@ export * from './promotion-job.js';
 export * from './reports.js';
 export * from './review.js';
 export * from './service.js';
+export * from './shape.js';
 export * from './view.js';
 export * from './visibility.js';

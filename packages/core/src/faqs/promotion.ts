@@ -9,7 +9,8 @@ import type { Actor, DbOrTx } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
 import { ADMIN_READER } from './escalated.js';
 import { faqApprovedDrop, insertFaq } from './service.js';
-import { type FaqView, faqColumns, toFaqView } from './view.js';
+import type { CommunityPendingItem } from './shape.js';
+import { faqColumns, toFaqView } from './view.js';
 
 type Ctx = Pick<CoreContext, 'db' | 'clock' | 'config' | 'jobs' | 'log'>;
 
@@ -149,17 +150,6 @@ export async function runPromotionCycle(ctx: Ctx): Promise<PromotionRunResult> {
   return { nominated, promoted };
 }
 
-export interface CommunityPendingItem extends FaqView {
-  promotionStatus: 'community_pending' | 'promoted' | 'objected' | null;
-  promotionEligibleAt: string | null;
-  objectionCount: number;
-  /** Net votes of the source post; null for suggestions (no community signal). */
-  support: number | null;
-  /** Whether the cycle would promote it now (window passed, no objection, answer, support). */
-  autoPromotable: boolean;
-  lastObjection: { reason: string | null; actorId: string | null; createdAt: string } | null;
-}
-
 const pendingColumns = {
   ...faqColumns,
   promotionStatus: faqs.promotionStatus,
@@ -199,7 +189,7 @@ async function toPendingItems(ctx: Pick<CoreContext, 'db' | 'clock' | 'config'>,
     return {
       ...toFaqView(faq as Parameters<typeof toFaqView>[0], ADMIN_READER),
       promotionStatus,
-      promotionEligibleAt: promotionEligibleAt ? promotionEligibleAt.toISOString() : null,
+      promotionEligibleAt,
       objectionCount,
       support: support ?? null,
       autoPromotable:
@@ -210,7 +200,7 @@ async function toPendingItems(ctx: Pick<CoreContext, 'db' | 'clock' | 'config'>,
         faq.answer.trim() !== '' &&
         support !== null &&
         support >= ctx.config.PROMOTION_MIN_SUPPORT,
-      lastObjection: o ? { reason: o.reason, actorId: o.actorId, createdAt: o.createdAt.toISOString() } : null,
+      lastObjection: o ? { reason: o.reason, actorId: o.actorId, createdAt: o.createdAt } : null,
     };
   });
 }

@@ -3,15 +3,7 @@ import type { CoreContext } from '../context.js';
 import { conflict } from '../errors/index.js';
 import { type Actor, isUniqueViolation } from '../shared/db.js';
 import { visibleFaq } from './service.js';
-
-export interface ReportView {
-  id: string;
-  faqId: string;
-  reporterId: string | null;
-  reason: string;
-  status: 'open' | 'resolved' | 'dismissed';
-  createdAt: string;
-}
+import type { ReportView } from './shape.js';
 
 /**
  * A user's report on a FAQ; it waits in the review queue as an open faq_report. One open report per
@@ -31,5 +23,5 @@ export async function reportFaq(ctx: Pick<CoreContext, 'db' | 'clock'>, actor: A
     throw err;
   }
   const r = row as typeof faqReports.$inferSelect;
-  return { id: r.id, faqId: r.faqId, reporterId: r.reporterId, reason: r.reason, status: r.status, createdAt: r.createdAt.toISOString() };
+  return { id: r.id, faqId: r.faqId, reporterId: r.reporterId, reason: r.reason, status: r.status, createdAt: r.createdAt };
 }

@@ -7,17 +7,11 @@ import { DAY_MS } from '../runtime/clock.js';
 import { type Actor, type DbOrTx, isStaff } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
 import { visibleFaq } from './service.js';
-import { type FaqView, faqColumns, type ReviewStatus, toFaqView } from './view.js';
+import type { FaqView, ReviewQueueItem, ReviewStatus, ReviewVerdict, Tally, VoteResult } from './shape.js';
+import { faqColumns, toFaqView } from './view.js';
 import { faqVisibleTo } from './visibility.js';
 
 type Ctx = Pick<CoreContext, 'db' | 'clock' | 'config' | 'log'>;
-
-export type ReviewVerdict = 'still_accurate' | 'needs_update';
-
-export interface Tally {
-  stillAccurate: number;
-  needsUpdate: number;
-}
 
 interface Transition {
   faqId: string;
@@ -104,14 +98,6 @@ async function tallyOf(db: DbOrTx, faqId: string, cycle: number): Promise<Tally>
     stillAccurate: rows.find((r) => r.verdict === 'still_accurate')?.n ?? 0,
     needsUpdate: rows.find((r) => r.verdict === 'needs_update')?.n ?? 0,
   };
-}
-
-export interface VoteResult {
-  faqId: string;
-  cycle: number;
-  reviewStatus: ReviewStatus;
-  tally: Tally;
-  myVote: ReviewVerdict;
 }
 
 /**
@@ -269,11 +255,6 @@ export async function runFreshnessCheck(ctx: Ctx): Promise<FreshnessRunResult> {
   const escalated = await escalateOverdueReviews(ctx);
   ctx.log.info({ flagged: flagged.length, escalated: escalated.length }, '[freshness] run done');
   return { flagged, escalated };
-}
-
-export interface ReviewQueueItem extends FaqView {
-  tally: Tally;
-  myVote: ReviewVerdict | null;
 }
 
 /** Public view of the FAQs under review in a program (pending_review, update_requested) with the current cycle's tally. */

@@ -9,7 +9,8 @@ import { resolveProgramId } from '../programs/resolve.js';
 import { type Actor, type DbOrTx, isStaff, type Tx } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
 import { categoryExists } from './categories.js';
-import { type FaqRow, type FaqView, type FreshnessTier, faqColumns, type ReviewStatus, reviewIntervalFor, toFaqView } from './view.js';
+import type { FaqView, FreshnessTier, ReviewStatus, RevisionView } from './shape.js';
+import { type FaqRow, faqColumns, reviewIntervalFor, toFaqView } from './view.js';
 import { faqVisibleTo } from './visibility.js';
 
 type Ctx = Pick<CoreContext, 'db' | 'clock' | 'config' | 'jobs'>;
@@ -242,15 +243,6 @@ export async function deleteFaq(ctx: Pick<CoreContext, 'db'>, actor: Actor, id: 
   });
 }
 
-export interface RevisionView {
-  id: string;
-  faqId: string;
-  editorId: string | null;
-  editorName: string | null;
-  changes: Record<string, { from: unknown; to: unknown }>;
-  createdAt: string;
-}
-
 /** The revisions of a FAQ the caller may read (anyone for a public FAQ, staff for drafts). */
 export async function faqHistory(ctx: Pick<CoreContext, 'db'>, actor: Actor | null, id: string, q: PageQuery): Promise<Page<RevisionView>> {
   await visibleFaq(ctx.db, actor, id);
@@ -273,9 +265,5 @@ export async function faqHistory(ctx: Pick<CoreContext, 'db'>, actor: Actor | nu
       .offset(w.offset),
     ctx.db.select({ n: count() }).from(faqRevisions).where(eq(faqRevisions.faqId, id)),
   ]);
-  return toPage(
-    rows.map((r) => ({ ...r, createdAt: r.createdAt.toISOString() })),
-    total?.n ?? 0,
-    w,
-  );
+  return toPage(rows, total?.n ?? 0, w);
 }

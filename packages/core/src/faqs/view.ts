@@ -1,6 +1,7 @@
 import { faqs } from '@cfaq/db/schema/index';
 import type { Config } from '../config/schema.js';
 import { type Actor, isStaff } from '../shared/db.js';
+import type { FaqView, FreshnessTier } from './shape.js';
 
 /** Every FAQ column a reader may see: never the embedding or the generated search vector. */
 export const faqColumns = {
@@ -29,35 +30,6 @@ export const faqColumns = {
 };
 
 export type FaqRow = { [K in keyof typeof faqColumns]: (typeof faqs.$inferSelect)[K] };
-export type ReviewStatus = FaqRow['reviewStatus'];
-export type FreshnessTier = FaqRow['freshnessTier'];
-
-export interface FaqView {
-  id: string;
-  batchId: string;
-  question: string;
-  answer: string;
-  category: string | null;
-  reviewStatus: ReviewStatus;
-  flagType: 'manual' | 'auto' | null;
-  flagReason: string | null;
-  lastCheckedAt: string | null;
-  reviewCycle: number;
-  freshnessTier: FreshnessTier;
-  lastVerifiedDate: string;
-  reviewIntervalDays: number;
-  flaggedAt: string | null;
-  escalatedAt: string | null;
-  source: FaqRow['source'];
-  sourceId: string | null;
-  helpfulCount: number;
-  notHelpfulCount: number;
-  viewCount: number;
-  createdAt: string;
-  updatedAt: string;
-}
-
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 /**
  * A FAQ as `reader` may see it. Flag reasons are moderation text: anyone signed in may flag, with
@@ -69,12 +41,6 @@ export const toFaqView = (r: FaqRow, reader: Actor | null): FaqView => ({
   ...r,
   flagReason: isStaff(reader) ? r.flagReason : null,
   reviewIntervalDays: r.reviewIntervalDays ?? EVERGREEN_REVIEW_INTERVAL_DAYS,
-  lastCheckedAt: iso(r.lastCheckedAt),
-  lastVerifiedDate: r.lastVerifiedDate.toISOString(),
-  flaggedAt: iso(r.flaggedAt),
-  escalatedAt: iso(r.escalatedAt),
-  createdAt: r.createdAt.toISOString(),
-  updatedAt: r.updatedAt.toISOString(),
 });
 
 /**

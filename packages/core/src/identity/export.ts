@@ -20,26 +20,12 @@ import {
 } from '@cfaq/db/schema/index';
 import { asc, eq, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
-import { getUser, type UserJson } from './users.js';
+import type { UserExport } from './shape.js';
+import { getUser } from './users.js';
 
 /** JSON-safe copy: dates become ISO strings. */
 type Row = Record<string, unknown>;
 const plain = <T>(rows: T[]): Row[] => JSON.parse(JSON.stringify(rows));
-
-export interface UserExport {
-  exportedAt: string;
-  profile: UserJson;
-  posts: Row[];
-  comments: Row[];
-  votes: { posts: Row[]; comments: Row[]; faqReviews: Row[]; faqFeedback: Row[] };
-  notifications: Row[];
-  teaDrops: Row[];
-  notificationSettings: Row | null;
-  reputation: { total: number; history: Row[]; badges: Row[] };
-  /** Suspensions of the caller (who acted is not included: that is another user's data). */
-  moderation: Row[];
-  activity: { faqReports: Row[]; supportRequests: Row[]; searches: Row[]; unresolvedSearches: Row[]; aiQuestions: Row[]; meetings: Row[] };
-}
 
 /**
  * Everything the service holds about the caller, and nothing of anyone else's: rows are selected by
@@ -226,7 +212,7 @@ export async function exportUserData(ctx: Pick<CoreContext, 'db' | 'clock'>, use
       .where(eq(confMeetings.userId, userId)),
   ]);
   return {
-    exportedAt: ctx.clock.now().toISOString(),
+    exportedAt: ctx.clock.now(),
     profile,
     posts: plain(posts),
     comments: plain(myComments),

@@ -5,5 +5,6 @@ export * from './moderation.js';
 export * from './password.js';
 export * from './principal.js';
 export * from './sessions.js';
+export * from './shape.js';
 export * from './two-factor.js';
 export * from './users.js';

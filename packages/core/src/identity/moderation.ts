@@ -3,13 +3,13 @@ import { and, eq } from 'drizzle-orm';
 import { writeModerationLog } from '../audit/index.js';
 import type { CoreContext } from '../context.js';
 import { invalidField, notFound, unprocessable } from '../errors/index.js';
+import type { UserJson } from './shape.js';
 import {
   type AdminActor,
   assertAnotherActiveAdmin,
   lockAdminSet,
   revokeUserTokens,
   toUserJson,
-  type UserJson,
   type UserRow,
   userColumns,
 } from './users.js';

@@ -1,8 +1,9 @@
 import { users } from '@cfaq/db/schema/index';
 import { eq } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
+import type { Role } from './shape.js';
 
-export type Role = 'user' | 'moderator' | 'admin';
+export type { Role } from './shape.js';
 
 export interface Principal {
   id: string;

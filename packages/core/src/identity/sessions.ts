@@ -6,7 +6,8 @@ import type { CoreContext } from '../context.js';
 import { randomToken, sha256Hex } from '../crypto/tokens.js';
 import { forbidden, unauthorized } from '../errors/index.js';
 import { DAY_MS } from '../runtime/clock.js';
-import { isSuspended, revokeUserTokens, toUserJson, type UserJson, type UserRow, userColumns } from './users.js';
+import type { UserJson } from './shape.js';
+import { isSuspended, revokeUserTokens, toUserJson, type UserRow, userColumns } from './users.js';
 
 /**
  * Signs and reads the JWTs, supplied by the API (it owns JWT_SECRET and the pinned algorithm).

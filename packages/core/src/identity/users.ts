@@ -5,23 +5,7 @@ import { writeAdminLog } from '../audit/index.js';
 import type { CoreContext } from '../context.js';
 import { notFound, unprocessable } from '../errors/index.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
-import type { Role } from './principal.js';
-
-/** The user as every route shows it: never a password hash, TOTP secret or provider token. */
-export interface UserJson {
-  id: string;
-  email: string;
-  name: string;
-  role: Role;
-  status: 'active' | 'suspended';
-  reputation: number;
-  bio: string | null;
-  avatarUrl: string | null;
-  twoFactorEnabled: boolean;
-  confConnected: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
+import type { Role, UserDetail, UserJson, UserStatus } from './shape.js';
 
 /** Explicit columns: secrets are never even read into a listing. */
 export const userColumns = {
@@ -45,7 +29,7 @@ export type UserRow = {
   email: string;
   name: string;
   role: Role;
-  status: 'active' | 'suspended';
+  status: UserStatus;
   suspendedUntil: Date | null;
   reputation: number;
   bio: string | null;
@@ -72,8 +56,8 @@ export function toUserJson(row: UserRow, now: Date): UserJson {
     avatarUrl: row.avatarUrl,
     twoFactorEnabled: row.totpEnabled,
     confConnected: row.confConnected,
-    createdAt: row.createdAt.toISOString(),
-    updatedAt: row.updatedAt.toISOString(),
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
   };
 }
 
@@ -81,13 +65,6 @@ export async function getUser(ctx: Pick<CoreContext, 'db' | 'clock'>, userId: st
   const [row] = await ctx.db.select(userColumns).from(users).where(eq(users.id, userId)).limit(1);
   if (!row) throw notFound('User', 'USER_NOT_FOUND');
   return toUserJson(row, ctx.clock.now());
-}
-
-export interface UserDetail extends UserJson {
-  suspendedAt: string | null;
-  suspendedUntil: string | null;
-  suspendedReason: string | null;
-  lastLoginAt: string | null;
 }
 
 /** The admin view of one user: the user plus suspension terms and last sign-in. */
@@ -102,16 +79,16 @@ export async function getUserDetail(ctx: Pick<CoreContext, 'db' | 'clock'>, user
   const suspended = user.status === 'suspended';
   return {
     ...user,
-    suspendedAt: suspended ? (row.suspendedAt?.toISOString() ?? null) : null,
-    suspendedUntil: suspended ? (row.suspendedUntil?.toISOString() ?? null) : null,
+    suspendedAt: suspended ? row.suspendedAt : null,
+    suspendedUntil: suspended ? row.suspendedUntil : null,
     suspendedReason: suspended ? row.suspendedReason : null,
-    lastLoginAt: row.lastLoginAt?.toISOString() ?? null,
+    lastLoginAt: row.lastLoginAt,
   };
 }
 
 export interface UserListQuery extends PageQuery {
   role?: Role;
-  status?: 'active' | 'suspended';
+  status?: UserStatus;
   /** Matches name or email (case-insensitive substring). */
   q?: string;
 }

@@ -1,3 +1,4 @@
+import { analyticsRollupJob } from '../analytics/rollup-job.js';
 import { autoAnswerJob } from '../auto-answer/auto-answer-job.js';
 import { escalationCheckJob } from '../community/escalation-job.js';
 import { confIngestJob } from '../conf/ingest-job.js';
@@ -28,4 +29,5 @@ export const JOBS: readonly AnyJobDefinition[] = [
   faqAuditJob,
   autoAnswerJob,
   embeddingsBackfillJob,
+  analyticsRollupJob,
 ];

@@ -1,7 +1,8 @@
 import type { CoreContext } from '../context.js';
 import { unprocessable } from '../errors/index.js';
 import { insertFaq, updateFaqInTx, visibleFaq } from '../faqs/service.js';
-import type { FaqRow, FreshnessTier } from '../faqs/view.js';
+import type { FreshnessTier } from '../faqs/shape.js';
+import type { FaqRow } from '../faqs/view.js';
 import type { Actor, Tx } from '../shared/db.js';
 
 /** What converting an insight or promoting a knowledge item did to the FAQs. */

@@ -5,8 +5,9 @@ import { generateStructured } from '../ai/generate.js';
 import { chunkTranscript } from '../conf/knowledge-store.js';
 import type { CoreContext } from '../context.js';
 import { embeddingText } from '../embeddings/embed-row.js';
-import { AppError, conflict, notFound, unprocessable } from '../errors/index.js';
-import { type FaqView, toFaqView } from '../faqs/view.js';
+import { conflict, notFound, unavailable, unprocessable } from '../errors/index.js';
+import type { FaqView } from '../faqs/shape.js';
+import { toFaqView } from '../faqs/view.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import type { Actor } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
@@ -125,7 +126,7 @@ export async function searchKnowledgeItems(
 ): Promise<{ results: KnowledgeHit[] }> {
   const batchId = await resolveProgramId(ctx, q.batchId, { allowArchived: true });
   const hits = await searchKnowledge(ctx, { query: q.q, batchId, k: q.limit ?? 5 });
-  if (hits === null) throw new AppError(503, 'KNOWLEDGE_SEARCH_UNAVAILABLE', 'The knowledge search failed; retry later');
+  if (hits === null) throw unavailable('KNOWLEDGE_SEARCH_UNAVAILABLE', 'The knowledge search failed; retry later');
   return { results: hits };
 }
 
@@ -336,7 +337,7 @@ export async function knowledgeChat(
 ): Promise<ChatAnswer> {
   const batchId = await resolveProgramId(ctx, q.batchId, { allowArchived: true });
   const hits = await searchKnowledge(ctx, { query: q.q, batchId, k: 5, minScore: CHAT_MIN_SCORE });
-  if (hits === null) throw new AppError(503, 'KNOWLEDGE_SEARCH_UNAVAILABLE', 'The knowledge search failed; retry later');
+  if (hits === null) throw unavailable('KNOWLEDGE_SEARCH_UNAVAILABLE', 'The knowledge search failed; retry later');
   if (hits.length === 0) return { answered: false, answer: I_DONT_KNOW, sources: [], reason: 'nothing relevant in the knowledge base' };
   const context = hits.map((h) => `[${h.id}] ${h.title}\n${h.content.slice(0, 3000)}`).join('\n\n');
   const r = await generateStructured(ctx, {

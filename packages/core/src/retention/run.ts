@@ -5,6 +5,7 @@ import { DAY_MS } from '../runtime/clock.js';
 export interface RetentionResult {
   pipelineResults: number;
   searchLogs: number;
+  searchQueryRollup: number;
   refreshTokens: number;
   oauthStates: number;
 }
@@ -43,6 +44,8 @@ export async function runRetention(ctx: Ctx): Promise<RetentionResult> {
   const result = {
     pipelineResults: await deleteInBatches(ctx, 'pipeline_results', 'checked_at', before(ctx.config.PIPELINE_RESULT_TTL_DAYS)),
     searchLogs: await deleteInBatches(ctx, 'search_logs', 'created_at', before(ctx.config.SEARCH_LOG_RETENTION_DAYS)),
+    // The per-query rollup holds query text (user input): it goes with the log. Daily totals stay.
+    searchQueryRollup: await deleteInBatches(ctx, 'search_query_daily', 'day', before(ctx.config.SEARCH_LOG_RETENTION_DAYS)),
     refreshTokens: await deleteInBatches(ctx, 'refresh_tokens', 'expires_at', now),
     oauthStates: await deleteInBatches(ctx, 'conf_oauth_states', 'expires_at', now),
   };

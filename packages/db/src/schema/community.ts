@@ -68,6 +68,30 @@ export const communityPosts = pgTable(
     index('community_posts_author_idx').on(t.authorId),
     index('community_posts_ai_status_idx').on(t.aiAnswerStatus),
     index('community_posts_escalation_idx').on(t.escalationStatus),
+    // Dashboards (analytics/): every column they read, so a range of posts is an index-only scan of
+    // its slice, never a read of the wide rows (embeddings, bodies). One for all programs, one per program.
+    index('community_posts_analytics_idx').on(
+      t.createdAt,
+      t.batchId,
+      t.deletedAt,
+      t.status,
+      t.answeredAt,
+      t.aiAnswerStatus,
+      t.aiAnswerReviewedAt,
+      t.escalationStatus,
+      t.authorId,
+    ),
+    index('community_posts_analytics_batch_idx').on(
+      t.batchId,
+      t.createdAt,
+      t.deletedAt,
+      t.status,
+      t.answeredAt,
+      t.aiAnswerStatus,
+      t.aiAnswerReviewedAt,
+      t.escalationStatus,
+      t.authorId,
+    ),
     // m = 32, ef_construction = 160: at 100k posts of real English words (bench/search) recall@5 0.980
     // at ef_search 100 (m = 48: 0.988) for a vector sub-query about 0.5 ms faster and a smaller index.
     index('community_posts_embedding_hnsw_idx').using('hnsw', t.embedding.op('vector_cosine_ops')).with({ m: 32, ef_construction: 160 }),
@@ -101,7 +125,12 @@ export const comments = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [index('comments_post_idx').on(t.postId, t.createdAt), index('comments_author_idx').on(t.authorId)],
+  (t) => [
+    index('comments_post_idx').on(t.postId, t.createdAt),
+    index('comments_author_idx').on(t.authorId),
+    // Dashboards: comments of a range, index-only (analytics/).
+    index('comments_analytics_idx').on(t.createdAt, t.deletedAt, t.postId, t.authorId, t.isAccepted),
+  ],
 );
 
 /**

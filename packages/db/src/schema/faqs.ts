@@ -59,6 +59,8 @@ export const faqs = pgTable(
     index('faqs_batch_status_idx').on(t.batchId, t.reviewStatus),
     index('faqs_last_checked_idx').on(t.reviewStatus, t.lastCheckedAt),
     index('faqs_promotion_idx').on(t.promotionStatus, t.promotionEligibleAt),
+    // Dashboards: FAQs created in a range (analytics/).
+    index('faqs_created_idx').on(t.createdAt, t.batchId, t.source),
     // m = 48, ef_construction = 400: FAQs are embedded from question and answer, and long texts on one
     // topic sit in tight clusters the graph must keep links into; at 100k rows of real English words
     // (bench/search) ef_construction 160 left recall@5 at 0.874 / 0.936 (ef_search 60 / 100), 400 gave

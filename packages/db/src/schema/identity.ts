@@ -42,6 +42,8 @@ export const users = pgTable(
     uniqueIndex('users_email_key').on(t.email),
     uniqueIndex('users_conf_user_id_key').on(t.confUserId).where(sql`${t.confUserId} is not null`),
     index('users_role_idx').on(t.role),
+    // Dashboards: accounts created in a range (analytics/).
+    index('users_created_idx').on(t.createdAt),
   ],
 );
 

@@ -1,5 +1,6 @@
 export * from './admin.js';
 export * from './ai.js';
+export * from './analytics.js';
 export * from './columns.js';
 export * from './community.js';
 export * from './conf.js';

@@ -1,6 +1,8 @@
+import { RoleShape as RoleSchema, UserStatusShape as UserStatus } from '@cfaq/core';
 import { Type as T } from '@sinclair/typebox';
-import { DateTime, Nullable, PageQuery } from '../../lib/schemas.js';
-import { RoleSchema, User, UserStatus } from '../auth/schemas.js';
+import { PageQuery } from '../../lib/schemas.js';
+
+export { UserDetailShape as UserDetail } from '@cfaq/core';
 
 export const RoleBody = T.Object({ role: RoleSchema }, { additionalProperties: false });
 
@@ -15,13 +17,3 @@ export const UserListQuery = T.Composite(
   ],
   { additionalProperties: false },
 );
-
-export const UserDetail = T.Composite([
-  User,
-  T.Object({
-    suspendedAt: Nullable(DateTime),
-    suspendedUntil: Nullable(DateTime),
-    suspendedReason: Nullable(T.String()),
-    lastLoginAt: Nullable(DateTime),
-  }),
-]);

@@ -1,28 +1,13 @@
-import { PASSWORD_MAX, PASSWORD_MIN } from '@cfaq/core';
+import { PASSWORD_MAX, PASSWORD_MIN, UserShape as User } from '@cfaq/core';
 import { Type as T } from '@sinclair/typebox';
-import { DateTime, Nullable, Uuid } from '../../lib/schemas.js';
+import { Nullable } from '../../lib/schemas.js';
 
-export const RoleSchema = T.Union([T.Literal('user'), T.Literal('moderator'), T.Literal('admin')]);
-export const UserStatus = T.Union([T.Literal('active'), T.Literal('suspended')]);
-
-/** A user as every route shows it: never a password hash, TOTP secret or token. */
-export const User = T.Object(
-  {
-    id: Uuid,
-    email: T.String(),
-    name: T.String(),
-    role: RoleSchema,
-    status: UserStatus,
-    reputation: T.Integer(),
-    bio: Nullable(T.String()),
-    avatarUrl: Nullable(T.String()),
-    twoFactorEnabled: T.Boolean(),
-    confConnected: T.Boolean(),
-    createdAt: DateTime,
-    updatedAt: DateTime,
-  },
-  { description: 'never carries a password hash, TOTP secret or token' },
-);
+export {
+  RoleShape as RoleSchema,
+  UserExportShape as UserExport,
+  UserShape as User,
+  UserStatusShape as UserStatus,
+} from '@cfaq/core';
 
 /** Surrounding spaces are allowed (trimmed before storing, with the address lower-cased). */
 const Email = T.String({ maxLength: 254, pattern: '^\\s*[^\\s@]+@[^\\s@]+\\.[^\\s@]+\\s*$', description: 'email address' });
@@ -82,26 +67,4 @@ export const TwoFactorVerifyBody = T.Object(
 );
 export const RecoveryCodes = T.Object({
   recoveryCodes: T.Array(T.String(), { description: 'shown once; each works once in place of a code' }),
-});
-
-const Rows = T.Array(T.Record(T.String(), T.Unknown()));
-export const UserExport = T.Object({
-  exportedAt: DateTime,
-  profile: User,
-  posts: Rows,
-  comments: Rows,
-  votes: T.Object({ posts: Rows, comments: Rows, faqReviews: Rows, faqFeedback: Rows }),
-  notifications: Rows,
-  teaDrops: Rows,
-  notificationSettings: Nullable(T.Record(T.String(), T.Unknown())),
-  reputation: T.Object({ total: T.Integer(), history: Rows, badges: Rows }),
-  moderation: Rows,
-  activity: T.Object({
-    faqReports: Rows,
-    supportRequests: Rows,
-    searches: Rows,
-    unresolvedSearches: Rows,
-    aiQuestions: Rows,
-    meetings: Rows,
-  }),
 });

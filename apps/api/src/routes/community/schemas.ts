@@ -1,59 +1,14 @@
+import { FreshnessTierShape as FreshnessTier, PostStatusShape as PostStatus } from '@cfaq/core';
 import { Type as T } from '@sinclair/typebox';
-import { DateTime, Nullable, PageQuery, Uuid } from '../../lib/schemas.js';
-import { Faq, FreshnessTier } from '../faq/schemas.js';
+import { PageQuery, Uuid } from '../../lib/schemas.js';
 
-const MyVote = Nullable(T.Union([T.Literal(1), T.Literal(-1)]));
-const PostStatus = T.Union([T.Literal('open'), T.Literal('answered'), T.Literal('pending'), T.Literal('closed')]);
-
-export const Post = T.Object({
-  id: Uuid,
-  batchId: Nullable(Uuid),
-  authorId: Nullable(Uuid),
-  title: T.String(),
-  body: T.String(),
-  status: PostStatus,
-  upvotes: T.Integer(),
-  downvotes: T.Integer(),
-  commentCount: T.Integer(),
-  acceptedCommentId: Nullable(Uuid),
-  convertedFaqId: Nullable(Uuid),
-  aiAnswer: Nullable(T.String({ description: 'null for non-staff readers until the answer is approved' })),
-  aiAnswerConfidence: Nullable(T.Number()),
-  aiAnswerStatus: Nullable(T.String()),
-  aiAnswerSource: Nullable(T.String()),
-  aiAnswerSuggestedAt: Nullable(DateTime),
-  aiAnswerReviewedAt: Nullable(DateTime),
-  aiAnswerReviewedBy: Nullable(Uuid),
-  aiAnswerEscalatedAt: Nullable(DateTime),
-  aiAnswerEscalatedReason: Nullable(T.String({ description: 'moderation text: staff only, null for everyone else' })),
-  aiAnswerAttempts: T.Integer(),
-  lastCheckedAt: Nullable(DateTime),
-  escalationStatus: T.String(),
-  escalatedAt: Nullable(DateTime),
-  answeredAt: Nullable(DateTime),
-  createdAt: DateTime,
-  updatedAt: DateTime,
-  myVote: MyVote,
-});
-
-export const Comment = T.Object({
-  id: Uuid,
-  postId: Uuid,
-  authorId: Nullable(Uuid),
-  body: T.String(),
-  upvotes: T.Integer(),
-  downvotes: T.Integer(),
-  isAccepted: T.Boolean(),
-  isVerified: T.Boolean(),
-  verifiedBy: Nullable(Uuid),
-  verifiedAt: Nullable(DateTime),
-  dna: T.Boolean({ description: '"does not answer": marked by the post author or staff' }),
-  dnaBy: Nullable(Uuid),
-  dnaAt: Nullable(DateTime),
-  createdAt: DateTime,
-  updatedAt: DateTime,
-  myVote: MyVote,
-});
+export {
+  AcceptResultShape as AcceptResult,
+  CommentShape as Comment,
+  ConvertResultShape as ConvertResult,
+  PostShape as Post,
+  VoteOutcomeShape as VoteOutcome,
+} from '@cfaq/core';
 
 export const ListPostsQuery = T.Object(
   { ...PageQuery.properties, batchId: T.Optional(Uuid), status: T.Optional(PostStatus), authorId: T.Optional(Uuid) },
@@ -70,8 +25,6 @@ export const UpdatePostBody = T.Object(
 );
 export const CommentBody = T.Object({ body: Body }, { additionalProperties: false });
 export const CommentParams = T.Object({ id: Uuid, cid: Uuid });
-export const VoteOutcome = T.Object({ upvotes: T.Integer(), downvotes: T.Integer(), myVote: MyVote });
-export const AcceptResult = T.Object({ post: Post, comment: Comment });
 
 export const ConvertBody = T.Object(
   {
@@ -82,4 +35,3 @@ export const ConvertBody = T.Object(
   },
   { additionalProperties: false },
 );
-export const ConvertResult = T.Object({ faq: Faq, post: Post });

@@ -1,0 +1,95 @@
+import type { RouteOptions } from 'fastify';
+import type { Access } from './access.js';
+import { problemResponses } from './problem.js';
+
+/**
+ * What the registration hook writes into every documented route's schema, from what it knows of
+ * the route (its access level, its input schemas, its rate limit), so route files list only the
+ * statuses that are theirs (404, 409, 422, ...):
+ * - 400 where the route validates params, query or body;
+ * - 401 and 403 on signed-in routes (no, bad or expired token; suspended, wrong role, admin without 2FA);
+ * - 429 wherever a rate limiter applies (every route unless `config.rateLimit: false`);
+ * - `security`: the bearer scheme on signed-in routes, the provider's signature on provider routes,
+ *   `[]` on public ones;
+ * - `operationId`: camelCase from method and path (`GET /api/faq/:id` → `getFaqById`) unless the
+ *   route gives one; unique, or the app refuses to start.
+ */
+export const SECURITY_SCHEMES = {
+  bearerAuth: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: 'An access token from POST /api/auth/login, /auth/register, /auth/refresh or /auth/2fa/verify.',
+  },
+  providerSignature: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'x-zm-signature',
+    description:
+      'The meeting provider signs each webhook: x-zm-signature = v0=<hex HMAC-SHA256(CONF_WEBHOOK_SECRET_TOKEN, ' +
+      '"v0:" + x-zm-request-timestamp + ":" + raw body)>, compared in constant time; a timestamp more than 300 s ' +
+      'away is refused (401 INVALID_SIGNATURE).',
+  },
+} as const;
+
+const SECURITY: Record<Access, Record<string, string[]>[]> = {
+  public: [],
+  user: [{ bearerAuth: [] }],
+  staff: [{ bearerAuth: [] }],
+  admin: [{ bearerAuth: [] }],
+  provider: [{ providerSignature: [] }],
+};
+
+const pascal = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
+
+/** `GET /api/faq/:id/history` → `getFaqByIdHistory`; hyphens and underscores fold into camelCase. */
+export function operationIdFor(method: string, url: string): string {
+  const words = url
+    .replace(/^\/api(?=\/|$)/, '')
+    .split('/')
+    .filter(Boolean)
+    .map((segment) => {
+      if (segment === '*') return 'Any';
+      const param = /^:(\w+)/.exec(segment);
+      if (param) return `By${pascal(param[1] as string)}`;
+      return segment
+        .split(/[-_.]+/)
+        .filter(Boolean)
+        .map(pascal)
+        .join('');
+    });
+  return method.toLowerCase() + words.join('');
+}
+
+type Schema = NonNullable<RouteOptions['schema']> & {
+  operationId?: string;
+  security?: unknown;
+  hide?: boolean;
+  response?: Record<string | number, unknown>;
+};
+
+/**
+ * Completes a route's OpenAPI entry (see above). `seen` collects the operation ids given so far.
+ * Never mutates the route's own schema object: Fastify copies the original options for the HEAD
+ * twin of a GET route.
+ */
+export function documentRoute(route: RouteOptions & { path?: string }, access: Access, seen: Set<string>): void {
+  const schema = route.schema as Schema | undefined;
+  if (!schema || schema.hide) return;
+  const method = Array.isArray(route.method) ? route.method.join('') : route.method;
+  const url = route.url ?? route.path ?? '';
+  const operationId = schema.operationId ?? operationIdFor(method, url);
+  if (seen.has(operationId)) throw new Error(`route ${method} ${url}: operationId ${operationId} is already taken`);
+  seen.add(operationId);
+
+  const statuses: number[] = [];
+  if (schema.params || schema.querystring || schema.body) statuses.push(400);
+  if (access === 'user' || access === 'staff' || access === 'admin') statuses.push(401, 403);
+  if (route.config?.rateLimit !== false) statuses.push(429);
+  route.schema = {
+    ...schema,
+    operationId,
+    security: schema.security ?? SECURITY[access],
+    response: { ...problemResponses(...statuses), ...(schema.response ?? {}) },
+  };
+}

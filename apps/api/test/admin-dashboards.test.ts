@@ -1,0 +1,329 @@
+import { fixedClock, rollUpSearchLogs } from '@cfaq/core';
+import { batches, comments, communityPosts, faqs, searchLogs, unresolvedSearches, users } from '@cfaq/db/schema/index';
+import { eq, inArray } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, expectProblem, GENEROUS_LIMITS, type TestApp } from './helpers.js';
+
+type Who = { headers: { authorization: string }; id: string };
+const clock = fixedClock('2026-03-15T12:00:00Z');
+let t: TestApp;
+let admin: Who;
+let moderator: Who;
+let user: Who;
+let writer: Who;
+let progB: string;
+let progEmpty: string;
+let defaultId: string;
+const faqIds: Record<string, string> = {};
+const MISSING = '00000000-0000-4000-8000-000000000000';
+const at = (iso: string) => new Date(iso);
+const get = (url: string, who?: Who) => t.app.inject({ method: 'GET', url: `/api${url}`, headers: who?.headers ?? {} });
+
+const ROUTES = [
+  '/admin/stats',
+  '/admin/faqs',
+  '/admin/faqs/growth',
+  '/admin/community',
+  '/admin/community/chart',
+  '/admin/search/insights',
+  '/admin/user-activity',
+  '/admin/community-growth',
+];
+
+async function post(batchId: string, createdAt: string, extra: Partial<typeof communityPosts.$inferInsert> = {}) {
+  const [row] = await t.ctx.db
+    .insert(communityPosts)
+    .values({ batchId, title: 'A question', body: 'Some body text', authorId: writer.id, createdAt: at(createdAt), ...extra })
+    .returning({ id: communityPosts.id });
+  return row?.id as string;
+}
+async function faq(key: string, values: Partial<typeof faqs.$inferInsert>) {
+  const [row] = await t.ctx.db
+    .insert(faqs)
+    .values({ batchId: progB, question: `Question ${key}?`, answer: 'An answer.', ...values })
+    .returning({ id: faqs.id });
+  faqIds[key] = row?.id as string;
+}
+
+beforeAll(async () => {
+  t = await createTestApp({ clock, env: GENEROUS_LIMITS });
+  [admin, moderator, user, writer] = await Promise.all([t.signIn('admin'), t.signIn('moderator'), t.signIn('user'), t.signIn('user')]);
+  const [d] = await t.ctx.db.select({ id: batches.id }).from(batches).where(eq(batches.isDefault, true));
+  defaultId = d?.id as string;
+  const [b, e] = await t.ctx.db
+    .insert(batches)
+    .values([
+      { name: 'Cohort B', slug: 'cohort-b-dash' },
+      { name: 'Cohort Empty', slug: 'cohort-empty-dash' },
+    ])
+    .returning({ id: batches.id });
+  progB = b?.id as string;
+  progEmpty = e?.id as string;
+  // Accounts: two before the range, writer on 2 March, the rest created "now" in real time (after the range).
+  await t.ctx.db
+    .update(users)
+    .set({ createdAt: at('2026-02-01T00:00:00Z') })
+    .where(inArray(users.id, [admin.id, moderator.id]));
+  await t.ctx.db
+    .update(users)
+    .set({ createdAt: at('2026-03-02T08:00:00Z') })
+    .where(eq(users.id, writer.id));
+
+  await post(progB, '2026-02-20T10:00:00Z');
+  const p1 = await post(progB, '2026-03-01T10:00:00Z', { status: 'answered', answeredAt: at('2026-03-01T14:00:00Z') });
+  const p2 = await post(progB, '2026-03-03T10:00:00Z', { escalationStatus: 'escalated', aiAnswerStatus: 'suggested' });
+  await post(progB, '2026-03-10T10:00:00Z', { status: 'closed' });
+  await post(progB, '2026-03-04T10:00:00Z', { deletedAt: at('2026-03-05T00:00:00Z') });
+  const other = await post(defaultId, '2026-03-05T10:00:00Z', { authorId: admin.id });
+  await t.ctx.db.insert(comments).values([
+    { postId: p1, authorId: moderator.id, body: 'answer', isAccepted: true, createdAt: at('2026-03-01T12:00:00Z') },
+    { postId: p2, authorId: moderator.id, body: 'hmm', createdAt: at('2026-03-03T12:00:00Z') },
+    { postId: p2, authorId: writer.id, body: 'thanks', createdAt: at('2026-03-04T12:00:00Z') },
+    { postId: other, authorId: admin.id, body: 'elsewhere', createdAt: at('2026-03-05T12:00:00Z') },
+  ]);
+
+  await faq('old', { createdAt: at('2026-02-01T00:00:00Z') });
+  await faq('evergreen', { createdAt: at('2026-03-02T00:00:00Z'), source: 'suggestion' });
+  await faq('due', {
+    createdAt: at('2026-03-02T00:00:00Z'),
+    freshnessTier: 'seasonal',
+    reviewIntervalDays: 15,
+    lastVerifiedDate: at('2026-01-01T00:00:00Z'),
+  });
+  await faq('pending', {
+    createdAt: at('2026-03-09T00:00:00Z'),
+    freshnessTier: 'volatile',
+    reviewIntervalDays: 4,
+    lastVerifiedDate: at('2026-03-14T00:00:00Z'),
+    reviewStatus: 'pending_review',
+    flagType: 'manual',
+    flagReason: 'staff-only reason',
+    source: 'community_post',
+  });
+  await t.ctx.db.insert(faqs).values({ batchId: defaultId, question: 'Elsewhere?', answer: 'Yes.', createdAt: at('2026-03-05T00:00:00Z') });
+
+  await t.ctx.db.insert(searchLogs).values([
+    {
+      batchId: progB,
+      query: 'visa',
+      normalizedQuery: 'visa',
+      resultCount: 0,
+      count: 3,
+      latencyMs: 10,
+      createdAt: at('2026-03-02T09:00:00Z'),
+    },
+    {
+      batchId: progB,
+      query: 'grades',
+      normalizedQuery: 'grades',
+      resultCount: 2,
+      count: 5,
+      cacheHit: true,
+      latencyMs: 2,
+      createdAt: at('2026-03-12T09:00:00Z'),
+    },
+    {
+      batchId: progB,
+      query: 'wifi',
+      normalizedQuery: 'wifi',
+      resultCount: 0,
+      degraded: true,
+      latencyMs: 40,
+      createdAt: at('2026-03-15T09:00:00Z'),
+    },
+    { batchId: defaultId, query: 'other', normalizedQuery: 'other', resultCount: 1, createdAt: at('2026-03-15T09:00:00Z') },
+  ]);
+  await t.ctx.db.insert(unresolvedSearches).values([
+    { batchId: progB, query: 'Visa', normalizedQuery: 'visa', count: 3 },
+    { batchId: defaultId, query: 'Other', normalizedQuery: 'other' },
+  ]);
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const RANGE_B = () => `from=2026-03-01&to=2026-03-14&batchId=${progB}`;
+
+describe('admin dashboards access (admin only)', () => {
+  it.each(ROUTES)('%s: anonymous 401, user and moderator 403, admin 200', async (path) => {
+    expectProblem(await get(path), 401);
+    expectProblem(await get(path, user), 403);
+    expectProblem(await get(path, moderator), 403);
+    expect((await get(path, admin)).statusCode).toBe(200);
+  });
+
+  it.each(ROUTES)('%s: an unknown program is 404, a malformed one 400', async (path) => {
+    expectProblem(await get(`${path}?batchId=${MISSING}`, admin), 404, 'PROGRAM_NOT_FOUND');
+    expectProblem(await get(`${path}?batchId=x`, admin), 400);
+  });
+});
+
+describe('GET /admin/stats', () => {
+  it('the state now, per program and across programs', async () => {
+    const b = (await get(`/admin/stats?batchId=${progB}`, admin)).json();
+    expect(b).toMatchObject({
+      batchId: progB,
+      faqs: { total: 4, byReviewStatus: { approved: 3, pending_review: 1, draft: 0, verified: 0, update_requested: 0 } },
+      posts: { total: 4, byStatus: { open: 2, answered: 1, pending: 0, closed: 1 }, escalated: 1, aiAwaitingReview: 1 },
+      searches: { today: 1, last7Days: 6, last30Days: 9 },
+      unresolvedOpen: 1,
+    });
+    expect(b.users.total).toBeGreaterThanOrEqual(4);
+    const all = (await get('/admin/stats', admin)).json();
+    expect(all).toMatchObject({ batchId: null, faqs: { total: 5 }, posts: { total: 5 }, searches: { today: 2 }, unresolvedOpen: 2 });
+    const empty = (await get(`/admin/stats?batchId=${progEmpty}`, admin)).json();
+    expect(empty).toMatchObject({
+      faqs: { total: 0 },
+      posts: { total: 0, escalated: 0 },
+      searches: { today: 0, last30Days: 0 },
+      unresolvedOpen: 0,
+    });
+  });
+});
+
+describe('GET /admin/faqs', () => {
+  const ids = (body: { items: { id: string }[] }) => body.items.map((i) => i.id).sort();
+
+  it('every review status with flag reasons, filtered by review status and freshness', async () => {
+    const all = (await get(`/admin/faqs?batchId=${progB}`, admin)).json();
+    expect(all).toMatchObject({ total: 4, page: 1, limit: 20 });
+    const pending = (await get(`/admin/faqs?batchId=${progB}&reviewStatus=pending_review`, admin)).json();
+    expect(pending.items).toHaveLength(1);
+    expect(pending.items[0]).toMatchObject({
+      id: faqIds.pending,
+      flagReason: 'staff-only reason',
+      due: false,
+      reviewDueAt: '2026-03-18T00:00:00.000Z',
+    });
+    const due = (await get(`/admin/faqs?batchId=${progB}&freshness=due`, admin)).json();
+    expect(due.items).toEqual([expect.objectContaining({ id: faqIds.due, due: true, reviewDueAt: '2026-01-16T00:00:00.000Z' })]);
+    const fresh = (await get(`/admin/faqs?batchId=${progB}&freshness=fresh`, admin)).json();
+    expect(ids(fresh)).toEqual([faqIds.old, faqIds.evergreen, faqIds.pending].sort());
+    expect(fresh.items.find((i: { id: string }) => i.id === faqIds.evergreen)).toMatchObject({ reviewDueAt: null, due: false });
+    const tier = (await get(`/admin/faqs?batchId=${progB}&freshnessTier=volatile&flagType=manual`, admin)).json();
+    expect(ids(tier)).toEqual([faqIds.pending]);
+    const sorted = (await get(`/admin/faqs?batchId=${progB}&sort=reviewDue&limit=2`, admin)).json();
+    expect(sorted.items.map((i: { id: string }) => i.id)).toEqual([faqIds.due, faqIds.pending]);
+    expect(sorted.total).toBe(4);
+    expect((await get('/admin/faqs', admin)).json().total).toBe(5);
+    expect((await get(`/admin/faqs?batchId=${progEmpty}`, admin)).json()).toEqual({ items: [], total: 0, page: 1, limit: 20 });
+    expectProblem(await get('/admin/faqs?freshness=stale', admin), 400);
+    expectProblem(await get('/admin/faqs?reviewStatus=gone', admin), 400);
+  });
+});
+
+describe('GET /admin/faqs/growth', () => {
+  it('created per bucket with a running total from before the range, gaps zero', async () => {
+    const body = (await get(`/admin/faqs/growth?${RANGE_B()}&interval=week`, admin)).json();
+    expect(body).toMatchObject({
+      before: 1,
+      created: 3,
+      bySource: { manual: 1, suggestion: 1, community_post: 1, conf_insight: 0, transcript_knowledge: 0 },
+    });
+    expect(body.series).toEqual([
+      { bucket: '2026-02-23', created: 0, cumulative: 1 },
+      { bucket: '2026-03-02', created: 2, cumulative: 3 },
+      { bucket: '2026-03-09', created: 1, cumulative: 4 },
+    ]);
+    const empty = (await get(`/admin/faqs/growth?batchId=${progEmpty}&interval=month`, admin)).json();
+    expect(empty).toMatchObject({ before: 0, created: 0 });
+    expect(empty.series).toEqual([
+      { bucket: '2026-02-01', created: 0, cumulative: 0 },
+      { bucket: '2026-03-01', created: 0, cumulative: 0 },
+    ]);
+  });
+});
+
+describe('GET /admin/community', () => {
+  it("the range's posts by status, comments, top contributors, scoped", async () => {
+    const body = (await get(`/admin/community?${RANGE_B()}`, admin)).json();
+    expect(body).toMatchObject({
+      posts: {
+        created: 3,
+        byStatus: { open: 1, answered: 1, pending: 0, closed: 1 },
+        escalated: 1,
+        answerRate: 0.3333,
+        medianTimeToFirstAnswerHours: 4,
+      },
+      comments: { created: 3, accepted: 1 },
+    });
+    expect(body.topContributors).toEqual([
+      { userId: writer.id, name: 'Test User', posts: 3, comments: 1 },
+      { userId: moderator.id, name: 'Test User', posts: 0, comments: 2 },
+    ]);
+    const empty = (await get(`/admin/community?batchId=${progEmpty}`, admin)).json();
+    expect(empty).toMatchObject({
+      posts: { created: 0, answerRate: null, medianTimeToFirstAnswerHours: null },
+      comments: { created: 0 },
+      topContributors: [],
+    });
+  });
+});
+
+describe('GET /admin/community/chart and /admin/community-growth', () => {
+  it('posts, comments and answered per day, gaps zero', async () => {
+    const body = (await get(`/admin/community/chart?${RANGE_B()}`, admin)).json();
+    expect(body.series).toHaveLength(14);
+    expect(body.series.slice(0, 5)).toEqual([
+      { bucket: '2026-03-01', posts: 1, comments: 1, answered: 1 },
+      { bucket: '2026-03-02', posts: 0, comments: 0, answered: 0 },
+      { bucket: '2026-03-03', posts: 1, comments: 1, answered: 0 },
+      { bucket: '2026-03-04', posts: 0, comments: 1, answered: 0 },
+      { bucket: '2026-03-05', posts: 0, comments: 0, answered: 0 },
+    ]);
+    const all = (await get('/admin/community/chart?from=2026-03-05&to=2026-03-05', admin)).json();
+    expect(all.series).toEqual([{ bucket: '2026-03-05', posts: 1, comments: 1, answered: 0 }]);
+  });
+
+  it('growth: new posts, comments and members with running totals', async () => {
+    const body = (await get(`/admin/community-growth?${RANGE_B()}&interval=week`, admin)).json();
+    expect(body.before).toEqual({ posts: 1, members: 2 });
+    expect(body.series).toEqual([
+      { bucket: '2026-02-23', posts: 1, comments: 1, members: 0, cumulativePosts: 2, cumulativeMembers: 2 },
+      { bucket: '2026-03-02', posts: 1, comments: 2, members: 1, cumulativePosts: 3, cumulativeMembers: 3 },
+      { bucket: '2026-03-09', posts: 1, comments: 0, members: 0, cumulativePosts: 4, cumulativeMembers: 3 },
+    ]);
+  });
+});
+
+describe('GET /admin/user-activity', () => {
+  it('new accounts and distinct active authors per bucket', async () => {
+    const body = (await get(`/admin/user-activity?${RANGE_B()}&interval=week`, admin)).json();
+    expect(body.totals).toEqual({ newUsers: 1, activeUsers: 2 });
+    expect(body.series).toEqual([
+      { bucket: '2026-02-23', newUsers: 0, activeUsers: 2 },
+      { bucket: '2026-03-02', newUsers: 1, activeUsers: 2 },
+      { bucket: '2026-03-09', newUsers: 0, activeUsers: 1 },
+    ]);
+    const empty = (await get(`/admin/user-activity?batchId=${progEmpty}&from=2026-03-01&to=2026-03-14`, admin)).json();
+    expect(empty.totals).toEqual({ newUsers: 1, activeUsers: 0 });
+  });
+});
+
+describe('GET /admin/search/insights', () => {
+  it('top and zero-result queries, unresolved, rates and latency; the rollup gives the same', async () => {
+    const url = `/admin/search/insights?from=2026-03-01&to=2026-03-15&batchId=${progB}`;
+    const body = (await get(url, admin)).json();
+    expect(body).toMatchObject({
+      searches: 9,
+      zeroResultRate: 0.4444,
+      cacheHitRate: 0.5556,
+      degradedRate: 0.1111,
+      avgLatencyMs: 8.9,
+      topQueries: [
+        { query: 'grades', searches: 5, zeroResults: 0 },
+        { query: 'visa', searches: 3, zeroResults: 3 },
+        { query: 'wifi', searches: 1, zeroResults: 1 },
+      ],
+      zeroResultQueries: [
+        { query: 'visa', searches: 3, zeroResults: 3 },
+        { query: 'wifi', searches: 1, zeroResults: 1 },
+      ],
+      unresolved: { open: 1, resolved: 0 },
+    });
+    await rollUpSearchLogs(t.ctx);
+    expect((await get(url, admin)).json()).toEqual(body);
+    const empty = (await get(`/admin/search/insights?batchId=${progEmpty}`, admin)).json();
+    expect(empty).toMatchObject({ searches: 0, zeroResultRate: null, avgLatencyMs: null, topQueries: [], zeroResultQueries: [] });
+  });
+});

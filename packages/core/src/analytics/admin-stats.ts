@@ -1,0 +1,64 @@
+import { sql } from 'drizzle-orm';
+import type { CoreContext } from '../context.js';
+import { resolveProgramId } from '../programs/resolve.js';
+import { DAY_MS } from '../runtime/clock.js';
+import { resolveRange } from './range.js';
+import type { AdminStats } from './schemas.js';
+import { searchTotals } from './search.js';
+import { splitSearchRange } from './search-source.js';
+import { inProgram, num } from './sql.js';
+
+type Ctx = Pick<CoreContext, 'db' | 'clock'>;
+
+const byKey = (rows: { k: string; n: number }[], keys: readonly string[]) =>
+  Object.fromEntries(keys.map((k) => [k, rows.find((r) => r.k === k)?.n ?? 0])) as Record<string, number>;
+
+/** `GET /admin/stats`: the state of things now (users, FAQs, posts) and recent search volume. */
+export async function adminStats(ctx: Ctx, q: { batchId?: string | undefined }): Promise<AdminStats> {
+  const batchId = q.batchId ? await resolveProgramId(ctx, q.batchId, { allowArchived: true }) : null;
+  const now = ctx.clock.now();
+  const today = now.toISOString().slice(0, 10);
+  const daysBack = (n: number) => new Date(Date.parse(today) - (n - 1) * DAY_MS).toISOString().slice(0, 10);
+  const windows = [1, 7, 30].map((n) => resolveRange({ from: daysBack(n), to: today }, now));
+  const prog = inProgram(sql`batch_id`, batchId);
+  const [users, faqs, posts, unresolved, ...searches] = await Promise.all([
+    ctx.db.execute<{ total: number; admins: number; moderators: number; suspended: number }>(sql`
+      select count(*)::int as total, count(*) filter (where role = 'admin')::int as admins,
+        count(*) filter (where role = 'moderator')::int as moderators, count(*) filter (where status = 'suspended')::int as suspended
+      from users`),
+    ctx.db.execute<{ k: string; n: number }>(
+      sql`select review_status::text as k, count(*)::int as n from faqs where true${prog} group by 1`,
+    ),
+    ctx.db.execute<{ k: string; n: number; escalated: number; ai: number }>(sql`
+      select status::text as k, count(*)::int as n, count(*) filter (where escalation_status = 'escalated')::int as escalated,
+        count(*) filter (where ai_answer_status in ('suggested', 'escalated'))::int as ai
+      from community_posts where deleted_at is null${prog} group by 1`),
+    ctx.db.execute<{ n: number }>(sql`select count(*)::int as n from unresolved_searches where status = 'open'${prog}`),
+    ...windows.map(async (r) => searchTotals(ctx, await splitSearchRange(ctx, r), batchId)),
+  ]);
+  const u = users.rows[0];
+  const sum = (rows: { n: number }[]) => rows.reduce((a, r) => a + r.n, 0);
+  return {
+    batchId,
+    generatedAt: now.toISOString(),
+    users: { total: num(u?.total), admins: num(u?.admins), moderators: num(u?.moderators), suspended: num(u?.suspended) },
+    faqs: {
+      total: sum(faqs.rows),
+      byReviewStatus: byKey(faqs.rows, [
+        'approved',
+        'pending_review',
+        'draft',
+        'verified',
+        'update_requested',
+      ]) as AdminStats['faqs']['byReviewStatus'],
+    },
+    posts: {
+      total: sum(posts.rows),
+      byStatus: byKey(posts.rows, ['open', 'answered', 'pending', 'closed']) as AdminStats['posts']['byStatus'],
+      escalated: posts.rows.reduce((a, r) => a + r.escalated, 0),
+      aiAwaitingReview: posts.rows.reduce((a, r) => a + r.ai, 0),
+    },
+    searches: { today: searches[0]?.searches ?? 0, last7Days: searches[1]?.searches ?? 0, last30Days: searches[2]?.searches ?? 0 },
+    unresolvedOpen: unresolved.rows[0]?.n ?? 0,
+  };
+}

@@ -1,0 +1,60 @@
+import { sql } from 'drizzle-orm';
+import type { CoreContext } from '../context.js';
+import { postFacts, postsInScope } from './community.js';
+import { rangeView } from './range.js';
+import type { Overview } from './schemas.js';
+import { type DashboardQuery, resolveScope, type Scope } from './scope.js';
+import { searchTotals } from './search.js';
+import { splitSearchRange } from './search-source.js';
+import { inProgram, inRange, num, rate } from './sql.js';
+
+type Ctx = Pick<CoreContext, 'db' | 'clock'>;
+
+/** Comments written in the range on the program's posts (not deleted). */
+export const commentsInScope = (s: Scope) =>
+  s.batchId
+    ? sql`comments c join community_posts p on p.id = c.post_id
+        where ${inRange(sql`c.created_at`, s.range)} and c.deleted_at is null and p.batch_id = ${s.batchId}::uuid`
+    : sql`comments c where ${inRange(sql`c.created_at`, s.range)} and c.deleted_at is null`;
+
+/** FAQs created in the range, live now and waiting for review now. */
+export async function faqFacts(ctx: Ctx, s: Scope) {
+  const prog = inProgram(sql`batch_id`, s.batchId);
+  const res = await ctx.db.execute<{ created: number; live: number; needs_review: number }>(sql`
+    select (select count(*)::int from faqs where ${inRange(sql`created_at`, s.range)}${prog}) as created,
+      (select count(*)::int from faqs where review_status in ('approved', 'verified')${prog}) as live,
+      (select count(*)::int from faqs where review_status in ('pending_review', 'update_requested')${prog}) as needs_review`);
+  const r = res.rows[0];
+  return { created: r?.created ?? 0, live: r?.live ?? 0, needsReview: r?.needs_review ?? 0 };
+}
+
+/** `GET /analytics/overview`: the headline numbers of the range. */
+export async function analyticsOverview(ctx: Ctx, q: DashboardQuery): Promise<Overview> {
+  const scope = await resolveScope(ctx, q);
+  const split = await splitSearchRange(ctx, scope.range);
+  const [posts, searches, faqs, people] = await Promise.all([
+    postFacts(ctx, scope),
+    searchTotals(ctx, split, scope.batchId),
+    faqFacts(ctx, scope),
+    ctx.db.execute<{ new_users: number; contributors: number; unresolved: number }>(sql`
+      select (select count(*)::int from users where ${inRange(sql`created_at`, scope.range)}) as new_users,
+        (select count(*)::int from (
+          select p.author_id as a from ${postsInScope(scope)} and p.author_id is not null
+          union select c.author_id from ${commentsInScope(scope)} and c.author_id is not null) x) as contributors,
+        (select count(*)::int from unresolved_searches where status = 'open'${inProgram(sql`batch_id`, scope.batchId)}) as unresolved`),
+  ]);
+  const p = people.rows[0];
+  return {
+    range: rangeView(scope.range),
+    batchId: scope.batchId,
+    posts: { created: posts.posts, answered: posts.answered, answerRate: rate(posts.answered, posts.posts) },
+    searches: {
+      total: searches.searches,
+      zeroResultRate: rate(searches.zeroResults, searches.searches),
+      cacheHitRate: rate(searches.cacheHits, searches.searches),
+    },
+    faqs,
+    users: { new: num(p?.new_users), activeContributors: num(p?.contributors) },
+    unresolvedOpen: num(p?.unresolved),
+  };
+}

@@ -1,0 +1,69 @@
+import { postStatus } from '@cfaq/db/schema/index';
+import { type Static, Type as T } from '@sinclair/typebox';
+import { FaqShape } from '../faqs/shape.js';
+import { DateTime, literals, Nullable, Uuid } from '../shared/shape.js';
+
+/** The response shapes of the community (posts, comments, votes): declared once here, used as route schemas and, through Static, as core types. */
+
+export const PostStatusShape = literals(postStatus.enumValues);
+export const MyVoteShape = Nullable(T.Union([T.Literal(1), T.Literal(-1)]));
+export type Vote = 1 | -1;
+
+export const PostShape = T.Object({
+  id: Uuid,
+  batchId: Nullable(Uuid),
+  authorId: Nullable(Uuid),
+  title: T.String(),
+  body: T.String(),
+  status: PostStatusShape,
+  upvotes: T.Integer(),
+  downvotes: T.Integer(),
+  commentCount: T.Integer(),
+  acceptedCommentId: Nullable(Uuid),
+  convertedFaqId: Nullable(Uuid),
+  aiAnswer: Nullable(T.String({ description: 'null for non-staff readers until the answer is approved' })),
+  aiAnswerConfidence: Nullable(T.Number()),
+  aiAnswerStatus: Nullable(T.String()),
+  aiAnswerSource: Nullable(T.String()),
+  aiAnswerSuggestedAt: Nullable(DateTime),
+  aiAnswerReviewedAt: Nullable(DateTime),
+  aiAnswerReviewedBy: Nullable(Uuid),
+  aiAnswerEscalatedAt: Nullable(DateTime),
+  aiAnswerEscalatedReason: Nullable(T.String({ description: 'moderation text: staff only, null for everyone else' })),
+  aiAnswerAttempts: T.Integer(),
+  lastCheckedAt: Nullable(DateTime),
+  escalationStatus: T.String(),
+  escalatedAt: Nullable(DateTime),
+  answeredAt: Nullable(DateTime),
+  createdAt: DateTime,
+  updatedAt: DateTime,
+  myVote: MyVoteShape,
+});
+export type PostView = Static<typeof PostShape>;
+
+export const CommentShape = T.Object({
+  id: Uuid,
+  postId: Uuid,
+  authorId: Nullable(Uuid),
+  body: T.String(),
+  upvotes: T.Integer(),
+  downvotes: T.Integer(),
+  isAccepted: T.Boolean(),
+  isVerified: T.Boolean(),
+  verifiedBy: Nullable(Uuid),
+  verifiedAt: Nullable(DateTime),
+  dna: T.Boolean({ description: '"does not answer": marked by the post author or staff' }),
+  dnaBy: Nullable(Uuid),
+  dnaAt: Nullable(DateTime),
+  createdAt: DateTime,
+  updatedAt: DateTime,
+  myVote: MyVoteShape,
+});
+export type CommentView = Static<typeof CommentShape>;
+
+export const VoteOutcomeShape = T.Object({ upvotes: T.Integer(), downvotes: T.Integer(), myVote: MyVoteShape });
+export type VoteOutcome = Static<typeof VoteOutcomeShape>;
+export const AcceptResultShape = T.Object({ post: PostShape, comment: CommentShape });
+export type AcceptResult = Static<typeof AcceptResultShape>;
+export const ConvertResultShape = T.Object({ faq: FaqShape, post: PostShape });
+export type ConvertResult = Static<typeof ConvertResultShape>;

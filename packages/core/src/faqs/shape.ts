@@ -1,0 +1,134 @@
+import { faqFlagType, faqPromotionStatus, faqReviewStatus, freshnessTier, freshReviewVerdict } from '@cfaq/db/schema/index';
+import { type Static, Type as T } from '@sinclair/typebox';
+import { DateTime, literals, Nullable, Uuid } from '../shared/shape.js';
+
+/** The response shapes of the FAQ domain: declared once here, used as route schemas and, through Static, as core types. */
+
+export const ReviewStatusShape = literals(faqReviewStatus.enumValues);
+export type ReviewStatus = Static<typeof ReviewStatusShape>;
+export const FreshnessTierShape = literals(freshnessTier.enumValues);
+export type FreshnessTier = Static<typeof FreshnessTierShape>;
+export const FlagTypeShape = literals(faqFlagType.enumValues);
+export const ReviewVerdictShape = literals(freshReviewVerdict.enumValues);
+export type ReviewVerdict = Static<typeof ReviewVerdictShape>;
+
+export const FaqShape = T.Object({
+  id: Uuid,
+  batchId: Uuid,
+  question: T.String(),
+  answer: T.String(),
+  category: Nullable(T.String()),
+  reviewStatus: ReviewStatusShape,
+  flagType: Nullable(FlagTypeShape),
+  flagReason: Nullable(T.String({ description: 'moderation text: staff only, null for everyone else' })),
+  lastCheckedAt: Nullable(DateTime),
+  reviewCycle: T.Integer(),
+  freshnessTier: FreshnessTierShape,
+  lastVerifiedDate: DateTime,
+  reviewIntervalDays: T.Integer({
+    description:
+      'days between freshness reviews: seasonal and volatile from the settings, evergreen 365 (evergreen FAQs are never auto-flagged)',
+  }),
+  flaggedAt: Nullable(DateTime),
+  escalatedAt: Nullable(DateTime),
+  source: T.String(),
+  sourceId: Nullable(Uuid),
+  helpfulCount: T.Integer(),
+  notHelpfulCount: T.Integer(),
+  viewCount: T.Integer(),
+  createdAt: DateTime,
+  updatedAt: DateTime,
+});
+export type FaqView = Static<typeof FaqShape>;
+
+export const CategoryShape = T.Object({
+  id: Uuid,
+  batchId: Uuid,
+  name: T.String(),
+  slug: T.String(),
+  description: Nullable(T.String()),
+  sortOrder: T.Integer(),
+});
+export type CategoryView = Static<typeof CategoryShape>;
+
+export const FeedbackResultShape = T.Object({ faqId: Uuid, helpful: T.Boolean(), helpfulCount: T.Integer(), notHelpfulCount: T.Integer() });
+export type FeedbackResult = Static<typeof FeedbackResultShape>;
+
+export const ReportShape = T.Object({
+  id: Uuid,
+  faqId: Uuid,
+  reporterId: Nullable(Uuid),
+  reason: T.String(),
+  status: T.String(),
+  createdAt: DateTime,
+});
+export type ReportView = Static<typeof ReportShape>;
+
+export const RevisionShape = T.Object({
+  id: Uuid,
+  faqId: Uuid,
+  editorId: Nullable(Uuid),
+  editorName: Nullable(T.String()),
+  changes: T.Record(T.String(), T.Object({ from: T.Unknown(), to: T.Unknown() })),
+  createdAt: DateTime,
+});
+export type RevisionView = Static<typeof RevisionShape>;
+
+export const TallyShape = T.Object({ stillAccurate: T.Integer(), needsUpdate: T.Integer() });
+export type Tally = Static<typeof TallyShape>;
+
+export const VoteResultShape = T.Object({
+  faqId: Uuid,
+  cycle: T.Integer(),
+  reviewStatus: ReviewStatusShape,
+  tally: TallyShape,
+  myVote: ReviewVerdictShape,
+});
+export type VoteResult = Static<typeof VoteResultShape>;
+
+export const ReviewQueueItemShape = T.Composite([FaqShape, T.Object({ tally: TallyShape, myVote: Nullable(ReviewVerdictShape) })]);
+export type ReviewQueueItem = Static<typeof ReviewQueueItemShape>;
+
+export const ReviewSuggestionShape = T.Object({
+  voterId: Nullable(Uuid),
+  voterName: Nullable(T.String()),
+  verdict: ReviewVerdictShape,
+  suggestion: T.String(),
+  createdAt: DateTime,
+});
+export type ReviewSuggestion = Static<typeof ReviewSuggestionShape>;
+
+export const LatestAuditShape = T.Object({
+  id: Uuid,
+  verdict: T.String(),
+  score: Nullable(T.Number()),
+  confidence: Nullable(T.Number()),
+  flagged: T.Boolean(),
+  reason: Nullable(T.String()),
+  sources: T.Array(T.String()),
+  checkedAt: DateTime,
+});
+export type LatestAudit = Static<typeof LatestAuditShape>;
+
+export const StaffReviewItemShape = T.Composite([
+  FaqShape,
+  T.Object({
+    tally: TallyShape,
+    suggestions: T.Array(ReviewSuggestionShape, { description: "the voters' suggestions of the current review cycle, oldest first" }),
+    latestAudit: Nullable(LatestAuditShape),
+  }),
+]);
+export type StaffReviewItem = Static<typeof StaffReviewItemShape>;
+
+export const CommunityPendingItemShape = T.Composite([
+  FaqShape,
+  T.Object({
+    promotionStatus: Nullable(literals(faqPromotionStatus.enumValues)),
+    promotionEligibleAt: Nullable(DateTime),
+    objectionCount: T.Integer(),
+    support: Nullable(T.Integer({ description: 'net votes of the source post; null for suggestions' })),
+    autoPromotable: T.Boolean({ description: 'whether the next promotion cycle would approve it' }),
+    lastObjection: Nullable(T.Object({ reason: Nullable(T.String()), actorId: Nullable(Uuid), createdAt: DateTime })),
+  }),
+]);
+export type CommunityPendingItem = Static<typeof CommunityPendingItemShape>;

@@ -1,0 +1,29 @@
+import { Kind, Type as T, type TLiteral, type TSchema, type TUnion, TypeRegistry } from '@sinclair/typebox';
+import '../jobs/formats.js';
+
+/**
+ * The pieces every response shape is built from. A shape is declared once, as TypeBox next to its
+ * domain (`faqs/shape.ts`, `identity/shape.ts`, ...): the routes use it as their response schema, and
+ * `Static<>` of it is the type the core function returns, so the two cannot disagree.
+ */
+
+export const Uuid = T.String({ format: 'uuid' });
+
+/**
+ * A point in time. Core returns a `Date`; Fastify's serializer (fast-json-stringify) writes it as an
+ * ISO 8601 string (`toISOString()`), which is what the document promises. Value.Check accepts only a
+ * valid Date, so a shape check of a core result catches a date that was turned into text by hand.
+ */
+TypeRegistry.Set<Date>('DateTime', (_schema, value) => value instanceof Date && !Number.isNaN(value.getTime()));
+export const DateTime = T.Unsafe<Date>({ [Kind]: 'DateTime', type: 'string', format: 'date-time' });
+
+export const Nullable = <S extends TSchema>(s: S) => T.Union([s, T.Null()]);
+
+type Literals<V extends readonly string[]> = { -readonly [K in keyof V]: TLiteral<V[K]> };
+
+/** A database enum (`pgEnum(...).enumValues`) as a union of literals: one list of values, in the schema and in SQL. */
+export const literals = <const V extends readonly [string, ...string[]]>(values: V, options?: Parameters<typeof T.Union>[1]) =>
+  T.Union(values.map((v) => T.Literal(v)) as unknown as Literals<V>, options) as TUnion<Literals<V>>;
+
+export const pageOf = <S extends TSchema>(item: S) =>
+  T.Object({ items: T.Array(item), total: T.Integer(), page: T.Integer(), limit: T.Integer() });

@@ -1,0 +1,130 @@
+import { createTestContext, createUser, type TestContext } from '@cfaq/testkit';
+import { Type as T } from '@sinclair/typebox';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { acceptComment, addComment, listComments, voteComment } from '../src/community/comments.js';
+import { convertPostToFaq } from '../src/community/convert.js';
+import { createPost, getPost, listPosts, votePost } from '../src/community/posts.js';
+import { AcceptResultShape, CommentShape, ConvertResultShape, PostShape, VoteOutcomeShape } from '../src/community/shape.js';
+import { listCategories } from '../src/faqs/categories.js';
+import { staffReviewQueue } from '../src/faqs/escalated.js';
+import { giveFeedback } from '../src/faqs/feedback.js';
+import { listCommunityPending } from '../src/faqs/promotion.js';
+import { reportFaq } from '../src/faqs/reports.js';
+import { flagFaq, reviewQueue, voteReview } from '../src/faqs/review.js';
+import { createFaq, faqHistory, getFaq, listFaqs, suggestFaq, updateFaq } from '../src/faqs/service.js';
+import {
+  CategoryShape,
+  CommunityPendingItemShape,
+  FaqShape,
+  FeedbackResultShape,
+  ReportShape,
+  ReviewQueueItemShape,
+  RevisionShape,
+  StaffReviewItemShape,
+  VoteResultShape,
+} from '../src/faqs/shape.js';
+import { exportUserData } from '../src/identity/export.js';
+import { suspendUser } from '../src/identity/moderation.js';
+import { UserDetailShape, UserExportShape, UserShape } from '../src/identity/shape.js';
+import { getUser, getUserDetail, listUsers } from '../src/identity/users.js';
+import type { Actor } from '../src/shared/db.js';
+import { DateTime, pageOf } from '../src/shared/shape.js';
+import { expectShape, shapeDrift } from './shape-check.js';
+
+/**
+ * Each response shape is declared once, in core, and is both the route's schema and the type its
+ * core function returns. These checks hold real results of the services against their shapes, so
+ * the single definition cannot drift from what the service returns (a renamed column, a new key the
+ * serializer would drop, a date turned into a string by hand).
+ */
+let t: TestContext;
+let admin: Actor;
+let user: Actor;
+beforeAll(async () => {
+  t = await createTestContext();
+  admin = { id: (await createUser(t.ctx, { role: 'admin' })).id, role: 'admin' };
+  user = { id: (await createUser(t.ctx, { role: 'user' })).id, role: 'user' };
+});
+afterAll(async () => {
+  await t.close();
+});
+
+describe('the shape check itself', () => {
+  const Shape = T.Object({ at: DateTime, n: T.Integer() });
+  it('refuses a date given as an ISO string, and a key the shape does not declare', () => {
+    expect(shapeDrift(Shape, { at: new Date(), n: 1 })).toEqual([]);
+    expect(shapeDrift(Shape, { at: new Date().toISOString(), n: 1 })).not.toEqual([]);
+    expect(shapeDrift(Shape, { at: new Date(Number.NaN), n: 1 })).not.toEqual([]);
+    expect(shapeDrift(Shape, { at: new Date(), n: 1, extra: true })).toEqual(['$.extra: not in the shape (the serializer would drop it)']);
+    expect(shapeDrift(T.Array(Shape), [{ at: new Date(), n: 1, x: 1 }])).toEqual([
+      '$[0].x: not in the shape (the serializer would drop it)',
+    ]);
+  });
+  it('declares a date as an ISO 8601 string in the document', () => {
+    expect(JSON.parse(JSON.stringify(DateTime))).toEqual({ type: 'string', format: 'date-time' });
+  });
+});
+
+describe('FAQ shapes hold real results', () => {
+  it('FAQ, list, revision, report, feedback, vote, review queues, categories', async () => {
+    const faq = await createFaq(t.ctx, admin, { question: 'How do shapes stay single?', answer: 'Declared once in core.' });
+    expectShape(FaqShape, faq);
+    expectShape(FaqShape, await getFaq(t.ctx, user, faq.id));
+    expectShape(pageOf(FaqShape), await listFaqs(t.ctx, null, { page: 1, limit: 20 }));
+    await updateFaq(t.ctx, admin, faq.id, { answer: 'Declared once in core, used by the route.' });
+    const history = await faqHistory(t.ctx, user, faq.id, { page: 1, limit: 20 });
+    expect(history.items.length).toBe(1);
+    expectShape(pageOf(RevisionShape), history);
+    expectShape(ReportShape, await reportFaq(t.ctx, user, faq.id, 'the answer is outdated'));
+    expectShape(FeedbackResultShape, await giveFeedback(t.ctx, user, faq.id, { helpful: true }));
+    const flagged = await flagFaq(t.ctx, admin, faq.id, 'please re-check');
+    expect(flagged.flaggedAt).toBeInstanceOf(Date);
+    expectShape(FaqShape, flagged);
+    expectShape(VoteResultShape, await voteReview(t.ctx, user, faq.id, { verdict: 'still_accurate', suggestion: 'fine' }));
+    const queue = await reviewQueue(t.ctx, user, { page: 1, limit: 20 });
+    expect(queue.items.length).toBeGreaterThan(0);
+    expectShape(pageOf(ReviewQueueItemShape), queue);
+    const staff = await staffReviewQueue(t.ctx, { page: 1, limit: 20 });
+    expect(staff.items.some((i) => i.suggestions.length > 0)).toBe(true);
+    expectShape(pageOf(StaffReviewItemShape), staff);
+    const cats = await listCategories(t.ctx, {});
+    expect(cats.length).toBeGreaterThan(0);
+    expectShape(T.Array(CategoryShape), cats);
+    await suggestFaq(t.ctx, user, { question: 'Can a suggestion wait for promotion?', answer: 'Yes, as a draft.' });
+    const pending = await listCommunityPending(t.ctx, { page: 1, limit: 20 });
+    expect(pending.items.length).toBeGreaterThan(0);
+    expectShape(pageOf(CommunityPendingItemShape), pending);
+  });
+});
+
+describe('user shapes hold real results', () => {
+  it('user, admin detail of a suspended user, list, data export', async () => {
+    expectShape(UserShape, await getUser(t.ctx, user.id));
+    expectShape(pageOf(UserShape), await listUsers(t.ctx, { page: 1, limit: 20 }));
+    const target = await createUser(t.ctx, { role: 'user' });
+    await suspendUser(t.ctx, admin, { userId: target.id, reason: 'spam', until: new Date(t.ctx.clock.now().getTime() + 86_400_000) });
+    const detail = await getUserDetail(t.ctx, target.id);
+    expect(detail.suspendedUntil).toBeInstanceOf(Date);
+    expectShape(UserDetailShape, detail);
+    expectShape(UserExportShape, await exportUserData(t.ctx, user.id));
+  });
+});
+
+describe('community shapes hold real results', () => {
+  it('post, comment, votes, accept, convert', async () => {
+    const post = await createPost(t.ctx, user, { title: 'Where do the shapes live?', body: 'Looking for them.' });
+    expectShape(PostShape, post);
+    const other: Actor = { id: (await createUser(t.ctx)).id, role: 'user' };
+    expectShape(VoteOutcomeShape, await votePost(t.ctx, other, post.id, 1));
+    const comment = await addComment(t.ctx, other, post.id, 'Next to their domain, in core.');
+    expectShape(CommentShape, comment);
+    expectShape(VoteOutcomeShape, await voteComment(t.ctx, user, post.id, comment.id, 1));
+    expectShape(pageOf(CommentShape), await listComments(t.ctx, user, post.id, { page: 1, limit: 20 }));
+    const accepted = await acceptComment(t.ctx, user, post.id, comment.id);
+    expect(accepted.post.answeredAt).toBeInstanceOf(Date);
+    expectShape(AcceptResultShape, accepted);
+    expectShape(PostShape, await getPost(t.ctx, null, post.id));
+    expectShape(pageOf(PostShape), await listPosts(t.ctx, user, { page: 1, limit: 20 }));
+    expectShape(ConvertResultShape, await convertPostToFaq(t.ctx, admin, post.id, {}));
+  });
+});
