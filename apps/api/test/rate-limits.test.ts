@@ -1,3 +1,4 @@
+import { createUser } from '@cfaq/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectProblem, type TestApp } from './helpers.js';
 
@@ -130,6 +131,67 @@ describe('rate limits', () => {
     expect((await attempt('203.0.113.50')).statusCode).toBe(401);
     expect((await attempt('203.0.113.51')).statusCode).toBe(401);
     expect429(await attempt('203.0.113.52'));
+  });
+});
+
+describe('login limiter: failed sign-ins per account and address', () => {
+  // One app for the two tests below: 2 failures per account and address, 4 per address.
+  let p: TestApp;
+  beforeAll(async () => {
+    p = await createTestApp({ env: { RATE_LIMIT_LOGIN_MAX: '2', RATE_LIMIT_LOGIN_ADDRESS_MAX: '4' } });
+  });
+  afterAll(async () => {
+    await p.close();
+  });
+  const login = (ip: string, email: string, password: string) =>
+    p.app.inject({ method: 'POST', url: '/api/auth/login', remoteAddress: ip, payload: { email, password } });
+
+  it('successful sign-ins do not count: an office behind one address signs in all morning', { timeout: 120_000 }, async () => {
+    const users = await Promise.all([1, 2, 3].map(() => createUser(p.ctx)));
+    // Six sign-ins from one address, over both ceilings, all answered.
+    for (let round = 0; round < 2; round += 1) {
+      for (const u of users) expect((await login('203.0.113.60', u.email, u.password)).statusCode).toBe(200);
+    }
+  });
+
+  it('failures lock one account at one address, not the account elsewhere nor other accounts there; the address has a looser ceiling', {
+    timeout: 120_000,
+  }, async () => {
+    const admin = await createUser(p.ctx, { role: 'admin' });
+    const other = await createUser(p.ctx);
+    const attacker = '198.51.100.70';
+    expect((await login(attacker, admin.email, 'wrong-pass')).statusCode).toBe(401);
+    expect((await login(attacker, admin.email.toUpperCase(), 'wrong-pass')).statusCode).toBe(401);
+    expect429(await login(attacker, admin.email, 'wrong-pass'));
+    // The right password from the attacker's address is refused too, while the window lasts.
+    expect429(await login(attacker, admin.email, admin.password));
+    // The admin at the office is not locked out by the attacker's failures.
+    expect((await login('203.0.113.71', admin.email, admin.password)).statusCode).toBe(200);
+    // Another account from the attacker's address: the address ceiling (4 counted so far) is reached.
+    expect429(await login(attacker, other.email, 'wrong-pass'));
+    expect((await login('203.0.113.72', other.email, 'wrong-pass')).statusCode).toBe(401);
+    expect((await login('203.0.113.72', other.email, other.password)).statusCode).toBe(200);
+  });
+
+  it('parallel failures cannot slip past the limit', { timeout: 120_000 }, async () => {
+    const q = await createTestApp({ env: { RATE_LIMIT_LOGIN_MAX: '3' } });
+    try {
+      const results = await Promise.all(
+        Array.from({ length: 12 }, () =>
+          q.app.inject({
+            method: 'POST',
+            url: '/api/auth/login',
+            remoteAddress: '198.51.100.80',
+            payload: { email: 'victim@example.test', password: 'wrong-pass' },
+          }),
+        ),
+      );
+      const statuses = results.map((r) => r.statusCode).sort();
+      expect(statuses.filter((s) => s === 401)).toHaveLength(3);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(9);
+    } finally {
+      await q.close();
+    }
   });
 });
 

@@ -42,6 +42,7 @@ const TABLES = [
   'search_logs',
   'unresolved_searches',
   'search_cache_generation',
+  'rate_limit_counters',
   'search_daily_stats',
   'search_query_daily',
   'analytics_rollups',

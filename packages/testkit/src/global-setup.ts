@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { TestProject } from 'vitest/node';
-import { dropDatabases, ensureTemplate, resolveServerUrl } from './database.js';
+import { dropDatabases, ensureTemplate } from './database.js';
+import { machineDeps, prepareTestServer, TestServerUnavailable } from './provision.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -10,9 +11,19 @@ declare module 'vitest' {
   }
 }
 
-/** Migrates the template database once per run; each test file clones it. */
+/**
+ * Migrates the template database once per run; each test file clones it. A machine without a usable
+ * PostgreSQL is provisioned when it can be, else the run stops with one line naming the command.
+ */
 export default async function setup(project: TestProject) {
-  const server = await resolveServerUrl();
+  let server: Awaited<ReturnType<typeof prepareTestServer>>;
+  try {
+    server = await prepareTestServer(machineDeps);
+  } catch (err) {
+    if (!(err instanceof TestServerUnavailable)) throw err;
+    process.stderr.write(`${err.message}\n`);
+    process.exit(1);
+  }
   const template = await ensureTemplate(server.url);
   const prefix = `cfaq_t_${randomBytes(3).toString('hex')}`;
   project.provide('dbServerUrl', server.url);

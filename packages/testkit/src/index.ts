@@ -8,3 +8,4 @@ export * from './fakes/embedders.js';
 export * from './fakes/ollama.js';
 export * from './jobs.js';
 export * from './process.js';
+export * from './provision.js';

@@ -1,15 +1,35 @@
-import type { Config } from '@cfaq/core';
+import { type Config, SharedCounters } from '@cfaq/core';
 import rateLimit, { type RateLimitOptions } from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyRequest,
+  onRequestAsyncHookHandler,
+  onResponseAsyncHookHandler,
+  preHandlerAsyncHookHandler,
+} from 'fastify';
 import fp from 'fastify-plugin';
+import { limiterStore } from './limiter-store.js';
 
-/** The spec's named limiters. Each route that uses one gets its own counters. */
+/** A limiter whose counters live in PostgreSQL, shared by every API process (see limiter-store.ts). */
+export type SharedLimit = RateLimitOptions & { shared: string };
+
+/** Failed sign-ins per window: per account and address, and a looser ceiling per address. */
+export interface LoginLimit {
+  accountMax: number;
+  addressMax: number;
+  timeWindow: number;
+}
+
+/**
+ * The spec's named limiters. Each route that uses one gets its own counters. The security limiters
+ * (login, register, password, two-factor, identity) count in PostgreSQL; the rest per process.
+ */
 export interface Limits {
-  login: RateLimitOptions;
-  register: RateLimitOptions;
-  password: RateLimitOptions;
-  twoFactor: RateLimitOptions;
-  identity: RateLimitOptions;
+  login: LoginLimit;
+  register: SharedLimit;
+  password: SharedLimit;
+  twoFactor: SharedLimit;
+  identity: SharedLimit;
   adminWrite: RateLimitOptions;
   searchSuggest: RateLimitOptions;
   logIngest: RateLimitOptions;
@@ -27,6 +47,12 @@ declare module 'fastify' {
      * creates an identity (registration, provider connections), on top of the route's own limiter.
      */
     identityLimit: onRequestAsyncHookHandler;
+    /**
+     * The login limiter as route hooks: the preHandler counts the attempt per account and address
+     * and per address (429 over either), the onResponse hook takes it back unless it failed, so only
+     * failed sign-ins count.
+     */
+    loginLimit: { preHandler: preHandlerAsyncHookHandler; onResponse: onResponseAsyncHookHandler };
   }
 }
 
@@ -37,11 +63,11 @@ const byAddress = (request: FastifyRequest) => `ip:${request.ip}`;
 export function buildLimits(c: Config): Limits {
   const window = c.RATE_LIMIT_WINDOW_SECONDS * 1000;
   return {
-    login: { max: c.RATE_LIMIT_LOGIN_MAX, timeWindow: window, keyGenerator: byAddress },
-    register: { max: c.RATE_LIMIT_REGISTER_MAX, timeWindow: window, keyGenerator: byAddress },
-    password: { max: c.RATE_LIMIT_PASSWORD_MAX, timeWindow: window },
-    twoFactor: { max: c.RATE_LIMIT_TWO_FACTOR_MAX, timeWindow: window },
-    identity: { max: c.RATE_LIMIT_IDENTITY_MAX, timeWindow: window },
+    login: { accountMax: c.RATE_LIMIT_LOGIN_MAX, addressMax: c.RATE_LIMIT_LOGIN_ADDRESS_MAX, timeWindow: window },
+    register: { shared: 'register', max: c.RATE_LIMIT_REGISTER_MAX, timeWindow: window, keyGenerator: byAddress },
+    password: { shared: 'password', max: c.RATE_LIMIT_PASSWORD_MAX, timeWindow: window },
+    twoFactor: { shared: 'two-factor', max: c.RATE_LIMIT_TWO_FACTOR_MAX, timeWindow: window },
+    identity: { shared: 'identity', max: c.RATE_LIMIT_IDENTITY_MAX, timeWindow: window },
     adminWrite: { max: c.RATE_LIMIT_ADMIN_WRITE_MAX, timeWindow: 60_000 },
     searchSuggest: { max: c.SEARCH_SUGGEST_RATE_LIMIT, timeWindow: 60_000 },
     logIngest: { max: c.LOG_INGEST_RATE_LIMIT, timeWindow: 60_000, keyGenerator: byAddress },
@@ -75,8 +101,10 @@ export const rateLimitPlugin = fp(
         route.config = { ...route.config, rateLimit: limits.adminWrite };
       }
     });
+    const counters = new SharedCounters(app.ctx.pool);
     await app.register(rateLimit, {
       global: true,
+      store: limiterStore(counters),
       max: app.ctx.config.RATE_LIMIT_USER_BURST_MAX,
       timeWindow: 60_000,
       keyGenerator: rateLimitKey,
@@ -91,6 +119,36 @@ export const rateLimitPlugin = fp(
       reply.header('retry-after', result.ttlInSeconds);
       throw tooMany(result.max, result.ttlInSeconds);
     });
+    app.decorate('loginLimit', loginLimitHooks(app, counters, limits.login));
   },
   { name: 'rate-limit', dependencies: ['context', 'auth'] },
 );
+
+const loginKeys = Symbol('loginLimitKeys');
+type CountedRequest = FastifyRequest & { [loginKeys]?: string[] };
+
+function loginLimitHooks(app: FastifyInstance, counters: SharedCounters, limit: LoginLimit): FastifyInstance['loginLimit'] {
+  return {
+    async preHandler(request, reply) {
+      const body = request.body as { email?: unknown } | undefined;
+      const email = typeof body?.email === 'string' ? body.email.trim().toLowerCase() : '';
+      const keys = [`login|account|${email}|${request.ip}`, `login|address|${request.ip}`];
+      const maxes = [limit.accountMax, limit.addressMax];
+      const states = await Promise.all(keys.map((key) => counters.incr(key, limit.timeWindow)));
+      (request as CountedRequest)[loginKeys] = keys;
+      const over = states.findIndex((state, i) => state.current > (maxes[i] ?? 0));
+      if (over < 0) return;
+      const retryAfter = Math.max(1, Math.ceil((states[over]?.ttl ?? limit.timeWindow) / 1000));
+      reply.header('retry-after', retryAfter);
+      throw tooMany(maxes[over] ?? 0, retryAfter);
+    },
+    async onResponse(request, reply) {
+      const keys = (request as CountedRequest)[loginKeys];
+      // A sign-in that went through (a session or a two-factor challenge) does not count.
+      if (!keys || reply.statusCode >= 400) return;
+      await Promise.all(keys.map((key) => counters.refund(key))).catch((err: unknown) =>
+        app.log.warn({ err }, 'login limiter: could not take back a successful attempt'),
+      );
+    },
+  };
+}

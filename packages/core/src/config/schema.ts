@@ -64,7 +64,8 @@ export const ConfigSchema = T.Object({
 
   // Rate limits (requests per window)
   RATE_LIMIT_WINDOW_SECONDS: Int(900, 1, 86_400, 'window of the login, register, password, two-factor and identity limiters'),
-  RATE_LIMIT_LOGIN_MAX: Int(10, 1, 100_000, 'login attempts per window per client'),
+  RATE_LIMIT_LOGIN_MAX: Int(10, 1, 100_000, 'failed logins per window per account and client address (successful logins do not count)'),
+  RATE_LIMIT_LOGIN_ADDRESS_MAX: Int(100, 1, 1_000_000, 'failed logins per window per client address, all accounts together'),
   RATE_LIMIT_REGISTER_MAX: Int(5, 1, 100_000, 'registrations per window per client'),
   RATE_LIMIT_PASSWORD_MAX: Int(5, 1, 100_000, 'password changes per window per user'),
   RATE_LIMIT_TWO_FACTOR_MAX: Int(5, 1, 100_000, 'two-factor code attempts per window'),

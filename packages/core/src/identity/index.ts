@@ -1,6 +1,7 @@
 export * from './accounts.js';
 export * from './export.js';
 export * from './initial-admin.js';
+export * from './limit-counters.js';
 export * from './moderation.js';
 export * from './password.js';
 export * from './principal.js';

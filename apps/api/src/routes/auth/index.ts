@@ -61,11 +61,13 @@ export const authRoutes: RoutePlugin = async (app) => {
   app.post(
     '/auth/login',
     {
-      config: { access: 'public', rateLimit: app.limits.login },
+      config: { access: 'public' },
+      preHandler: app.loginLimit.preHandler,
+      onResponse: app.loginLimit.onResponse,
       schema: {
         tags: ['auth'],
         summary: 'Sign in with email and password',
-        description: `Answers a session, or for an account with two-factor on { twoFactorRequired, challengeToken } to complete at POST /auth/2fa/verify. Suspended accounts get 403. ${TTL_NOTE}`,
+        description: `Answers a session, or for an account with two-factor on { twoFactorRequired, challengeToken } to complete at POST /auth/2fa/verify. Suspended accounts get 403. Only failed sign-ins count towards the limits: RATE_LIMIT_LOGIN_MAX per account and address, RATE_LIMIT_LOGIN_ADDRESS_MAX per address, per RATE_LIMIT_WINDOW_SECONDS (429 with retry-after). ${TTL_NOTE}`,
         body: LoginBody,
         response: { 200: LoginResponse, ...problemResponses(400, 401, 403, 429) },
       },

@@ -1,0 +1,71 @@
+import { cloneDatabase, type Spawned, spawnEntry, TEST_ENV } from '@cfaq/testkit';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+
+/**
+ * The security limiters with two API processes on one database (the README's scaling advice): the
+ * counters live in PostgreSQL, so alternating between the processes gains an attacker nothing.
+ */
+const listening = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/;
+
+let db: { url: string; drop: () => Promise<void> };
+let a: Spawned;
+let b: Spawned;
+let bases: [string, string];
+
+const post = (base: string, path: string, body: unknown) =>
+  fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+beforeAll(async () => {
+  db = await cloneDatabase(inject('dbServerUrl'), inject('dbTemplate'), inject('dbPrefix'));
+  const env = {
+    ...TEST_ENV,
+    LOG_LEVEL: 'info',
+    DATABASE_URL: db.url,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    MIGRATE_ON_START: 'true',
+    RATE_LIMIT_LOGIN_MAX: '3',
+    RATE_LIMIT_LOGIN_ADDRESS_MAX: '1000',
+    RATE_LIMIT_REGISTER_MAX: '3',
+    RATE_LIMIT_IDENTITY_MAX: '1000',
+  };
+  a = spawnEntry('apps/api/src/main.ts', env);
+  b = spawnEntry('apps/api/src/main.ts', env);
+  const [[, portA], [, portB]] = await Promise.all([a.waitFor(listening, 170_000), b.waitFor(listening, 170_000)]);
+  bases = [`http://127.0.0.1:${portA}/api`, `http://127.0.0.1:${portB}/api`];
+}, 180_000);
+
+afterAll(async () => {
+  for (const p of [a, b]) {
+    if (!p) continue;
+    await p.stop('SIGTERM');
+    if (p.child.exitCode === null) p.child.kill('SIGKILL');
+  }
+  await db.drop();
+});
+
+describe('security limiters across API processes', () => {
+  it('failed logins alternating between two processes hit one limit', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i += 1) {
+      const res = await post(bases[i % 2] as string, '/auth/login', { email: TEST_ENV.ADMIN_EMAIL, password: 'not-the-password' });
+      statuses.push(res.status);
+      if (res.status === 429) expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+    // Per process, each would have allowed 3 (six 401s); shared, the 4th attempt overall is refused.
+    expect(statuses).toEqual([401, 401, 401, 429, 429, 429]);
+  });
+
+  it('registrations alternating between two processes hit one limit', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i += 1) {
+      const res = await post(bases[i % 2] as string, '/auth/register', {
+        email: `across-${i}@example.test`,
+        password: 'a-good-password',
+        name: `Across ${i}`,
+      });
+      statuses.push(res.status);
+    }
+    expect(statuses).toEqual([201, 201, 201, 429, 429]);
+  });
+});
