@@ -1,7 +1,8 @@
 /**
  * The API under test, in its own process so its peak RSS is its own: the real app over the bench
  * database, plus a bare hello-world Fastify server as the throughput ceiling of this machine and
- * runtime. Prints {"api":port,"hello":port} when ready; on SIGTERM prints {"maxRssMb":...}. GET /cpu on the
+ * runtime. Prints {"api":port,"hello":port,"rss":{...}} when ready (resident memory in MB before and
+ * after the embedder's model is loaded); on SIGTERM prints {"maxRssMb":...}. GET /cpu on the
  * hello-world port answers the process's CPU time.
  */
 import { createCoreContext, createLogger, loadConfig, MemoryJobQueue } from '@cfaq/core';
@@ -23,6 +24,12 @@ const log = createLogger({ level: 'warn' });
 const pool = createPool({ connectionString: config.DATABASE_URL as string, max: config.DATABASE_POOL_MAX });
 const ctx = createCoreContext({ config, log, pool, jobs: new MemoryJobQueue() });
 const app = await buildApp({ ctx, logger: false });
+const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
+const rssBeforeModel = mb(process.memoryUsage().rss);
+// The model the API keeps loaded once per process (the sentence encoder by default), loaded here so
+// the figure below is the API's resident memory with it, before any load run.
+await ctx.embedder.warm();
+const rss = { beforeModel: rssBeforeModel, withModel: mb(process.memoryUsage().rss), model: ctx.embedder.model };
 await app.listen({ host: '127.0.0.1', port: 0 });
 const hello = Fastify({ logger: false });
 hello.get('/hello', async () => ({ hello: 'world' }));
@@ -31,7 +38,7 @@ hello.get('/hello', async () => ({ hello: 'world' }));
 hello.get('/cpu', async () => process.cpuUsage());
 await hello.listen({ host: '127.0.0.1', port: 0 });
 const port = (a: ReturnType<typeof app.server.address>) => (typeof a === 'object' && a ? a.port : 0);
-console.log(JSON.stringify({ api: port(app.server.address()), hello: port(hello.server.address()) }));
+console.log(JSON.stringify({ api: port(app.server.address()), hello: port(hello.server.address()), rss }));
 
 process.on('SIGTERM', async () => {
   await app.close();

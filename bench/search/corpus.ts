@@ -185,6 +185,11 @@ export class Corpus {
     this.topics = lang.topics;
   }
 
+  /** Every content word the corpus can write: the vocabulary and the made-up names. */
+  words(): string[] {
+    return [...this.vocab, ...this.oov];
+  }
+
   /** Global frequency rank of a content word (0 = most frequent). */
   rank(word: string): number {
     return this.vocab.indexOf(word);

@@ -17,20 +17,20 @@ import {
   createLogger,
   DEFAULT_TEXT_TUNING,
   EXACT_ROWS,
-  embedText,
   HNSW_EF_SEARCH,
   type HybridSqlOptions,
   loadConfig,
   prepareSearchConnection,
   type TextTuning,
-  toVectorLiteral,
 } from '@cfaq/core';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { Corpus } from './corpus.js';
-import { benchUrl, ROWS, seed } from './seed.js';
+import { benchUrl, ROWS, seed, syntheticVectors } from './seed.js';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+/** Issue 19: fused SQL p50 <= 15 ms at 100,000 + 100,000 rows, <= 20 ms at 300,000 + 300,000 (p99 <= 50 ms at both). */
+const P50_TARGET = ROWS > 100_000 ? 20 : 15;
 const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? 'sql,recall,text,api').split(',').map((x) => x.trim()));
 const out = (s: string) => console.log(s);
 
@@ -86,6 +86,22 @@ async function buildQueries(pool: pg.Pool): Promise<QuerySets> {
   };
 }
 
+/**
+ * The query vectors of the SQL and recall sections: the seeded rows carry synthetic vectors (seed.ts),
+ * so queries are embedded by the same rule, computed once per query text.
+ */
+const queryVectors = new Map<string, string>();
+async function prepareVectors(client: pg.PoolClient, qs: QuerySets) {
+  const texts = [...new Set([...qs.selective, ...qs.realistic, ...qs.common])].filter((t) => !queryVectors.has(t));
+  const vectors = await syntheticVectors(client, texts);
+  for (const [i, t] of texts.entries()) queryVectors.set(t, vectors[i] as string);
+}
+const vectorOf = (q: string) => {
+  const v = queryVectors.get(q);
+  if (!v) throw new Error(`no vector prepared for "${q}"`);
+  return v;
+};
+
 /** The benchmark's variants: the production options plus the keyword side's tuning knobs. */
 type BenchOptions = HybridSqlOptions & Partial<TextTuning>;
 const benchSql = (opts: BenchOptions) => {
@@ -104,10 +120,10 @@ async function timeSql(client: pg.PoolClient, opts: BenchOptions, queries: strin
   const statement = { text: benchSql(opts) };
   const run = (q: string, v: string) => client.query({ ...statement, values: [q, v, programId] });
   const samples: number[] = [];
-  for (const q of queries) await run(q, toVectorLiteral(embedText(q)));
+  for (const q of queries) await run(q, vectorOf(q));
   for (let r = 0; r < rounds; r++) {
     for (const q of queries) {
-      const v = toVectorLiteral(embedText(q));
+      const v = vectorOf(q);
       const t0 = performance.now();
       await run(q, v);
       samples.push(performance.now() - t0);
@@ -132,7 +148,7 @@ async function recall(client: pg.PoolClient, queries: string[], programId: strin
     const exact: { id: string; d: number }[][] = [];
     await client.query('BEGIN');
     await client.query('SET LOCAL enable_indexscan = off');
-    for (const text of queries) exact.push((await client.query(q, [toVectorLiteral(embedText(text)), programId])).rows);
+    for (const text of queries) exact.push((await client.query(q, [vectorOf(text), programId])).rows);
     await client.query('COMMIT');
     for (const ef of efs) {
       await client.query(`SET hnsw.ef_search = ${ef}`);
@@ -141,7 +157,7 @@ async function recall(client: pg.PoolClient, queries: string[], programId: strin
       let total = 0;
       for (const [i, text] of queries.entries()) {
         const truth = exact[i] as { id: string; d: number }[];
-        const got = (await client.query(q, [toVectorLiteral(embedText(text)), programId])).rows as { id: string; d: number }[];
+        const got = (await client.query(q, [vectorOf(text), programId])).rows as { id: string; d: number }[];
         const ids = new Set(got.map((r) => r.id));
         const fifth = truth[truth.length - 1]?.d ?? 0;
         for (const r of truth) if (ids.has(r.id)) byId++;
@@ -223,7 +239,10 @@ async function apiSection(qs: QuerySets, realisticSqlP50: number | null, embedP5
   });
   const lines = createInterface({ input: child.stdout });
   const [first] = (await once(lines, 'line')) as [string];
-  const ports = JSON.parse(first) as { api: number; hello: number };
+  const ports = JSON.parse(first) as { api: number; hello: number; rss: { beforeModel: number; withModel: number; model: string } };
+  out(
+    `API resident memory: ${ports.rss.beforeModel} MB started, ${ports.rss.withModel} MB with the embedder's model loaded (${ports.rss.model})`,
+  );
   const api = `http://127.0.0.1:${ports.api}`;
   let i = 0;
   const rotating = {
@@ -284,7 +303,7 @@ async function apiSection(qs: QuerySets, realisticSqlP50: number | null, embedP5
   child.kill('SIGTERM');
   const [last] = (await once(lines, 'line')) as [string];
   const { maxRssMb } = JSON.parse(last) as { maxRssMb: number };
-  out(`API peak RSS ${maxRssMb} MB`);
+  out(`API peak RSS ${maxRssMb} MB (after the load runs)`);
 
   const targets: string[] = [];
   if (realisticSqlP50 !== null) {
@@ -309,6 +328,7 @@ async function main() {
   // The app's own per-connection settings (iterative scans, ef_search).
   await prepareSearchConnection(client);
   const qs = await buildQueries(pool);
+  await prepareVectors(client, qs);
   const { programId } = seeded;
   const targets: string[] = [];
   // The figures depend on these (npm run db:setup applies the compose file's values).
@@ -321,10 +341,10 @@ async function main() {
   out(`server: ${settings.rows.map((r) => `${r.name}=${r.v}`).join(' ')} pgvector=${vector.rows[0]?.v}${hugePagesInUse()}`);
 
   // The API's own embedder (the configured one: the sentence embedder unless EMBEDDER says otherwise),
-  // one query at a time as a cache miss embeds it. The seeded rows carry the local embedder's vectors
-  // (seeding 2 x ROWS texts through the sentence encoder would take hours here), so the SQL and recall
-  // sections embed their queries with that one; the statement's cost does not depend on the vectors'
-  // origin, and the API section measures the real query path with the real embedder.
+  // one query at a time as a cache miss embeds it. The seeded rows carry synthetic vectors (seed.ts;
+  // seeding 2 x ROWS texts through the sentence encoder would take hours here), so the SQL and recall
+  // sections embed their queries by the same synthetic rule; the statement's cost does not depend on
+  // the vectors' origin, and the API section measures the real query path with the real embedder.
   const apiEmbedder = createEmbedder(loadConfig({ ...process.env, LOG_LEVEL: 'warn' }), createLogger({ level: 'warn' }));
   await apiEmbedder.warm();
   const e: number[] = [];
@@ -347,7 +367,7 @@ async function main() {
       out(`${set.padEnd(10)} p50 ${ms(r.p50)}  p99 ${ms(r.p99)}  max ${ms(r.max)}   e.g. "${qs[set][0]}"`);
     }
     targets.push(
-      `fused SQL p50 <= 15 ms on every set: ${fusedBy.every((r) => r.p50 <= 15) ? 'met' : 'NOT met'}; p99 <= 50 ms: ${fusedBy.every((r) => r.p99 <= 50) ? 'met' : 'NOT met'}`,
+      `fused SQL p50 <= ${P50_TARGET} ms on every set: ${fusedBy.every((r) => r.p50 <= P50_TARGET) ? 'met' : 'NOT met'}; p99 <= 50 ms: ${fusedBy.every((r) => r.p99 <= 50) ? 'met' : 'NOT met'}`,
     );
 
     out('\n## each sub-query alone (realistic set)');

@@ -6,6 +6,7 @@ import {
   prepareSearchConnection,
   refreshLexemeStats,
   resolveProgramId,
+  TEXT_LIST_MIN_SCORE,
   toVectorLiteral,
 } from '@cfaq/core';
 import { createTestContext, type TestContext } from '@cfaq/testkit';
@@ -194,5 +195,25 @@ describe('hybrid search statement', () => {
     const sql = buildHybridSql({ sources: ['faq'], modes: ['text'] });
     const found = (await t.ctx.pool.query(sql, [`${w1} ${w2}`, null, programId])).rows.map((r) => r.id);
     expect(found.sort()).toEqual(made.map((r) => r.id).sort());
+  });
+
+  it('beside a vector list, keeps in the keyword list only rows matching a fair share of the query; text-only keeps every match', async () => {
+    // "item7" sits in one row, "alpha" in many: rows holding only "alpha" score far below the share.
+    const q = 'alpha item7';
+    const vector = toVectorLiteral(embedText(q));
+    const textOnly = (await t.ctx.pool.query(buildHybridSql({ sources: ['faq'], modes: ['text'], filter: false }), [q, null, programId]))
+      .rows as { textScore: number; textRank: number | null }[];
+    expect(textOnly).toHaveLength(5);
+    expect(textOnly.some((r) => r.textScore < TEXT_LIST_MIN_SCORE)).toBe(true);
+    const fused = (await t.ctx.pool.query(buildHybridSql({ sources: ['faq'], filter: false, limit: 10 }), [q, vector, programId])).rows as {
+      title: string;
+      textScore: number;
+      textRank: number | null;
+    }[];
+    const keywordList = fused.filter((r) => r.textRank !== null);
+    expect(keywordList.map((r) => r.title)).toContain(`${text(7, 5)} item7`);
+    for (const r of keywordList) expect(r.textScore).toBeGreaterThanOrEqual(TEXT_LIST_MIN_SCORE);
+    // A vector-list row left out of the keyword list keeps its real textScore (the fixed filter sees it).
+    expect(fused.some((r) => r.textRank === null && r.textScore > 0)).toBe(true);
   });
 });

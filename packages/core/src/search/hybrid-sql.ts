@@ -1,6 +1,15 @@
 import { type SearchSource, SOURCE_TABLES, type SourceTable } from './sources.js';
 import { bm25, textCte } from './text-sql.js';
-import { DEFAULT_TEXT_TUNING, MAX_RESULTS, PER_LIST, RRF_K, SNIPPET_CHARS, type TextTuning, VECTOR_CUTOFF } from './tuning.js';
+import {
+  DEFAULT_TEXT_TUNING,
+  MAX_RESULTS,
+  PER_LIST,
+  RRF_K,
+  SNIPPET_CHARS,
+  TEXT_LIST_MIN_SCORE,
+  type TextTuning,
+  VECTOR_CUTOFF,
+} from './tuning.js';
 
 /**
  * The hybrid search statement: one SQL statement with a vector and a text sub-search (5 rows each) per
@@ -114,7 +123,8 @@ export function buildHybridSql(opts: HybridSqlOptions = {}, tuning: Readonly<Tex
       lists.push(`SELECT '${s}'::text AS source, id, 'v'::text AS kind, score, rank FROM ${t.alias}_v`);
     }
     if (modes.includes('text')) {
-      ctes.push(textCte(t, tuning));
+      // Beside a vector list, the keyword list keeps only rows matching a fair share of the query.
+      ctes.push(textCte(t, tuning, modes.includes('vector') ? TEXT_LIST_MIN_SCORE : 0));
       lists.push(`SELECT '${s}'::text AS source, id, 't'::text AS kind, score, rank FROM ${t.alias}_t`);
     }
     if (modes.includes('text') && modes.includes('vector')) {

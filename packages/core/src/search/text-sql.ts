@@ -108,9 +108,10 @@ export function bm25(a: string, sv: string): string {
  * of distinct words against the candidates' average, and textScore = the sum over the query's words
  * / its largest possible value, in (0, 1). Document frequencies are exact while the query's words are
  * expected in at most EXACT_ROWS rows (every matching row is then a candidate, and counted), else the
- * statistics' estimates.
+ * statistics' estimates. `minScore`: the list keeps only rows scoring at least that (the fused
+ * statement passes TEXT_LIST_MIN_SCORE).
  */
-export function textCte(t: SourceTable, tuning: TextTuning): string {
+export function textCte(t: SourceTable, tuning: TextTuning, minScore = 0): string {
   const a = `${t.alias}_t`;
   const bounded = tuning.bounded;
   const cap = Math.floor(tuning.candidateCap);
@@ -157,6 +158,6 @@ export function textCte(t: SourceTable, tuning: TextTuning): string {
   ),
   ${a} AS MATERIALIZED (
     SELECT id, score, row_number() OVER (ORDER BY score DESC, id) AS rank
-    FROM ${a}_c WHERE score > 0 ORDER BY score DESC, id LIMIT ${PER_LIST}
+    FROM ${a}_c WHERE score > 0${minScore > 0 ? ` AND score >= ${Number(minScore)}` : ''} ORDER BY score DESC, id LIMIT ${PER_LIST}
   )`;
 }
