@@ -14,7 +14,12 @@ export interface Spawned {
 
 /** Runs a TypeScript entry file of this repository as its own process, the way npm scripts do. */
 export function spawnEntry(file: string, env: Record<string, string>): Spawned {
-  const child = spawn(process.execPath, ['--import', 'tsx', file], {
+  return spawnNode(['--import', 'tsx', file], env);
+}
+
+/** Runs node (this test run's version) with the given arguments in the repository root. */
+export function spawnNode(args: string[], env: Record<string, string>): Spawned {
+  const child = spawn(process.execPath, args, {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

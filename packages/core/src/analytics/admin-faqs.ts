@@ -2,21 +2,15 @@ import { faqs } from '@cfaq/db/schema/index';
 import { and, asc, count, desc, eq, type SQL, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { ADMIN_READER } from '../faqs/escalated.js';
-import type { FaqView } from '../faqs/shape.js';
 import { faqColumns, toFaqView } from '../faqs/view.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import { type Page, pageWindow, toPage } from '../shared/pagination.js';
 import { rangeView } from './range.js';
-import type { AdminFaqsQuery, FaqGrowth } from './schemas.js';
+import type { AdminFaqItem, AdminFaqsQuery, FaqGrowth } from './schemas.js';
 import { type DashboardQuery, resolveScope } from './scope.js';
 import { bucketOfTs, filledSeries, inProgram, inRange, num } from './sql.js';
 
 type Ctx = Pick<CoreContext, 'db' | 'clock'>;
-
-export interface AdminFaqItem extends FaqView {
-  reviewDueAt: string | null;
-  due: boolean;
-}
 
 /** When a seasonal or volatile FAQ falls due for review; evergreen FAQs never do (null). */
 const reviewDue = sql<Date | null>`case when ${faqs.freshnessTier} = 'evergreen' or ${faqs.reviewIntervalDays} is null then null
@@ -29,8 +23,8 @@ const reviewDue = sql<Date | null>`case when ${faqs.freshnessTier} = 'evergreen'
 export async function listAdminFaqs(ctx: Ctx, q: AdminFaqsQuery): Promise<Page<AdminFaqItem>> {
   const batchId = q.batchId ? await resolveProgramId(ctx, q.batchId, { allowArchived: true }) : null;
   const w = pageWindow(q);
-  const now = ctx.clock.now().toISOString();
-  const dueNow = sql`(${reviewDue}) < ${now}::timestamptz`;
+  const now = ctx.clock.now();
+  const dueNow = sql`(${reviewDue}) < ${now.toISOString()}::timestamptz`;
   const where = and(
     batchId ? eq(faqs.batchId, batchId) : undefined,
     q.reviewStatus ? eq(faqs.reviewStatus, q.reviewStatus) : undefined,
@@ -54,7 +48,7 @@ export async function listAdminFaqs(ctx: Ctx, q: AdminFaqsQuery): Promise<Page<A
   return toPage(
     rows.map(({ reviewDueAt, ...faq }) => {
       const due = reviewDueAt ? new Date(reviewDueAt) : null;
-      return { ...toFaqView(faq, ADMIN_READER), reviewDueAt: due ? due.toISOString() : null, due: !!due && due.toISOString() < now };
+      return { ...toFaqView(faq, ADMIN_READER), reviewDueAt: due, due: !!due && due < now };
     }),
     total?.n ?? 0,
     w,

@@ -40,7 +40,7 @@ export async function adminStats(ctx: Ctx, q: { batchId?: string | undefined }):
   const sum = (rows: { n: number }[]) => rows.reduce((a, r) => a + r.n, 0);
   return {
     batchId,
-    generatedAt: now.toISOString(),
+    generatedAt: now,
     users: { total: num(u?.total), admins: num(u?.admins), moderators: num(u?.moderators), suspended: num(u?.suspended) },
     faqs: {
       total: sum(faqs.rows),

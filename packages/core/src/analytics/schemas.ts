@@ -1,14 +1,14 @@
 import { type Static, Type as T, type TSchema } from '@sinclair/typebox';
+import { FaqShape } from '../faqs/shape.js';
+import { DateTime, Nullable, pageOf, Uuid } from '../shared/shape.js';
 import { INTERVALS, MAX_BUCKETS, MAX_RANGE_DAYS } from './range.js';
 
 /**
  * Request and response shapes of the analytics and admin dashboard routes (TypeBox, so the API
  * validates and documents exactly what core returns).
  */
-const Uuid = T.String({ format: 'uuid' });
 const Day = T.String({ format: 'date', description: 'YYYY-MM-DD (UTC)' });
 const DayInput = T.String({ format: 'date', pattern: '^(19|2[0-9])[0-9]{2}-', description: 'YYYY-MM-DD (UTC), year 1900 to 2999' });
-const Nullable = <S extends TSchema>(s: S) => T.Union([s, T.Null()]);
 const Count = T.Integer({ minimum: 0 });
 const Rate = Nullable(T.Number({ minimum: 0, maximum: 1, description: 'a share from 0 to 1, 4 decimals; null when its whole is zero' }));
 
@@ -45,7 +45,7 @@ export const QueryCount = T.Object({
   searches: Count,
   zeroResults: Count,
 });
-export const UnresolvedItem = T.Object({ id: Uuid, query: T.String(), count: Count, lastSeenAt: T.String({ format: 'date-time' }) });
+export const UnresolvedItem = T.Object({ id: Uuid, query: T.String(), count: Count, lastSeenAt: DateTime });
 
 export const SearchAnalytics = T.Object({
   ...Scope,
@@ -110,7 +110,7 @@ export const AdminStatsQuery = T.Object(
 );
 export const AdminStats = T.Object({
   batchId: Nullable(Uuid),
-  generatedAt: T.String({ format: 'date-time' }),
+  generatedAt: DateTime,
   users: T.Object({ total: Count, admins: Count, moderators: Count, suspended: Count }),
   faqs: T.Object({ total: Count, byReviewStatus: countsOf(REVIEW_STATUSES) }),
   posts: T.Object({
@@ -152,11 +152,12 @@ export const AdminFaqsQuery = T.Object(
 );
 export type AdminFaqsQuery = Static<typeof AdminFaqsQuery>;
 export const FaqFreshness = T.Object({
-  reviewDueAt: Nullable(
-    T.String({ format: 'date-time', description: 'lastVerifiedDate + reviewIntervalDays; null for evergreen (never due)' }),
-  ),
-  due: T.Boolean(),
+  reviewDueAt: Nullable(DateTime),
+  due: T.Boolean({ description: 'reviewDueAt (lastVerifiedDate + reviewIntervalDays; null for evergreen, never due) has passed' }),
 });
+export const AdminFaqItem = T.Composite([FaqShape, FaqFreshness]);
+export type AdminFaqItem = Static<typeof AdminFaqItem>;
+export const AdminFaqList = pageOf(AdminFaqItem);
 
 export const FaqGrowth = T.Object({
   ...Scope,

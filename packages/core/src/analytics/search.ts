@@ -76,7 +76,7 @@ export async function unresolvedSummary(ctx: Ctx, scope: Scope, limit: number) {
   return {
     open: counts.rows[0]?.open ?? 0,
     resolved: counts.rows[0]?.resolved ?? 0,
-    top: top.rows.map((r) => ({ id: r.id, query: r.query, count: r.count, lastSeenAt: new Date(r.last_seen_at).toISOString() })),
+    top: top.rows.map((r) => ({ id: r.id, query: r.query, count: r.count, lastSeenAt: new Date(r.last_seen_at) })),
   };
 }
 

@@ -1,5 +1,6 @@
 import {
   AdminCommunity,
+  AdminFaqList,
   AdminFaqsQuery,
   AdminStats,
   AdminStatsQuery,
@@ -21,7 +22,6 @@ import {
 } from '@cfaq/core';
 import { problemResponses } from '../../lib/problem.js';
 import type { RoutePlugin } from '../../lib/types.js';
-import { AdminFaqList } from './schemas.js';
 
 const tags = ['admin: dashboards'];
 // 400, 401, 403 and 429 come from the registration hook (schema, access level, limiter).
