@@ -27,6 +27,16 @@ import { exportUserData } from '../src/identity/export.js';
 import { suspendUser } from '../src/identity/moderation.js';
 import { UserDetailShape, UserExportShape, UserShape } from '../src/identity/shape.js';
 import { getUser, getUserDetail, listUsers } from '../src/identity/users.js';
+import { listNotifications, markNotificationRead } from '../src/notifications/reads.js';
+import { NotificationListShape, NotificationShape, TeaListShape } from '../src/notifications/shape.js';
+import { notificationsAfter } from '../src/notifications/stream.js';
+import { listTeaDrops } from '../src/notifications/tea.js';
+import { notify, teaDrop } from '../src/notifications/write.js';
+import { createProgram, listPrograms, setProgramArchived, updateProgram } from '../src/programs/batches.js';
+import { defaultProgramSettings, getProgramSettings, putProgramSettings } from '../src/programs/settings.js';
+import { ProgramSettingsShape, ProgramShape } from '../src/programs/shape.js';
+import { adminAwardPoints, adminIssueBadge, leaderboard, reputationHistory } from '../src/reputation/service.js';
+import { LeaderboardShape, ReputationLogShape, ReputationSummaryShape } from '../src/reputation/shape.js';
 import type { Actor } from '../src/shared/db.js';
 import { DateTime, pageOf } from '../src/shared/shape.js';
 import { expectShape, shapeDrift } from './shape-check.js';
@@ -126,5 +136,52 @@ describe('community shapes hold real results', () => {
     expectShape(PostShape, await getPost(t.ctx, null, post.id));
     expectShape(pageOf(PostShape), await listPosts(t.ctx, user, { page: 1, limit: 20 }));
     expectShape(ConvertResultShape, await convertPostToFaq(t.ctx, admin, post.id, {}));
+  });
+});
+
+describe('program shapes hold real results', () => {
+  it('program (created, edited, archived), list, settings (default and stored)', async () => {
+    const program = await createProgram(t.ctx, { name: 'Shape cohort', startDate: '2026-01-05', endDate: '2026-03-01' });
+    expectShape(ProgramShape, program);
+    expectShape(ProgramShape, await updateProgram(t.ctx, program.id, { description: 'one definition' }));
+    const archived = await setProgramArchived(t.ctx, program.id, true);
+    expect(archived.archivedAt).toBeInstanceOf(Date);
+    expectShape(ProgramShape, archived);
+    expectShape(pageOf(ProgramShape), await listPrograms(t.ctx, { page: 1, limit: 20, includeArchived: true }));
+    expectShape(ProgramSettingsShape, await getProgramSettings(t.ctx, program.id, { includeArchived: true }));
+    const stored = await putProgramSettings(t.ctx, program.id, defaultProgramSettings('Shape cohort'));
+    expect(stored.createdAt).toBeInstanceOf(Date);
+    expectShape(ProgramSettingsShape, stored);
+  });
+});
+
+describe('reputation and notification shapes hold real results', () => {
+  it('summary with a badge, leaderboard, history, notifications (list, read, stream), tea drops', async () => {
+    await adminAwardPoints(t.ctx, admin, { userId: user.id, points: 5, reason: 'helpful' });
+    const summary = await adminIssueBadge(t.ctx, admin, { userId: user.id, name: 'shaper', reason: 'kept one shape' });
+    expect(summary.badges.some((b) => b.name === 'shaper')).toBe(true);
+    expectShape(ReputationSummaryShape, summary);
+    const board = await leaderboard(t.ctx, { page: 1, limit: 20 });
+    expect(board.items.length).toBeGreaterThan(0);
+    expectShape(LeaderboardShape, board);
+    expectShape(pageOf(ReputationLogShape), await reputationHistory(t.ctx, user.id, { page: 1, limit: 20 }));
+
+    await notify(t.ctx.db, { userId: user.id, kind: 'mention', title: 'A shape', data: { n: 1 } });
+    const list = await listNotifications(t.ctx, user.id, { page: 1, limit: 20 });
+    expect(list.items.length).toBeGreaterThan(0);
+    expectShape(NotificationListShape, list);
+    const first = list.items[0];
+    if (!first) throw new Error('no notification');
+    const read = await markNotificationRead(t.ctx, user.id, first.id);
+    expect(read.readAt).toBeInstanceOf(Date);
+    expectShape(NotificationShape, read);
+    const streamed = await notificationsAfter(t.ctx, user.id, null);
+    expect(streamed.length).toBeGreaterThan(0);
+    for (const s of streamed) expectShape(NotificationShape, s.notification);
+
+    await teaDrop(t.ctx.db, { userId: user.id, batchId: summary.batchId, kind: 'faq_approved', title: 'Fresh tea' });
+    const tea = await listTeaDrops(t.ctx, user.id, { page: 1, limit: 20 });
+    expect(tea.items.length).toBeGreaterThan(0);
+    expectShape(TeaListShape, tea);
   });
 });

@@ -3,22 +3,11 @@ import type { CoreContext } from '../context.js';
 import { invalidField, notFound } from '../errors/index.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
+import { toDate } from '../shared/shape.js';
 import { NOTIFICATION_KINDS } from './kinds.js';
+import type { NotificationView } from './shape.js';
 
 type Ctx = Pick<CoreContext, 'db'>;
-
-export interface NotificationView {
-  id: string;
-  batchId: string | null;
-  kind: string;
-  title: string;
-  body: string | null;
-  link: string | null;
-  data: Record<string, unknown>;
-  read: boolean;
-  readAt: string | null;
-  createdAt: string;
-}
 
 type NotificationRow = {
   id: string;
@@ -32,8 +21,6 @@ type NotificationRow = {
   created_at: Date | string;
 };
 
-const iso = (d: Date | string) => (d instanceof Date ? d : new Date(d)).toISOString();
-
 export const NOTIFICATION_COLUMNS = sql`id, batch_id, kind, title, body, link, data, read_at, created_at`;
 
 export const toNotificationView = (r: NotificationRow): NotificationView => ({
@@ -45,8 +32,8 @@ export const toNotificationView = (r: NotificationRow): NotificationView => ({
   link: r.link,
   data: r.data ?? {},
   read: r.read_at !== null,
-  readAt: r.read_at === null ? null : iso(r.read_at),
-  createdAt: iso(r.created_at),
+  readAt: r.read_at === null ? null : toDate(r.read_at),
+  createdAt: toDate(r.created_at),
 });
 
 export interface NotificationQuery extends PageQuery {

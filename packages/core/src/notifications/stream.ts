@@ -3,7 +3,8 @@ import pg from 'pg';
 import type { CoreContext } from '../context.js';
 import type { Logger } from '../runtime/logger.js';
 import { NOTIFICATION_CHANNEL } from './kinds.js';
-import { NOTIFICATION_COLUMNS, type NotificationView, toNotificationView } from './reads.js';
+import { NOTIFICATION_COLUMNS, toNotificationView } from './reads.js';
+import type { NotificationView } from './shape.js';
 import type { NotificationSignal } from './write.js';
 
 /** Where a stream stands: the last notification it sent (or the newest one when it connected). */

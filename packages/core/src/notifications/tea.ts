@@ -3,23 +3,10 @@ import type { CoreContext } from '../context.js';
 import { notFound } from '../errors/index.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
+import { toDate } from '../shared/shape.js';
+import type { TeaDropView } from './shape.js';
 
 type Ctx = Pick<CoreContext, 'db'>;
-
-export interface TeaDropView {
-  id: string;
-  batchId: string | null;
-  kind: string;
-  title: string;
-  body: string | null;
-  link: string | null;
-  refType: string | null;
-  refId: string | null;
-  /** true: for this user only; false: for everyone in the program. */
-  personal: boolean;
-  read: boolean;
-  createdAt: string;
-}
 
 type TeaRow = {
   id: string;
@@ -34,8 +21,6 @@ type TeaRow = {
   read_at: Date | string | null;
   created_at: Date | string;
 };
-
-const iso = (d: Date | string) => (d instanceof Date ? d : new Date(d)).toISOString();
 
 /** The drops a user sees in a program: their personal ones there and the program-wide ones. */
 const visible = (userId: string, batchId: string) => sql`t.batch_id = ${batchId} and (t.user_id = ${userId} or t.user_id is null)`;
@@ -74,7 +59,7 @@ export async function listTeaDrops(ctx: Ctx, userId: string, q: TeaQuery): Promi
         refId: r.ref_id,
         personal: r.user_id !== null,
         read: r.read_at !== null,
-        createdAt: iso(r.created_at),
+        createdAt: toDate(r.created_at),
       })),
       c.total,
       w,

@@ -5,26 +5,10 @@ import { conflict, notFound, unprocessable } from '../errors/index.js';
 import { isUniqueViolation } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
 import { type AuditBy, logProgramAction } from './audit.js';
+import type { ProgramView } from './shape.js';
 
 type Ctx = Pick<CoreContext, 'db' | 'clock'>;
 type BatchRow = typeof batches.$inferSelect;
-
-export interface ProgramView {
-  id: string;
-  name: string;
-  slug: string;
-  description: string | null;
-  startDate: string | null;
-  endDate: string | null;
-  isDefault: boolean;
-  archived: boolean;
-  archivedAt: string | null;
-  deletedAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 export const toProgramView = (r: BatchRow): ProgramView => ({
   id: r.id,
@@ -35,10 +19,10 @@ export const toProgramView = (r: BatchRow): ProgramView => ({
   endDate: r.endDate,
   isDefault: r.isDefault,
   archived: r.archivedAt !== null,
-  archivedAt: iso(r.archivedAt),
-  deletedAt: iso(r.deletedAt),
-  createdAt: r.createdAt.toISOString(),
-  updatedAt: r.updatedAt.toISOString(),
+  archivedAt: r.archivedAt,
+  deletedAt: r.deletedAt,
+  createdAt: r.createdAt,
+  updatedAt: r.updatedAt,
 });
 
 /** Lower-case ASCII words joined by hyphens ("Spring Cohort 2026!" -> "spring-cohort-2026"). */

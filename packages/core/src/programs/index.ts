@@ -2,3 +2,4 @@ export * from './audit.js';
 export * from './batches.js';
 export * from './resolve.js';
 export * from './settings.js';
+export * from './shape.js';

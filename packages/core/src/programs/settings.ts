@@ -1,34 +1,11 @@
-import {
-  batches,
-  type ProgramBranding,
-  type ProgramHero,
-  type ProgramSections,
-  type ProgramTheme,
-  programSettings,
-} from '@cfaq/db/schema/index';
+import { batches, programSettings } from '@cfaq/db/schema/index';
 import { and, eq, isNull } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { invalidField, notFound } from '../errors/index.js';
 import { type AuditBy, logProgramAction } from './audit.js';
+import { PROGRAM_SECTIONS, type ProgramSettingsInput, type ProgramSettingsView } from './shape.js';
 
 type Ctx = Pick<CoreContext, 'db' | 'clock'>;
-
-export const PROGRAM_SECTIONS = ['stats', 'faqs', 'community', 'zoom', 'kb'] as const;
-
-export interface ProgramSettingsInput {
-  theme: ProgramTheme;
-  hero: ProgramHero;
-  sections: ProgramSections;
-  branding: ProgramBranding;
-}
-
-export interface ProgramSettingsView extends ProgramSettingsInput {
-  batchId: string;
-  /** True when the program has no settings of its own and these are the defaults. */
-  isDefault: boolean;
-  createdAt: string | null;
-  updatedAt: string | null;
-}
 
 /** The defaults (spec: cream, sage, serif) for a program without a settings document. */
 export function defaultProgramSettings(programName: string): ProgramSettingsInput {
@@ -84,8 +61,8 @@ export async function getProgramSettings(
     sections: row.sections,
     branding: row.branding,
     isDefault: false,
-    createdAt: row.createdAt.toISOString(),
-    updatedAt: row.updatedAt.toISOString(),
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
   };
 }
 

@@ -4,3 +4,4 @@ export * from './events.js';
 export * from './ledger.js';
 export * from './points.js';
 export * from './service.js';
+export * from './shape.js';

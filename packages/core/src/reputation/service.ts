@@ -6,9 +6,11 @@ import { notify } from '../notifications/index.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import type { Actor } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
+import { toDate } from '../shared/shape.js';
 import { awardPoints } from './awards.js';
 import { awardBadge, revokeBadge } from './badges.js';
 import type { Period } from './points.js';
+import type { LeaderboardEntry, ReputationLogView, ReputationSummary } from './shape.js';
 
 type Ctx = Pick<CoreContext, 'db' | 'clock'>;
 
@@ -18,14 +20,6 @@ export function periodStart(period: Period, now: Date): string {
   const d = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), period === 'month' ? 1 : now.getUTCDate()));
   if (period === 'week') d.setUTCDate(d.getUTCDate() - ((d.getUTCDay() + 6) % 7));
   return d.toISOString().slice(0, 10);
-}
-
-export interface LeaderboardEntry {
-  rank: number;
-  userId: string;
-  name: string;
-  avatarUrl: string | null;
-  points: number;
 }
 
 export interface LeaderboardQuery extends PageQuery {
@@ -76,31 +70,6 @@ export async function leaderboard(
   return { ...toPage(items, total.rows[0]?.n ?? 0, w), period, periodStart: start };
 }
 
-export interface BadgeView {
-  id: string;
-  name: string;
-  reason: string | null;
-  awardedAt: string;
-  awardedBy: string | null;
-}
-
-export interface ReputationSummary {
-  userId: string;
-  name: string;
-  batchId: string;
-  /** All-time points in the program. */
-  points: number;
-  weekPoints: number;
-  monthPoints: number;
-  /** All-time rank in the program; null without positive points. */
-  rank: number | null;
-  /** Total across programs (users.reputation). */
-  totalReputation: number;
-  badges: BadgeView[];
-}
-
-const iso = (d: Date | string) => (d instanceof Date ? d : new Date(d)).toISOString();
-
 /** A user's points (all, this week, this month), rank and live badges in one program. */
 export async function reputationSummary(ctx: Ctx, userId: string, batchIdQuery: string | undefined): Promise<ReputationSummary> {
   const batchId = await resolveProgramId(ctx, batchIdQuery, { allowArchived: true });
@@ -137,21 +106,14 @@ export async function reputationSummary(ctx: Ctx, userId: string, batchIdQuery: 
     monthPoints: by.month ?? 0,
     rank,
     totalReputation: u.reputation,
-    badges: badges.rows.map((b) => ({ id: b.id, name: b.name, reason: b.reason, awardedAt: iso(b.awarded_at), awardedBy: b.awarded_by })),
+    badges: badges.rows.map((b) => ({
+      id: b.id,
+      name: b.name,
+      reason: b.reason,
+      awardedAt: toDate(b.awarded_at),
+      awardedBy: b.awarded_by,
+    })),
   };
-}
-
-export interface ReputationLogView {
-  id: string;
-  batchId: string | null;
-  points: number;
-  reason: string;
-  sourceType: string | null;
-  sourceId: string | null;
-  /** For a reversal row: the award it took back. */
-  reversesId: string | null;
-  reversed: boolean;
-  createdAt: string;
 }
 
 /** A user's reputation log in one program, newest first. */
@@ -189,7 +151,7 @@ export async function reputationHistory(
       sourceId: r.source_id,
       reversesId: r.reverses_id,
       reversed: r.reversed_at !== null,
-      createdAt: iso(r.created_at),
+      createdAt: toDate(r.created_at),
     })),
     total.rows[0]?.n ?? 0,
     w,

@@ -1,4 +1,4 @@
-import { Kind, Type as T, type TLiteral, type TSchema, type TUnion, TypeRegistry } from '@sinclair/typebox';
+import { FormatRegistry, Kind, Type as T, type TLiteral, type TSchema, type TUnion, TypeRegistry } from '@sinclair/typebox';
 import '../jobs/formats.js';
 
 /**
@@ -8,6 +8,9 @@ import '../jobs/formats.js';
  */
 
 export const Uuid = T.String({ format: 'uuid' });
+
+/** A calendar day (YYYY-MM-DD) as text, for Value.Check of shapes (uuid and date-time are registered in jobs/formats). */
+if (!FormatRegistry.Has('date')) FormatRegistry.Set('date', (v) => /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(v)));
 
 /**
  * A point in time. Core returns a `Date`; Fastify's serializer (fast-json-stringify) writes it as an
@@ -27,3 +30,6 @@ export const literals = <const V extends readonly [string, ...string[]]>(values:
 
 export const pageOf = <S extends TSchema>(item: S) =>
   T.Object({ items: T.Array(item), total: T.Integer(), page: T.Integer(), limit: T.Integer() });
+
+/** A timestamp from a raw `execute()` row (a Date from pg, text from some drivers) as a Date. */
+export const toDate = (d: Date | string): Date => (d instanceof Date ? d : new Date(d));
