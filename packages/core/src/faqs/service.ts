@@ -1,5 +1,5 @@
-import { batches, faqRevisions, faqs, users } from '@cfaq/db/schema/index';
-import { and, count, desc, eq, ilike, inArray, or, type SQL, sql } from 'drizzle-orm';
+import { faqRevisions, faqs, users } from '@cfaq/db/schema/index';
+import { and, count, desc, eq, ilike, or, sql } from 'drizzle-orm';
 import { writeAdminLog } from '../audit/index.js';
 import type { CoreContext } from '../context.js';
 import { embedRowJob } from '../embeddings/embed-row-job.js';
