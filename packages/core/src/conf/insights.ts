@@ -1,7 +1,7 @@
 import { confInsights } from '@cfaq/db/schema/index';
 import { and, count, desc, eq, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
-import { conflict, notFound, unprocessable } from '../errors/index.js';
+import { Code, conflict, notFound, unprocessable } from '../errors/index.js';
 import { insertFaq } from '../faqs/service.js';
 import type { FaqView, FreshnessTier } from '../faqs/shape.js';
 import { toFaqView } from '../faqs/view.js';
@@ -88,8 +88,8 @@ export async function updateInsight(
   input: UpdateInsightInput,
 ): Promise<InsightView> {
   const [current] = await ctx.db.select().from(confInsights).where(eq(confInsights.id, id));
-  if (!current) throw notFound('Insight', 'INSIGHT_NOT_FOUND');
-  if (current.convertedFaqId) throw unprocessable('INSIGHT_CONVERTED', 'The insight was converted to a FAQ; edit the FAQ instead');
+  if (!current) throw notFound('Insight', Code.INSIGHT_NOT_FOUND);
+  if (current.convertedFaqId) throw unprocessable(Code.INSIGHT_CONVERTED, 'The insight was converted to a FAQ; edit the FAQ instead');
   const now = ctx.clock.now();
   const reviewed = input.status && input.status !== current.status && input.status !== 'pending_review';
   const [row] = await ctx.db
@@ -104,7 +104,7 @@ export async function updateInsight(
     })
     .where(and(eq(confInsights.id, id), sql`${confInsights.convertedFaqId} is null`))
     .returning();
-  if (!row) throw unprocessable('INSIGHT_CONVERTED', 'The insight was converted to a FAQ; edit the FAQ instead');
+  if (!row) throw unprocessable(Code.INSIGHT_CONVERTED, 'The insight was converted to a FAQ; edit the FAQ instead');
   return toInsightView(row);
 }
 
@@ -128,9 +128,9 @@ export async function convertInsightToFaq(
 ): Promise<{ faq: FaqView; insight: InsightView }> {
   return ctx.db.transaction(async (tx) => {
     const [insight] = await tx.select().from(confInsights).where(eq(confInsights.id, id)).for('update');
-    if (!insight) throw notFound('Insight', 'INSIGHT_NOT_FOUND');
-    if (insight.convertedFaqId) throw conflict('INSIGHT_ALREADY_CONVERTED', 'The insight was already converted to a FAQ');
-    if (insight.status !== 'approved') throw unprocessable('INSIGHT_NOT_APPROVED', 'Only an approved insight can be converted');
+    if (!insight) throw notFound('Insight', Code.INSIGHT_NOT_FOUND);
+    if (insight.convertedFaqId) throw conflict(Code.INSIGHT_ALREADY_CONVERTED, 'The insight was already converted to a FAQ');
+    if (insight.status !== 'approved') throw unprocessable(Code.INSIGHT_NOT_APPROVED, 'Only an approved insight can be converted');
     const batchId = insight.batchId ?? (await resolveProgramId({ db: tx }, null));
     const faq = await insertFaq(
       ctx,
