@@ -24,6 +24,7 @@ import {
   DEFAULT_TEXT_TUNING,
   DUPLICATE_THRESHOLD,
   embeddingText,
+  HYBRID_SEARCH_SOURCES,
   loadConfig,
   normalizeQuery,
   runHybridSearch,
@@ -240,7 +241,8 @@ async function runDataset(ds: Dataset) {
             query: normalized,
             embedding: modes.includes('vector') ? await embed(normalized) : null,
             programId,
-            sources: ['faq', 'community'],
+            // POST /search's sources (FAQs, posts and the knowledge tables; only FAQs hold rows here).
+            sources: HYBRID_SEARCH_SOURCES,
             modes,
             filter,
             ...extra,
@@ -248,7 +250,7 @@ async function runDataset(ds: Dataset) {
         ).map((r) => r.id);
     // The keyword list scoring every row that shares a word (the benchmark's tuning, not production's).
     const unboundedKeywordSql = buildHybridSql(
-      { sources: ['faq', 'community'], modes: ['text'] },
+      { sources: HYBRID_SEARCH_SOURCES, modes: ['text'] },
       { ...DEFAULT_TEXT_TUNING, bounded: false },
     );
     const bmQa = await bm25(pool, programId, true);

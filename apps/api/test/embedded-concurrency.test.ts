@@ -134,4 +134,33 @@ describe('embedded default under concurrency', () => {
     }
     expect(embedded).toBe(true);
   }, 120_000);
+
+  it('answers every dashboard on the embedded database (bucketing, rollup and index SQL on PGlite)', async () => {
+    const admin = ok(await call('POST', '/auth/login', ADMIN)).accessToken as string;
+    const paths = [
+      '/analytics/overview',
+      '/analytics/search?interval=week',
+      '/analytics/community',
+      '/admin/stats',
+      '/admin/faqs?freshness=fresh&sort=reviewDue',
+      '/admin/faqs/growth?interval=month',
+      '/admin/community',
+      '/admin/community/chart',
+      '/admin/search/insights',
+      '/admin/user-activity',
+      '/admin/community-growth?interval=week',
+    ];
+    const bodies = await Promise.all(paths.map(async (path) => ok(await call('GET', path, undefined, admin))));
+    const [overview, , community] = bodies as [{ faqs: { created: number } }, unknown, { posts: number; series: unknown[] }];
+    // The first test wrote 10 FAQs and 5 posts today (one of them deleted).
+    expect(overview.faqs.created).toBe(10);
+    expect(community.posts).toBe(4);
+    expect(community.series).toHaveLength(30);
+    expectProblem400(await call('GET', '/analytics/overview?from=2026-02-30', undefined, admin));
+  }, 60_000);
 });
+
+function expectProblem400(r: Res) {
+  expect(r.status).toBe(400);
+  expect(JSON.stringify(r.body)).toContain('from');
+}

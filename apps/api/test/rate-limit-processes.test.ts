@@ -11,6 +11,7 @@ let db: { url: string; drop: () => Promise<void> };
 let a: Spawned;
 let b: Spawned;
 let bases: [string, string];
+let userToken = '';
 
 const post = (base: string, path: string, body: unknown) =>
   fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -28,6 +29,7 @@ beforeAll(async () => {
     RATE_LIMIT_LOGIN_ADDRESS_MAX: '1000',
     RATE_LIMIT_REGISTER_MAX: '3',
     RATE_LIMIT_IDENTITY_MAX: '1000',
+    RATE_LIMIT_SUGGEST_MAX: '2',
   };
   a = spawnEntry('apps/api/src/main.ts', env);
   b = spawnEntry('apps/api/src/main.ts', env);
@@ -65,7 +67,21 @@ describe('security limiters across API processes', () => {
         name: `Across ${i}`,
       });
       statuses.push(res.status);
+      if (res.status === 201) userToken = ((await res.json()) as { accessToken: string }).accessToken;
     }
     expect(statuses).toEqual([201, 201, 201, 429, 429]);
+  });
+
+  it("one user's FAQ suggestions per hour, alternating between two processes, hit one limit", async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i += 1) {
+      const res = await fetch(`${bases[i % 2]}/faq/suggest`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${userToken}` },
+        body: JSON.stringify({ question: `How do processes share limit number ${i}?` }),
+      });
+      statuses.push(res.status);
+    }
+    expect(statuses).toEqual([201, 201, 429, 429]);
   });
 });

@@ -2,7 +2,6 @@ import { createTestContext } from '@cfaq/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { ACCESS_LEVELS, type Access } from '../src/lib/access.js';
-import { authorize } from '../src/plugins/auth.js';
 import { createTestApp, expectProblem, GENEROUS_LIMITS, type TestApp } from './helpers.js';
 
 /**
@@ -129,12 +128,5 @@ describe('route access table', () => {
         'ACCOUNT_SUSPENDED',
       );
     }
-  });
-
-  it('authorize(roles) names the matching access level', () => {
-    expect(authorize('admin')).toBe('admin');
-    expect(authorize('moderator', 'admin')).toBe('staff');
-    expect(authorize('user', 'moderator', 'admin')).toBe('user');
-    expect(() => authorize('user')).toThrow();
   });
 });

@@ -57,6 +57,9 @@ describe('loadConfig', () => {
     ['ENCRYPTION_KEY', 'abcd'],
     ['CONF_TOPIC_BLACKLIST', 'ok,(unclosed'],
     ['FAQ_FRESHNESS_CRON_SCHEDULE', 'every day'],
+    ['FAQ_FRESHNESS_CRON_SCHEDULE', '0 6 * * 99'],
+    ['FAQ_FRESHNESS_CRON_SCHEDULE', '61 * * * *'],
+    ['FAQ_FRESHNESS_CRON_SCHEDULE', '0 0 6 * * *'],
   ])('a bad %s stops with an error naming it', (setting, value) => {
     let caught: unknown;
     try {

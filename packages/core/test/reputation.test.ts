@@ -43,6 +43,19 @@ async function expectTotalsMatchLog(userId: string) {
   const [user] = await db.select({ reputation: users.reputation }).from(users).where(eq(users.id, userId));
   expect(all?.points ?? 0).toBe(logSum?.n);
   expect(user?.reputation).toBe(logSum?.n);
+  // Week and month totals too: each row counts in the periods of the award it belongs to (a
+  // reversal in those of the award it takes back).
+  for (const period of ['week', 'month'] as const) {
+    const fromLog = await db.execute<{ start: string; n: number }>(sql`
+      select to_char(date_trunc(${period}, coalesce(a.created_at, l.created_at) at time zone 'UTC'), 'YYYY-MM-DD') as start,
+        sum(l.points)::int as n
+      from reputation_logs l left join reputation_logs a on a.id = l.reverses_id
+      where l.user_id = ${userId} and l.batch_id = ${batchId} group by 1 order by 1`);
+    const totals = await db.execute<{ start: string; n: number }>(sql`
+      select to_char(period_start, 'YYYY-MM-DD') as start, points as n from reputation_totals
+      where user_id = ${userId} and batch_id = ${batchId} and period = ${period} and points <> 0 order by 1`);
+    expect(totals.rows).toEqual(fromLog.rows.filter((r) => r.n !== 0));
+  }
   return logSum?.n ?? 0;
 }
 

@@ -2,7 +2,7 @@ import { adminTwoFactorRequired, type ClientMeta, forbidden, loadPrincipal, type
 import jwt from '@fastify/jwt';
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
-import { ACCESS_LEVELS, type Access, type AuthUser, ROLES_FOR, type Role } from '../lib/access.js';
+import { ACCESS_LEVELS, type Access, ROLES_FOR } from '../lib/access.js';
 import { documentRoute } from '../lib/route-docs.js';
 
 /** Lifetime of a two-factor challenge token (typ '2fa'): long enough to open an authenticator app. */
@@ -16,24 +16,6 @@ export interface RouteAccess {
   method: string;
   url: string;
   access: Access;
-}
-
-/** The spec's middleware names, as access levels: `protect` = signed in, `adminOnly` = admin. */
-export const protect: Access = 'user';
-export const adminOnly: Access = 'admin';
-/** `authorize(roles)`: the access level admitting exactly these roles. */
-export function authorize(...roles: Role[]): Access {
-  const wanted = [...new Set(roles)].sort().join(',');
-  for (const level of ['user', 'staff', 'admin'] as const) {
-    if ([...ROLES_FOR[level]].sort().join(',') === wanted) return level;
-  }
-  throw new Error(`no access level admits exactly the roles ${wanted}`);
-}
-
-/** The signed-in caller of a route whose access level guarantees one. */
-export function caller(request: FastifyRequest): AuthUser {
-  if (!request.auth) throw unauthorized();
-  return request.auth;
 }
 
 /** Address (TRUST_PROXY honoured by Fastify) and user agent, recorded on refresh tokens. */

@@ -41,7 +41,10 @@ export function limiterStore(counters: SharedCounters): FastifyRateLimitStoreCto
     }
 
     incr(key: string, callback: Callback, timeWindow: number, max: number): void {
-      if (this.local) return this.local.incr(key, callback, timeWindow, max);
+      if (this.local) {
+        this.local.incr(key, callback, timeWindow, max);
+        return;
+      }
       counters.incr(this.namespace + key, timeWindow).then(
         (state) => callback(null, state),
         (err: Error) => callback(err),

@@ -22,7 +22,8 @@ export interface LoginLimit {
 
 /**
  * The spec's named limiters. Each route that uses one gets its own counters. The security limiters
- * (login, register, password, two-factor, identity) count in PostgreSQL; the rest per process.
+ * (login, register, password, two-factor, identity) and the hourly per-user content limits
+ * (suggestions, flags, reports) count in PostgreSQL; the per-minute ones per process.
  */
 export interface Limits {
   login: LoginLimit;
@@ -33,10 +34,10 @@ export interface Limits {
   adminWrite: RateLimitOptions;
   searchSuggest: RateLimitOptions;
   logIngest: RateLimitOptions;
-  /** FAQ suggestions per user per hour. */
-  suggest: RateLimitOptions;
-  /** FAQ flags and reports per user per hour (one counter per route). */
-  flag: RateLimitOptions;
+  /** FAQ suggestions per user per hour (shared: an hourly per-user limit must hold across processes). */
+  suggest: SharedLimit;
+  /** FAQ flags and reports per user per hour (one counter per route; shared). */
+  flag: SharedLimit;
 }
 
 declare module 'fastify' {
@@ -71,8 +72,8 @@ export function buildLimits(c: Config): Limits {
     adminWrite: { max: c.RATE_LIMIT_ADMIN_WRITE_MAX, timeWindow: 60_000 },
     searchSuggest: { max: c.SEARCH_SUGGEST_RATE_LIMIT, timeWindow: 60_000 },
     logIngest: { max: c.LOG_INGEST_RATE_LIMIT, timeWindow: 60_000, keyGenerator: byAddress },
-    suggest: { max: c.RATE_LIMIT_SUGGEST_MAX, timeWindow: 3_600_000 },
-    flag: { max: c.RATE_LIMIT_FLAG_MAX, timeWindow: 3_600_000 },
+    suggest: { shared: 'suggest', max: c.RATE_LIMIT_SUGGEST_MAX, timeWindow: 3_600_000 },
+    flag: { shared: 'flag', max: c.RATE_LIMIT_FLAG_MAX, timeWindow: 3_600_000 },
   };
 }
 

@@ -1,4 +1,5 @@
 import { Value } from '@sinclair/typebox/value';
+import { CronExpressionParser } from 'cron-parser';
 import { type Config, ConfigSchema } from './schema.js';
 
 export class ConfigError extends Error {
@@ -66,8 +67,19 @@ function checkCrossField(c: Config): void {
   if (c.DATABASE_URL && !/^postgres(ql)?:\/\//.test(c.DATABASE_URL)) {
     throw new ConfigError('DATABASE_URL', 'must be a postgres:// or postgresql:// URL');
   }
-  if (!/^\S+\s+\S+\s+\S+\s+\S+\s+\S+$/.test(c.FAQ_FRESHNESS_CRON_SCHEDULE)) {
-    throw new ConfigError('FAQ_FRESHNESS_CRON_SCHEDULE', 'must be a five-field cron expression');
+  checkCron('FAQ_FRESHNESS_CRON_SCHEDULE', c.FAQ_FRESHNESS_CRON_SCHEDULE);
+}
+
+/**
+ * A schedule pg-boss can run: five fields (minute resolution, as pg-boss schedules) that cron-parser,
+ * the parser pg-boss itself uses, accepts: `0 6 * * 99` or `61 * * * *` fail here, not at the first run.
+ */
+function checkCron(setting: string, expression: string): void {
+  if (expression.trim().split(/\s+/).length !== 5) throw new ConfigError(setting, 'must be a five-field cron expression');
+  try {
+    CronExpressionParser.parse(expression, { tz: 'UTC' });
+  } catch (err) {
+    throw new ConfigError(setting, `is not a valid cron expression (${(err as Error).message})`);
   }
 }
 

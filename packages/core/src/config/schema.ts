@@ -10,7 +10,7 @@ const Provider = T.Union([T.Literal('openai'), T.Literal('anthropic'), T.Literal
 
 /**
  * Every setting the service reads, with the spec's defaults. `.env.example` and the README table
- * are written from the same list (scripts/check-env-example.ts keeps them in step).
+ * are written from the same list (`npm run env:example`; packages/core/test/env-example.test.ts keeps them in step).
  */
 export const ConfigSchema = T.Object({
   // Runtime

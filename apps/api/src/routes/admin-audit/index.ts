@@ -24,7 +24,7 @@ export const adminAuditRoutes: RoutePlugin = async (app) => {
         summary: 'FAQ audit statistics',
         description: `Counts per verdict within the range and program, open audit flags, the last run. ${TABLE}`,
         querystring: StatsQuery,
-        response: { 200: Stats, ...problemResponses(400, 401, 403) },
+        response: { 200: Stats },
       },
     },
     async (request) => auditStats(ctx, request.query),
@@ -39,7 +39,7 @@ export const adminAuditRoutes: RoutePlugin = async (app) => {
         summary: 'FAQ audit results (PipelineResult, pipeline faq_audit)',
         description: `Newest first; filters verdict, flagged, from/to (checkedAt), batchId (program), faqId. Flagged results carry their evidence: the conflicting passages, each checked to occur verbatim in its source. ${TABLE}`,
         querystring: ResultsQuery,
-        response: { 200: listOf(AuditResult), ...problemResponses(400, 401, 403) },
+        response: { 200: listOf(AuditResult) },
       },
     },
     async (request) => listAuditResults(ctx, request.query),
@@ -57,7 +57,7 @@ export const adminAuditRoutes: RoutePlugin = async (app) => {
           'dry_run=true computes the verdicts and writes nothing (no FAQ change, no PipelineResult; provider token usage is still counted). ' +
           TABLE,
         querystring: RunQuery,
-        response: { 200: RunResult, ...problemResponses(400, 401, 403, 404, 429) },
+        response: { 200: RunResult, ...problemResponses(404) },
       },
     },
     async (request) =>

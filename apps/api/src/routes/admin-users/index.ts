@@ -1,15 +1,11 @@
 import { changeUserRole, deleteUser, getUserDetail, listUsers } from '@cfaq/core';
 import { Type as T } from '@sinclair/typebox';
-import type { FastifyRequest } from 'fastify';
+import { signedIn } from '../../lib/actor.js';
 import { problemResponses } from '../../lib/problem.js';
 import { IdParams, listOf } from '../../lib/schemas.js';
 import type { RoutePlugin } from '../../lib/types.js';
-import { caller } from '../../plugins/auth.js';
 import { User } from '../auth/schemas.js';
 import { RoleBody, UserDetail, UserListQuery } from './schemas.js';
-
-/** Who is acting, for the admin log. */
-export const actorOf = (request: FastifyRequest) => ({ id: caller(request).id, ip: request.ip });
 
 const ROLE_NOTE =
   'Effective on the user’s next request. The last active admin cannot be demoted (422 LAST_ADMIN). Written to the admin log.';
@@ -33,7 +29,7 @@ export const adminUserRoutes: RoutePlugin = async (app) => {
           tags: ['admin'],
           summary: 'List users (filter by role, status, name or email)',
           querystring: UserListQuery,
-          response: { 200: listOf(User), ...problemResponses(400, 401, 403) },
+          response: { 200: listOf(User) },
         },
       },
       async (request) => listUsers(ctx, request.query),
@@ -48,7 +44,7 @@ export const adminUserRoutes: RoutePlugin = async (app) => {
         tags: ['admin'],
         summary: 'One user, with suspension terms and last sign-in',
         params: IdParams,
-        response: { 200: UserDetail, ...problemResponses(400, 401, 403, 404) },
+        response: { 200: UserDetail, ...problemResponses(404) },
       },
     },
     async (request) => getUserDetail(ctx, request.params.id),
@@ -68,9 +64,9 @@ export const adminUserRoutes: RoutePlugin = async (app) => {
         description: ROLE_NOTE,
         params: IdParams,
         body: RoleBody,
-        response: { 200: User, ...problemResponses(400, 401, 403, 404, 422, 429) },
+        response: { 200: User, ...problemResponses(404, 422) },
       },
-      handler: async (request) => changeUserRole(ctx, actorOf(request), { userId: request.params.id, role: request.body.role }),
+      handler: async (request) => changeUserRole(ctx, signedIn(request), { userId: request.params.id, role: request.body.role }),
     });
   }
 
@@ -84,11 +80,11 @@ export const adminUserRoutes: RoutePlugin = async (app) => {
           summary: 'Delete a user for good',
           description: DELETE_NOTE,
           params: IdParams,
-          response: { 204: T.Null(), ...problemResponses(400, 401, 403, 404, 422, 429) },
+          response: { 204: T.Null(), ...problemResponses(404, 422) },
         },
       },
       async (request, reply) => {
-        await deleteUser(ctx, actorOf(request), { userId: request.params.id });
+        await deleteUser(ctx, signedIn(request), { userId: request.params.id });
         return reply.status(204).send(null);
       },
     );

@@ -15,10 +15,10 @@ import {
   updateAiConfig,
   visiblePost,
 } from '@cfaq/core';
+import { signedIn } from '../../lib/actor.js';
 import { problemResponses } from '../../lib/problem.js';
 import { listOf } from '../../lib/schemas.js';
 import type { RoutePlugin } from '../../lib/types.js';
-import { caller } from '../../plugins/auth.js';
 import {
   AiConfig,
   Calibration,
@@ -58,7 +58,6 @@ const REVIEW_NOTE =
 /** Admin routes of the auto-answer pipeline and the AI provider configuration (admin only; writes audit-logged). */
 export const aiAdminRoutes: RoutePlugin = async (app) => {
   const { ctx } = app;
-  const who = (request: Parameters<typeof caller>[0]) => ({ ...caller(request), ip: request.ip });
 
   app.get(
     '/admin/auto-answer/queue',
@@ -68,7 +67,7 @@ export const aiAdminRoutes: RoutePlugin = async (app) => {
         tags,
         summary: 'Pending review queue: suggested and escalated AI answers with confidence, source, sources and reason',
         querystring: QueueQuery,
-        response: { 200: listOf(QueueItem), ...problemResponses(400, 401, 403) },
+        response: { 200: listOf(QueueItem) },
       },
     },
     async (request) => listReviewQueue(ctx, request.query),
@@ -82,7 +81,7 @@ export const aiAdminRoutes: RoutePlugin = async (app) => {
         tags,
         summary: 'Per confidence band: published AI answers and how many were later demoted (author: not answering, or net votes <= -2)',
         querystring: CalibrationQuery,
-        response: { 200: Calibration, ...problemResponses(400, 401, 403) },
+        response: { 200: Calibration },
       },
     },
     async (request) => calibration(ctx, request.query),
@@ -97,7 +96,7 @@ export const aiAdminRoutes: RoutePlugin = async (app) => {
         summary: 'Run the auto-answer pipeline: dry run, one post, or a worker run',
         description: TRIGGER_NOTE,
         querystring: TriggerQuery,
-        response: { 200: RunReport, 202: Queued, ...problemResponses(400, 401, 403, 404, 422, 429) },
+        response: { 200: RunReport, 202: Queued, ...problemResponses(404, 422) },
       },
     },
     async (request, reply) => {
@@ -106,7 +105,7 @@ export const aiAdminRoutes: RoutePlugin = async (app) => {
       const postId = q.post_id ?? q.postId;
       const all = truthy(q.all);
       const th = { approveThreshold: q.approveThreshold, suggestThreshold: q.suggestThreshold };
-      if (postId) await visiblePost(ctx.db, caller(request), postId);
+      if (postId) await visiblePost(ctx.db, signedIn(request), postId);
       if (dryRun) {
         const report = await runAutoAnswer(ctx, { trigger: 'dry_run', dryRun: true, postId, all, batchId: q.batchId, ...th });
         const whatIf =
@@ -119,7 +118,7 @@ export const aiAdminRoutes: RoutePlugin = async (app) => {
       const jobId = await ctx.jobs.send(autoAnswerJob, {
         trigger: 'admin',
         all,
-        requestedBy: caller(request).id,
+        requestedBy: signedIn(request).id,
         ...(q.batchId ? { batchId: q.batchId } : {}),
       });
       return reply.code(202).send({ queued: true as const, jobId, all, batchId: q.batchId ?? null });
@@ -136,10 +135,10 @@ export const aiAdminRoutes: RoutePlugin = async (app) => {
         description: REVIEW_NOTE,
         params: PostIdParams,
         body: ReviewBody,
-        response: { 200: ReviewResult, ...problemResponses(400, 401, 403, 404, 422, 429) },
+        response: { 200: ReviewResult, ...problemResponses(404, 422) },
       },
     },
-    async (request) => reviewAiAnswer(ctx, caller(request), request.params.postId, request.body, request.ip),
+    async (request) => reviewAiAnswer(ctx, signedIn(request), request.params.postId, request.body, request.ip),
   );
 
   app.get(
@@ -149,7 +148,7 @@ export const aiAdminRoutes: RoutePlugin = async (app) => {
       schema: {
         tags: aiTags,
         summary: 'AI configuration: providers and models per pipeline, key status (last four characters only), base URLs, usage',
-        response: { 200: AiConfig, ...problemResponses(401, 403) },
+        response: { 200: AiConfig },
       },
     },
     async () => getAiConfig(ctx),
@@ -165,10 +164,10 @@ export const aiAdminRoutes: RoutePlugin = async (app) => {
         description:
           'API keys are write-only: stored AES-256-GCM encrypted, shown afterwards only as keyLast4; GET /admin/ai/config/api-key/:provider reveals one. Audit-logged without key values.',
         body: AiConfigPatch,
-        response: { 200: AiConfig, ...problemResponses(400, 401, 403, 429) },
+        response: { 200: AiConfig },
       },
     },
-    async (request) => updateAiConfig(ctx, who(request), request.body),
+    async (request) => updateAiConfig(ctx, signedIn(request), request.body),
   );
 
   app.post(
@@ -178,10 +177,10 @@ export const aiAdminRoutes: RoutePlugin = async (app) => {
       schema: {
         tags: aiTags,
         summary: 'Reset the AI usage counters (audit-logged)',
-        response: { 200: ResetUsage, ...problemResponses(401, 403, 429) },
+        response: { 200: ResetUsage },
       },
     },
-    async (request) => resetAiUsage(ctx, who(request)),
+    async (request) => resetAiUsage(ctx, signedIn(request)),
   );
 
   app.get(
@@ -191,7 +190,7 @@ export const aiAdminRoutes: RoutePlugin = async (app) => {
       schema: {
         tags: aiTags,
         summary: 'Providers: configured or not, detection order, the active provider and model per pipeline',
-        response: { 200: Providers, ...problemResponses(401, 403) },
+        response: { 200: Providers },
       },
     },
     async () => listAiProviders(ctx),
@@ -204,7 +203,7 @@ export const aiAdminRoutes: RoutePlugin = async (app) => {
       schema: {
         tags: aiTags,
         summary: 'A real minimal structured round trip to every configured provider: ok, latency, error',
-        response: { 200: ProviderTest, ...problemResponses(401, 403) },
+        response: { 200: ProviderTest },
       },
     },
     async () => testAiProviders(ctx),
@@ -218,9 +217,9 @@ export const aiAdminRoutes: RoutePlugin = async (app) => {
         tags: aiTags,
         summary: 'Reveal a stored API key (the only route that does; audit-logged). 404 when none is stored.',
         params: ProviderParams,
-        response: { 200: RevealedKey, ...problemResponses(400, 401, 403, 404) },
+        response: { 200: RevealedKey, ...problemResponses(404) },
       },
     },
-    async (request) => revealApiKey(ctx, who(request), request.params.provider),
+    async (request) => revealApiKey(ctx, signedIn(request), request.params.provider),
   );
 };

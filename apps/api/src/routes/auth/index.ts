@@ -14,9 +14,10 @@ import {
 } from '@cfaq/core';
 import { Type as T } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
+import { signedIn } from '../../lib/actor.js';
 import { problemResponses } from '../../lib/problem.js';
 import type { RoutePlugin } from '../../lib/types.js';
-import { caller, clientMeta } from '../../plugins/auth.js';
+import { clientMeta } from '../../plugins/auth.js';
 import {
   CodeBody,
   LoginBody,
@@ -52,7 +53,7 @@ export const authRoutes: RoutePlugin = async (app) => {
         summary: 'Create an account (role user) and sign in',
         description: `Emails are trimmed, lower-cased and unique. ${TTL_NOTE}`,
         body: RegisterBody,
-        response: { 201: Session, ...problemResponses(400, 409, 429) },
+        response: { 201: Session, ...problemResponses(409) },
       },
     },
     async (request, reply) => reply.status(201).send(await register(ctx, tokens, request.body, clientMeta(request))),
@@ -69,7 +70,7 @@ export const authRoutes: RoutePlugin = async (app) => {
         summary: 'Sign in with email and password',
         description: `Answers a session, or for an account with two-factor on { twoFactorRequired, challengeToken } to complete at POST /auth/2fa/verify. Suspended accounts get 403. Only failed sign-ins count towards the limits: RATE_LIMIT_LOGIN_MAX per account and address, RATE_LIMIT_LOGIN_ADDRESS_MAX per address, per RATE_LIMIT_WINDOW_SECONDS (429 with retry-after). ${TTL_NOTE}`,
         body: LoginBody,
-        response: { 200: LoginResponse, ...problemResponses(400, 401, 403, 429) },
+        response: { 200: LoginResponse, ...problemResponses(401, 403) },
       },
     },
     async (request) => login(ctx, tokens, request.body, clientMeta(request)),
@@ -84,7 +85,7 @@ export const authRoutes: RoutePlugin = async (app) => {
         summary: 'Rotate the refresh token for a new session',
         description: `The given refresh token is used up. Within REFRESH_REUSE_GRACE_SECONDS (default 30) of its rotation the same token answers the same successor again, while that successor is unused (a second tab or a client retry). Presenting a used token after that revokes every token of its sign-in (401 REFRESH_TOKEN_REUSED). ${TTL_NOTE}`,
         body: RefreshBody,
-        response: { 200: Session, ...problemResponses(400, 401, 403) },
+        response: { 200: Session, ...problemResponses(401, 403) },
       },
     },
     async (request) => refreshSession(ctx, tokens, request.body.refreshToken, clientMeta(request)),
@@ -102,7 +103,7 @@ export const authRoutes: RoutePlugin = async (app) => {
           'allSessions: true revokes every refresh token of its owner and needs a current refresh token (one not yet rotated, revoked or expired; else 401 INVALID_REFRESH_TOKEN). ' +
           'Access tokens already issued expire on their own (at most JWT_ACCESS_TTL_SECONDS).',
         body: LogoutBody,
-        response: { 204: T.Null(), ...problemResponses(400, 401) },
+        response: { 204: T.Null(), ...problemResponses(401) },
       },
     },
     async (request, reply) => {
@@ -115,9 +116,9 @@ export const authRoutes: RoutePlugin = async (app) => {
     '/auth/me',
     {
       config: { access: 'user' },
-      schema: { tags: ['auth'], summary: 'The signed-in user', response: { 200: User, ...problemResponses(401, 403) } },
+      schema: { tags: ['auth'], summary: 'The signed-in user', response: { 200: User } },
     },
-    async (request) => getUser(ctx, caller(request).id),
+    async (request) => getUser(ctx, signedIn(request).id),
   );
 
   app.patch(
@@ -128,10 +129,10 @@ export const authRoutes: RoutePlugin = async (app) => {
         tags: ['auth'],
         summary: 'Update name, bio or avatar of the signed-in user',
         body: ProfileBody,
-        response: { 200: User, ...problemResponses(400, 401, 403) },
+        response: { 200: User },
       },
     },
-    async (request) => updateProfile(ctx, caller(request).id, request.body),
+    async (request) => updateProfile(ctx, signedIn(request).id, request.body),
   );
 
   app.put(
@@ -143,10 +144,10 @@ export const authRoutes: RoutePlugin = async (app) => {
         summary: 'Change the password',
         description: `Checks the current password (400 WRONG_PASSWORD), revokes every refresh token of the user and answers a fresh session. ${TTL_NOTE}`,
         body: PasswordBody,
-        response: { 200: Session, ...problemResponses(400, 401, 403, 429) },
+        response: { 200: Session },
       },
     },
-    async (request) => changePassword(ctx, tokens, caller(request).id, request.body, clientMeta(request)),
+    async (request) => changePassword(ctx, tokens, signedIn(request).id, request.body, clientMeta(request)),
   );
 
   app.get(
@@ -158,11 +159,11 @@ export const authRoutes: RoutePlugin = async (app) => {
         summary: "Export the signed-in user's own data",
         description:
           'Profile, posts, comments, votes, notifications, tea drops, notification settings and reputation: only the caller’s rows, no secrets.',
-        response: { 200: UserExport, ...problemResponses(401, 403) },
+        response: { 200: UserExport },
       },
     },
     async (request, reply) => {
-      const data = await exportUserData(ctx, caller(request).id);
+      const data = await exportUserData(ctx, signedIn(request).id);
       return reply.header('content-disposition', 'attachment; filename="community-faq-export.json"').send(data);
     },
   );
@@ -178,10 +179,10 @@ export const authRoutes: RoutePlugin = async (app) => {
         tags: ['auth'],
         summary: 'Start two-factor enrolment (admins)',
         description: 'A new TOTP secret, pending until POST /auth/2fa/enable confirms it with a code. 409 when already enabled.',
-        response: { 200: TwoFactorSetup, ...problemResponses(401, 403, 409, 429) },
+        response: { 200: TwoFactorSetup, ...problemResponses(409) },
       },
     },
-    async (request) => setupTwoFactor(ctx, caller(request).id),
+    async (request) => setupTwoFactor(ctx, signedIn(request).id),
   );
 
   app.post(
@@ -192,10 +193,10 @@ export const authRoutes: RoutePlugin = async (app) => {
         tags: ['auth'],
         summary: 'Confirm enrolment with a code; answers the recovery codes once',
         body: CodeBody,
-        response: { 200: RecoveryCodes, ...problemResponses(400, 401, 403, 409, 422, 429) },
+        response: { 200: RecoveryCodes, ...problemResponses(409, 422) },
       },
     },
-    async (request) => enableTwoFactor(ctx, caller(request).id, request.body.code),
+    async (request) => enableTwoFactor(ctx, signedIn(request).id, request.body.code),
   );
 
   app.post(
@@ -219,7 +220,7 @@ export const authRoutes: RoutePlugin = async (app) => {
         summary: 'Complete a two-factor login',
         description: `The challenge token from POST /auth/login and a TOTP code (current or previous 30 s step, each accepted once) or an unused recovery code. ${TTL_NOTE}`,
         body: TwoFactorVerifyBody,
-        response: { 200: Session, ...problemResponses(400, 401, 403, 429) },
+        response: { 200: Session, ...problemResponses(401, 403) },
       },
     },
     async (request) => verifyTwoFactorLogin(ctx, tokens, request.body, clientMeta(request)),
@@ -234,11 +235,11 @@ export const authRoutes: RoutePlugin = async (app) => {
         summary: 'Turn two-factor off (needs a current code or a recovery code)',
         description: 'Open to any signed-in account that has two-factor on, so a demoted admin can still turn it off.',
         body: CodeBody,
-        response: { 204: T.Null(), ...problemResponses(400, 401, 403, 422, 429) },
+        response: { 204: T.Null(), ...problemResponses(422) },
       },
     },
     async (request, reply) => {
-      await disableTwoFactor(ctx, caller(request).id, request.body.code);
+      await disableTwoFactor(ctx, signedIn(request).id, request.body.code);
       return reply.status(204).send(null);
     },
   );

@@ -35,7 +35,7 @@ import {
 } from './schemas.js';
 
 const tags = ['community'];
-const ownerOrStaff = problemResponses(400, 401, 403, 404, 422);
+const ownerOrStaff = problemResponses(404, 422);
 
 /** Community posts, comments, votes, answers, conversion to FAQs, and the public FAQ review queue. */
 export const communityRoutes: RoutePlugin = async (app) => {
@@ -49,7 +49,7 @@ export const communityRoutes: RoutePlugin = async (app) => {
         tags,
         summary: "A page of the program's posts",
         querystring: ListPostsQuery,
-        response: { 200: listOf(Post), ...problemResponses(400, 404) },
+        response: { 200: listOf(Post), ...problemResponses(404) },
       },
     },
     async (request) => listPosts(ctx, actorOf(request), request.query),
@@ -59,7 +59,7 @@ export const communityRoutes: RoutePlugin = async (app) => {
     '/community/posts/:id',
     {
       config: { access: 'public' },
-      schema: { tags, summary: 'One post', params: IdParams, response: { 200: Post, ...problemResponses(400, 404) } },
+      schema: { tags, summary: 'One post', params: IdParams, response: { 200: Post, ...problemResponses(404) } },
     },
     async (request) => getPost(ctx, actorOf(request), request.params.id),
   );
@@ -72,7 +72,7 @@ export const communityRoutes: RoutePlugin = async (app) => {
         tags,
         summary: 'Ask the community',
         body: CreatePostBody,
-        response: { 201: Post, ...problemResponses(400, 401, 403, 404) },
+        response: { 201: Post, ...problemResponses(404) },
       },
     },
     async (request, reply) => reply.status(201).send(await createPost(ctx, signedIn(request), request.body)),
@@ -101,7 +101,7 @@ export const communityRoutes: RoutePlugin = async (app) => {
         tags,
         summary: 'Delete a post (soft; author or staff)',
         params: IdParams,
-        response: { 204: { type: 'null' }, ...problemResponses(400, 401, 403, 404) },
+        response: { 204: { type: 'null' }, ...problemResponses(404) },
       },
     },
     async (request, reply) => {
@@ -131,7 +131,7 @@ export const communityRoutes: RoutePlugin = async (app) => {
           tags,
           summary: `${dir === 'upvote' ? 'Upvote' : 'Downvote'} a post (again the same way removes the vote)`,
           params: IdParams,
-          response: { 200: VoteOutcome, ...problemResponses(400, 401, 403, 404) },
+          response: { 200: VoteOutcome, ...problemResponses(404) },
         },
       },
       async (request) => votePost(ctx, signedIn(request), request.params.id, value),
@@ -144,7 +144,7 @@ export const communityRoutes: RoutePlugin = async (app) => {
           tags,
           summary: `${dir === 'upvote' ? 'Upvote' : 'Downvote'} a comment (again the same way removes the vote)`,
           params: CommentParams,
-          response: { 200: VoteOutcome, ...problemResponses(400, 401, 403, 404) },
+          response: { 200: VoteOutcome, ...problemResponses(404) },
         },
       },
       async (request) => voteComment(ctx, signedIn(request), request.params.id, request.params.cid, value),
@@ -160,7 +160,7 @@ export const communityRoutes: RoutePlugin = async (app) => {
         summary: 'Comment on a post',
         params: IdParams,
         body: CommentBody,
-        response: { 201: Comment, ...problemResponses(400, 401, 403, 404, 422) },
+        response: { 201: Comment, ...problemResponses(404, 422) },
       },
     },
     async (request, reply) => reply.status(201).send(await addComment(ctx, signedIn(request), request.params.id, request.body.body)),
@@ -175,7 +175,7 @@ export const communityRoutes: RoutePlugin = async (app) => {
         summary: "A post's comments: accepted, then verified, then oldest first",
         params: IdParams,
         querystring: PageQuery,
-        response: { 200: listOf(Comment), ...problemResponses(400, 404) },
+        response: { 200: listOf(Comment), ...problemResponses(404) },
       },
     },
     async (request) => listComments(ctx, actorOf(request), request.params.id, request.query),
@@ -207,7 +207,7 @@ export const communityRoutes: RoutePlugin = async (app) => {
         tags,
         summary: 'Mark a comment as a verified-correct answer',
         params: CommentParams,
-        response: { 200: Comment, ...problemResponses(400, 401, 403, 404) },
+        response: { 200: Comment, ...problemResponses(404) },
       },
     },
     async (request) => verifyComment(ctx, signedIn(request), request.params.id, request.params.cid),
@@ -240,7 +240,7 @@ export const communityRoutes: RoutePlugin = async (app) => {
         summary: 'Convert a post into an approved FAQ',
         params: IdParams,
         body: ConvertBody,
-        response: { 201: ConvertResult, ...problemResponses(400, 401, 403, 404, 409, 422) },
+        response: { 201: ConvertResult, ...problemResponses(404, 409, 422) },
       },
     },
     async (request, reply) => reply.status(201).send(await convertPostToFaq(ctx, signedIn(request), request.params.id, request.body)),
@@ -254,7 +254,7 @@ export const communityRoutes: RoutePlugin = async (app) => {
         tags,
         summary: 'FAQs under freshness review (pending_review, update_requested) with the current vote tally',
         querystring: BatchPageQuery,
-        response: { 200: listOf(ReviewQueueItem), ...problemResponses(400, 404) },
+        response: { 200: listOf(ReviewQueueItem), ...problemResponses(404) },
       },
     },
     async (request) => reviewQueue(ctx, actorOf(request), request.query),

@@ -24,7 +24,6 @@ import { signedIn } from '../../lib/actor.js';
 import { problemResponses } from '../../lib/problem.js';
 import { IdParams, listOf } from '../../lib/schemas.js';
 import type { RoutePlugin } from '../../lib/types.js';
-import { caller } from '../../plugins/auth.js';
 import { Faq } from '../faq/schemas.js';
 import {
   BackfillQuery,
@@ -34,6 +33,7 @@ import {
   ConnectQuery,
   ConnectStart,
   ConvertBody,
+  FaqAction,
   Health,
   Insight,
   ListInsightsQuery,
@@ -84,11 +84,11 @@ export const confRoutes: RoutePlugin = async (app) => {
           description:
             'The state is a random nonce with an HMAC binding it to the caller, stored for 10 minutes and usable once. An SPA that cannot follow a cross-origin redirect with its bearer token passes ?redirect=false and navigates itself.',
           querystring: ConnectQuery,
-          response: { 200: ConnectStart, 302: ConnectStart, ...problemResponses(400, 401, 403, 422) },
+          response: { 200: ConnectStart, 302: ConnectStart, ...problemResponses(422) },
         },
       },
       async (request, reply) => {
-        const start = await startConfConnect(ctx, caller(request).id);
+        const start = await startConfConnect(ctx, signedIn(request).id);
         if (request.query.redirect === false) return start;
         return reply.status(302).header('location', start.authorizeUrl).send(start);
       },
@@ -107,10 +107,10 @@ export const confRoutes: RoutePlugin = async (app) => {
           description:
             "CONF_REDIRECT_URI points the provider at the SPA, which calls this route with code and state and its bearer token. An expired, tampered, reused or foreign (another user's) state is 400 INVALID_OAUTH_STATE. A provider account already connected to another user is 409.",
           querystring: CallbackQuery,
-          response: { 200: Connection, ...problemResponses(400, 401, 403, 409, 422, 429, 502) },
+          response: { 200: Connection, ...problemResponses(409, 422, 502) },
         },
       },
-      async (request) => completeConfConnect(ctx, caller(request).id, request.query),
+      async (request) => completeConfConnect(ctx, signedIn(request).id, request.query),
     );
   }
 
@@ -121,10 +121,10 @@ export const confRoutes: RoutePlugin = async (app) => {
       schema: {
         tags,
         summary: "The caller's provider connection (never a token)",
-        response: { 200: Connection, ...problemResponses(401, 403) },
+        response: { 200: Connection },
       },
     },
-    async (request) => confConnection(ctx, caller(request).id),
+    async (request) => confConnection(ctx, signedIn(request).id),
   );
 
   app.post(
@@ -135,10 +135,10 @@ export const confRoutes: RoutePlugin = async (app) => {
         tags,
         summary: "Queues ingestion of the caller's cloud recordings with transcripts between two dates (inclusive, at most 180 days)",
         querystring: BackfillQuery,
-        response: { 202: BackfillResult, ...problemResponses(400, 401, 403, 422, 429, 502) },
+        response: { 202: BackfillResult, ...problemResponses(422, 502) },
       },
     },
-    async (request, reply) => reply.status(202).send(await backfillRecordings(ctx, caller(request).id, request.query)),
+    async (request, reply) => reply.status(202).send(await backfillRecordings(ctx, signedIn(request).id, request.query)),
   );
 
   app.get(
@@ -149,7 +149,7 @@ export const confRoutes: RoutePlugin = async (app) => {
         tags,
         summary: 'Meetings, newest first',
         querystring: ListMeetingsQuery,
-        response: { 200: listOf(Meeting), ...problemResponses(400, 401, 403) },
+        response: { 200: listOf(Meeting) },
       },
     },
     async (request) => listMeetings(ctx, request.query),
@@ -163,7 +163,7 @@ export const confRoutes: RoutePlugin = async (app) => {
         tags,
         summary: 'One meeting with its parsed transcript',
         params: IdParams,
-        response: { 200: MeetingDetail, ...problemResponses(400, 401, 403, 404) },
+        response: { 200: MeetingDetail, ...problemResponses(404) },
       },
     },
     async (request) => getMeeting(ctx, request.params.id),
@@ -177,7 +177,7 @@ export const confRoutes: RoutePlugin = async (app) => {
         tags,
         summary: 'Re-processes a completed or failed meeting (queued; 409 while it is pending)',
         params: IdParams,
-        response: { 202: Meeting, ...problemResponses(400, 401, 403, 404, 409, 429) },
+        response: { 202: Meeting, ...problemResponses(404, 409) },
       },
     },
     async (request, reply) => reply.status(202).send(await reprocessMeeting(ctx, request.params.id)),
@@ -191,7 +191,7 @@ export const confRoutes: RoutePlugin = async (app) => {
         tags,
         summary: 'Insights extracted from meetings',
         querystring: ListInsightsQuery,
-        response: { 200: listOf(Insight), ...problemResponses(400, 401, 403) },
+        response: { 200: listOf(Insight) },
       },
     },
     async (request) => listInsights(ctx, request.query),
@@ -206,7 +206,7 @@ export const confRoutes: RoutePlugin = async (app) => {
         summary: 'Approve (status approved), reject, or edit an insight',
         params: IdParams,
         body: UpdateInsightBody,
-        response: { 200: Insight, ...problemResponses(400, 401, 403, 404, 422, 429) },
+        response: { 200: Insight, ...problemResponses(404, 422) },
       },
     },
     async (request) => updateInsight(ctx, signedIn(request), request.params.id, request.body),
@@ -221,14 +221,21 @@ export const confRoutes: RoutePlugin = async (app) => {
       },
       schema: {
         tags,
-        summary: 'Converts an approved insight into an approved FAQ (422 when not approved, 409 when converted already)',
+        summary:
+          'Converts an approved insight into FAQ content: updates the FAQ it matches closely (or faqId; 200), else creates an approved FAQ (201); 422 when not approved, 409 when converted already',
         params: IdParams,
         body: ConvertBody,
-        response: { 201: T.Object({ faq: Faq, insight: Insight }), ...problemResponses(400, 401, 403, 404, 409, 422, 429) },
+        response: {
+          200: T.Object({ faq: Faq, insight: Insight, action: FaqAction }),
+          201: T.Object({ faq: Faq, insight: Insight, action: FaqAction }),
+          ...problemResponses(404, 409, 422),
+        },
       },
     },
-    async (request, reply) =>
-      reply.status(201).send(await convertInsightToFaq(ctx, signedIn(request), request.params.id, request.body ?? {})),
+    async (request, reply) => {
+      const res = await convertInsightToFaq(ctx, signedIn(request), request.params.id, request.body ?? {});
+      return reply.status(res.action === 'created' ? 201 : 200).send(res);
+    },
   );
 
   app.get(
@@ -238,10 +245,10 @@ export const confRoutes: RoutePlugin = async (app) => {
       schema: {
         tags,
         summary: "The integration's state: the caller's connection, the webhook secret, the last event, the queue depth",
-        response: { 200: Health, ...problemResponses(401, 403) },
+        response: { 200: Health },
       },
     },
-    async (request) => confHealth(ctx, caller(request).id),
+    async (request) => confHealth(ctx, signedIn(request).id),
   );
 
   app.get(
@@ -263,7 +270,7 @@ export const confRoutes: RoutePlugin = async (app) => {
         description:
           'For replaying an event by hand (for example one the webhook refused while it was misconfigured). recording.transcript_completed and recording.completed are queued; other events are acknowledged and ignored.',
         body: RecordingEventBody,
-        response: { 200: WebhookAnswer, ...problemResponses(400, 401, 403, 429, 503) },
+        response: { 200: WebhookAnswer, ...problemResponses(503) },
       },
     },
     async (request) => acceptRecordingEvent(ctx, request.body as Record<string, unknown>),
@@ -281,7 +288,7 @@ export const confRoutes: RoutePlugin = async (app) => {
         description: `Processed within the request through the same two paths as a webhook meeting. The file is capped at UPLOAD_LIMIT_BYTES (413 above it). An unparseable VTT is 400 INVALID_VTT; a transcript under 30 characters is 422 TRANSCRIPT_TOO_SHORT.`,
         consumes: ['multipart/form-data', 'application/json'],
         body: T.Union([UploadMultipartBody, UploadJsonBody]),
-        response: { 201: UploadResult, ...problemResponses(400, 401, 403, 404, 413, 415, 422, 429) },
+        response: { 201: UploadResult, ...problemResponses(404, 413, 415, 422) },
       },
     },
     async (request, reply) => {

@@ -1,5 +1,6 @@
 import {
   answerPostFromKnowledge,
+  FAQ_UPDATE_THRESHOLD,
   ingestDocument,
   knowledgeChat,
   listKnowledge,
@@ -14,7 +15,7 @@ import { signedIn } from '../../lib/actor.js';
 import { problemResponses } from '../../lib/problem.js';
 import { DateTime, IdParams, listOf, Nullable, PageQuery, Uuid } from '../../lib/schemas.js';
 import type { RoutePlugin } from '../../lib/types.js';
-import { Meeting } from '../conf/schemas.js';
+import { FaqAction, Meeting } from '../conf/schemas.js';
 import { Faq } from '../faq/schemas.js';
 
 const tags = ['knowledge'];
@@ -31,6 +32,10 @@ const Item = T.Object({
   sourceType: T.String(),
   sourceRef: Nullable(T.String()),
   promotedFaqId: Nullable(Uuid),
+  proposedFaqId: T.Union([Uuid, T.Null()], {
+    description: `"update FAQ X": an existing FAQ of the program this item matches closely (cosine >= ${FAQ_UPDATE_THRESHOLD}, both embedded as title + body); promote updates it by default. Null: promote creates a new FAQ`,
+  }),
+  proposedFaqScore: Nullable(T.Number({ description: 'the similarity to proposedFaqId' })),
   embedded: T.Boolean(),
   createdAt: DateTime,
   updatedAt: DateTime,
@@ -72,7 +77,7 @@ export const knowledgeRoutes: RoutePlugin = async (app) => {
             q: T.Optional(T.String({ maxLength: 200 })),
           }),
         ]),
-        response: { 200: listOf(Item), ...problemResponses(400, 401, 403) },
+        response: { 200: listOf(Item) },
       },
     },
     async (request) => listKnowledge(ctx, request.query),
@@ -86,7 +91,7 @@ export const knowledgeRoutes: RoutePlugin = async (app) => {
         tags,
         summary: "Searches the program's approved knowledge by meaning (score = cosine similarity)",
         querystring: T.Composite([Query, T.Object({ limit: T.Optional(T.Integer({ minimum: 1, maximum: 50, default: 5 })) })]),
-        response: { 200: T.Object({ results: T.Array(Hit) }), ...problemResponses(400, 401, 403, 404, 503) },
+        response: { 200: T.Object({ results: T.Array(Hit) }), ...problemResponses(404, 503) },
       },
     },
     async (request) => searchKnowledgeItems(ctx, request.query),
@@ -108,7 +113,7 @@ export const knowledgeRoutes: RoutePlugin = async (app) => {
           },
           { additionalProperties: false },
         ),
-        response: { 201: T.Object({ items: T.Array(Item) }), ...problemResponses(400, 401, 403, 404, 422, 429) },
+        response: { 201: T.Object({ items: T.Array(Item) }), ...problemResponses(404, 422) },
       },
     },
     async (request, reply) => reply.status(201).send(await ingestDocument(ctx, signedIn(request), request.body)),
@@ -123,7 +128,7 @@ export const knowledgeRoutes: RoutePlugin = async (app) => {
         summary:
           'Answers a question from the knowledge base through the AI provider, citing its sources; "I don\'t know" when nothing relevant',
         querystring: Query,
-        response: { 200: Chat, ...problemResponses(400, 401, 403, 404, 503) },
+        response: { 200: Chat, ...problemResponses(404, 503) },
       },
     },
     async (request) => knowledgeChat(ctx, request.query),
@@ -141,7 +146,7 @@ export const knowledgeRoutes: RoutePlugin = async (app) => {
               ? 'Approve: pending_review or rejected -> approved (searchable); a promoted item is 422'
               : 'Reject: pending_review or approved -> rejected (leaves the searches); a promoted item is 422',
           params: IdParams,
-          response: { 200: Item, ...problemResponses(400, 401, 403, 404, 422, 429) },
+          response: { 200: Item, ...problemResponses(404, 422) },
         },
       },
       async (request) => setKnowledgeStatus(ctx, signedIn(request), request.params.id, action === 'approve' ? 'approved' : 'rejected'),
@@ -158,17 +163,23 @@ export const knowledgeRoutes: RoutePlugin = async (app) => {
       schema: {
         tags,
         summary:
-          'Promote: creates an approved FAQ from the item and links it (status promoted, promotedFaqId); 409 when promoted already, 422 when rejected',
+          'Promote: the item becomes FAQ content and links it (status promoted, promotedFaqId): it updates the FAQ it matches closely (or faqId), else creates an approved FAQ; 409 when promoted already, 422 when rejected',
         params: IdParams,
         body: T.Object(
           {
             question: T.Optional(T.String({ minLength: 3, maxLength: 1000 })),
             answer: T.Optional(T.String({ minLength: 1, maxLength: 20_000 })),
             category: T.Optional(T.String({ minLength: 1, maxLength: 100 })),
+            faqId: T.Optional(
+              T.Union([Uuid, T.Null()], {
+                description:
+                  'the FAQ to update; null: always create a new FAQ; absent: follow the proposal (proposedFaqId, recomputed now)',
+              }),
+            ),
           },
           { additionalProperties: false },
         ),
-        response: { 200: T.Object({ faq: Faq, item: Item }), ...problemResponses(400, 401, 403, 404, 409, 422, 429) },
+        response: { 200: T.Object({ faq: Faq, item: Item, action: FaqAction }), ...problemResponses(404, 409, 422) },
       },
     },
     async (request) => promoteKnowledge(ctx, signedIn(request), request.params.id, request.body),
@@ -182,7 +193,7 @@ export const knowledgeRoutes: RoutePlugin = async (app) => {
         tags,
         summary: 'Accepted or verified community answers with at least 3 upvotes become approved knowledge (once each)',
         querystring: T.Object({ minUpvotes: T.Optional(T.Integer({ minimum: 1, maximum: 10_000 })), batchId: T.Optional(Uuid) }),
-        response: { 200: T.Object({ created: T.Integer(), items: T.Array(Item) }), ...problemResponses(400, 401, 403, 429) },
+        response: { 200: T.Object({ created: T.Integer(), items: T.Array(Item) }) },
       },
     },
     async (request) => processUpvotes(ctx, request.query),
@@ -196,7 +207,7 @@ export const knowledgeRoutes: RoutePlugin = async (app) => {
         tags,
         summary: 'Re-processes a meeting into knowledge and insights (same as POST /conf/meetings/:id/transcript)',
         params: IdParams,
-        response: { 202: Meeting, ...problemResponses(400, 401, 403, 404, 409, 429) },
+        response: { 202: Meeting, ...problemResponses(404, 409) },
       },
     },
     async (request, reply) => reply.status(202).send(await reprocessMeeting(ctx, request.params.id)),
@@ -211,7 +222,7 @@ export const knowledgeRoutes: RoutePlugin = async (app) => {
         summary:
           "An answer to a community post from the knowledge base (as /knowledge/chat with the post's title and body); nothing is written",
         params: T.Object({ postId: Uuid }),
-        response: { 200: T.Composite([Chat, T.Object({ postId: Uuid })]), ...problemResponses(400, 401, 403, 404, 429, 503) },
+        response: { 200: T.Composite([Chat, T.Object({ postId: Uuid })]), ...problemResponses(404, 503) },
       },
     },
     async (request) => answerPostFromKnowledge(ctx, request.params.postId),

@@ -32,7 +32,7 @@ const tags = ['notifications'];
 const KINDS = `Kinds: ${Object.entries(NOTIFICATION_KINDS)
   .map(([k, v]) => `${k} (${v})`)
   .join('; ')}.`;
-const mine = problemResponses(400, 401, 403, 404);
+const mine = problemResponses(404);
 
 /** The caller's own notifications, settings and tea drops (signed in). */
 export const notificationRoutes: RoutePlugin = async (app) => {

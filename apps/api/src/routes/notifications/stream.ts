@@ -1,6 +1,5 @@
 import { NotificationHub, notificationsAfter, type StreamCursor, streamCursor } from '@cfaq/core';
 import { signedIn } from '../../lib/actor.js';
-import { problemResponses } from '../../lib/problem.js';
 import type { RoutePlugin } from '../../lib/types.js';
 
 /**
@@ -32,7 +31,7 @@ export const notificationStream: RoutePlugin = async (app) => {
           'PostgreSQL LISTEN/NOTIFY, typically within a second of the commit (the embedded database falls back to the poll interval, ' +
           'NOTIFICATION_STREAM_POLL_MS). Heartbeat: a `: heartbeat` comment every NOTIFICATION_STREAM_HEARTBEAT_MS.',
         produces: ['text/event-stream'],
-        response: { 200: { type: 'string', description: 'event stream' }, ...problemResponses(401, 403) },
+        response: { 200: { type: 'string', description: 'event stream' } },
       },
     },
     async (request, reply) => {

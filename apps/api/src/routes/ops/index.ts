@@ -1,6 +1,7 @@
 import { safeEqual, unauthorized } from '@cfaq/core';
 import { sql } from 'drizzle-orm';
 import type { FastifyError, onRequestHookHandler } from 'fastify';
+import { actorOf } from '../../lib/actor.js';
 import { problemResponses } from '../../lib/problem.js';
 import type { RoutePlugin } from '../../lib/types.js';
 import { HealthResponse, LogBody, LogResponse, WarmResponse } from './schemas.js';
@@ -84,12 +85,12 @@ export const opsRoutes: RoutePlugin = async (app) => {
         tags: ['ops'],
         summary: 'Frontend log ingestion (one entry or { entries: [...] }, written as structured log lines)',
         body: LogBody,
-        response: { 202: LogResponse, ...problemResponses(400, 413, 415, 429) },
+        response: { 202: LogResponse, ...problemResponses(413, 415) },
       },
     },
     async (request, reply) => {
       const entries = 'entries' in request.body ? request.body.entries : [request.body];
-      const log = request.log.child({ source: 'frontend', userId: request.auth?.id });
+      const log = request.log.child({ source: 'frontend', userId: actorOf(request)?.id });
       for (const e of entries) {
         log[e.level]({ frontend: { context: e.context, url: e.url, userAgent: e.userAgent, clientTime: e.timestamp } }, e.message);
       }

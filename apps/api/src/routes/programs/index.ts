@@ -12,10 +12,10 @@ import {
   updateProgram,
 } from '@cfaq/core';
 import type { FastifyRequest } from 'fastify';
+import { actorOf, signedIn } from '../../lib/actor.js';
 import { problemResponses } from '../../lib/problem.js';
 import { IdParams, listOf } from '../../lib/schemas.js';
 import type { RoutePlugin } from '../../lib/types.js';
-import { caller } from '../../plugins/auth.js';
 import {
   CreateProgramBody,
   IncludeArchived,
@@ -30,10 +30,13 @@ import {
 const tags = ['programs'];
 /** Archived (and deleted) programs are shown only to admins who ask for them. */
 const adminAsks = (request: FastifyRequest, q: { includeArchived?: boolean | undefined }) =>
-  !!q.includeArchived && request.auth?.role === 'admin';
+  !!q.includeArchived && actorOf(request)?.role === 'admin';
 
 /** The admin-log author of a write: the caller and their address. */
-const by = (request: FastifyRequest): AuditBy => ({ actorId: caller(request).id, ip: request.ip });
+const by = (request: FastifyRequest): AuditBy => {
+  const { id, ip } = signedIn(request);
+  return { actorId: id, ip };
+};
 
 /** Programs (the spec's batches) and their settings. Reads are public; writes are admin. */
 export const programRoutes: RoutePlugin = async (app) => {
@@ -47,7 +50,7 @@ export const programRoutes: RoutePlugin = async (app) => {
         tags,
         summary: 'List programs',
         querystring: ListProgramsQuery,
-        response: { 200: listOf(Program), ...problemResponses(400) },
+        response: { 200: listOf(Program) },
       },
     },
     async (request) => listPrograms(ctx, { ...request.query, includeArchived: adminAsks(request, request.query) }),
@@ -62,7 +65,7 @@ export const programRoutes: RoutePlugin = async (app) => {
         summary: 'A program by its slug',
         params: SlugParams,
         querystring: IncludeArchived,
-        response: { 200: Program, ...problemResponses(400, 404) },
+        response: { 200: Program, ...problemResponses(404) },
       },
     },
     async (request) => getProgramBySlug(ctx, request.params.slug, { includeArchived: adminAsks(request, request.query) }),
@@ -77,7 +80,7 @@ export const programRoutes: RoutePlugin = async (app) => {
         summary: 'A program by id (archived ones only to admins who pass includeArchived)',
         params: IdParams,
         querystring: IncludeArchived,
-        response: { 200: Program, ...problemResponses(400, 404) },
+        response: { 200: Program, ...problemResponses(404) },
       },
     },
     async (request) => getProgram(ctx, request.params.id, { includeArchived: adminAsks(request, request.query) }),
@@ -91,7 +94,7 @@ export const programRoutes: RoutePlugin = async (app) => {
         tags,
         summary: 'Create a program',
         body: CreateProgramBody,
-        response: { 201: Program, ...problemResponses(400, 401, 403, 422, 429) },
+        response: { 201: Program, ...problemResponses(422) },
       },
     },
     async (request, reply) => reply.status(201).send(await createProgram(ctx, request.body, by(request))),
@@ -106,7 +109,7 @@ export const programRoutes: RoutePlugin = async (app) => {
         summary: 'Edit a program (a new name gives a new slug)',
         params: IdParams,
         body: UpdateProgramBody,
-        response: { 200: Program, ...problemResponses(400, 401, 403, 404, 422, 429) },
+        response: { 200: Program, ...problemResponses(404, 422) },
       },
     },
     async (request) => updateProgram(ctx, request.params.id, request.body, by(request)),
@@ -120,7 +123,7 @@ export const programRoutes: RoutePlugin = async (app) => {
         tags,
         summary: 'Make this the default program',
         params: IdParams,
-        response: { 200: Program, ...problemResponses(400, 401, 403, 404, 422, 429) },
+        response: { 200: Program, ...problemResponses(404, 422) },
       },
     },
     async (request) => setDefaultProgram(ctx, request.params.id, by(request)),
@@ -134,7 +137,7 @@ export const programRoutes: RoutePlugin = async (app) => {
         tags,
         summary: 'Archive a program (hidden from public reads, data kept)',
         params: IdParams,
-        response: { 200: Program, ...problemResponses(400, 401, 403, 404, 422, 429) },
+        response: { 200: Program, ...problemResponses(404, 422) },
       },
     },
     async (request) => setProgramArchived(ctx, request.params.id, true, by(request)),
@@ -148,7 +151,7 @@ export const programRoutes: RoutePlugin = async (app) => {
         tags,
         summary: 'Unarchive a program',
         params: IdParams,
-        response: { 200: Program, ...problemResponses(400, 401, 403, 404, 429) },
+        response: { 200: Program, ...problemResponses(404) },
       },
     },
     async (request) => setProgramArchived(ctx, request.params.id, false, by(request)),
@@ -162,7 +165,7 @@ export const programRoutes: RoutePlugin = async (app) => {
         tags,
         summary: 'Delete a program (soft delete)',
         params: IdParams,
-        response: { 204: { type: 'null' }, ...problemResponses(400, 401, 403, 404, 422, 429) },
+        response: { 204: { type: 'null' }, ...problemResponses(404, 422) },
       },
     },
     async (request, reply) => {
@@ -180,7 +183,7 @@ export const programRoutes: RoutePlugin = async (app) => {
         summary: "A program's settings (the defaults when it has none)",
         params: IdParams,
         querystring: IncludeArchived,
-        response: { 200: ProgramSettings, ...problemResponses(400, 404) },
+        response: { 200: ProgramSettings, ...problemResponses(404) },
       },
     },
     async (request) => getProgramSettings(ctx, request.params.id, { includeArchived: adminAsks(request, request.query) }),
@@ -195,7 +198,7 @@ export const programRoutes: RoutePlugin = async (app) => {
         summary: "Replace a program's settings",
         params: IdParams,
         body: ProgramSettingsBody,
-        response: { 200: ProgramSettings, ...problemResponses(400, 401, 403, 404, 429) },
+        response: { 200: ProgramSettings, ...problemResponses(404) },
       },
     },
     async (request) => putProgramSettings(ctx, request.params.id, request.body, by(request)),

@@ -7,6 +7,7 @@ import {
   trendingSearches,
   unresolvedStats,
 } from '@cfaq/core';
+import { signedIn } from '../../lib/actor.js';
 import { problemResponses } from '../../lib/problem.js';
 import { BatchQuery, IdParams } from '../../lib/schemas.js';
 import type { RoutePlugin } from '../../lib/types.js';
@@ -54,7 +55,7 @@ export const searchRoutes: RoutePlugin = async (app) => {
           'a vector and a keyword list of 5 each. Pending, rejected and promoted knowledge never appears. A program without ' +
           'knowledge rows gets exactly the FAQ/post ranking.',
         body: SearchBody,
-        response: { 200: SearchResponse, ...problemResponses(400, 404, 429) },
+        response: { 200: SearchResponse, ...problemResponses(404) },
       },
     },
     async (request, reply) => {
@@ -84,7 +85,7 @@ export const searchRoutes: RoutePlugin = async (app) => {
         tags: ['search'],
         summary: 'Semantic search: vector only over FAQs and posts (same result shape and filter)',
         querystring: SearchQuery,
-        response: { 200: SearchResponse, ...problemResponses(400, 404, 429) },
+        response: { 200: SearchResponse, ...problemResponses(404) },
       },
     },
     async (request) =>
@@ -99,7 +100,7 @@ export const searchRoutes: RoutePlugin = async (app) => {
         tags: ['search'],
         summary: 'Search FAQs: vector + keyword over FAQs only, fused by RRF',
         querystring: SearchQuery,
-        response: { 200: SearchResponse, ...problemResponses(400, 404, 429) },
+        response: { 200: SearchResponse, ...problemResponses(404) },
       },
     },
     async (request) =>
@@ -114,7 +115,7 @@ export const searchRoutes: RoutePlugin = async (app) => {
         tags: ['search'],
         summary: 'Search community posts: vector + keyword over posts only, fused by RRF',
         querystring: SearchQuery,
-        response: { 200: SearchResponse, ...problemResponses(400, 404, 429) },
+        response: { 200: SearchResponse, ...problemResponses(404) },
       },
     },
     async (request) =>
@@ -130,7 +131,7 @@ export const searchRoutes: RoutePlugin = async (app) => {
           tags: ['search'],
           summary: 'Duplicate check before posting: a vector search over FAQs, matched when the nearest FAQ scores vectorScore >= 0.82',
           body: DuplicateBody,
-          response: { 200: DuplicateResponse, ...problemResponses(400, 404, 429, 503) },
+          response: { 200: DuplicateResponse, ...problemResponses(404, 503) },
         },
       },
       async (request) => search.checkDuplicate(request.body),
@@ -146,7 +147,7 @@ export const searchRoutes: RoutePlugin = async (app) => {
         summary:
           'Most searched normalised queries of the program over the last `days` days, among those SEARCH_SUGGEST_MIN_USERS (default 3) distinct users or clients searched',
         querystring: TrendingQuery,
-        response: { 200: TrendingResponse, ...problemResponses(400, 404, 429) },
+        response: { 200: TrendingResponse, ...problemResponses(404) },
       },
     },
     async (request) => trendingSearches(app.ctx, request.query),
@@ -161,7 +162,7 @@ export const searchRoutes: RoutePlugin = async (app) => {
         summary:
           'Typeahead: FAQ questions with a word starting with q, then past queries that SEARCH_SUGGEST_MIN_USERS (default 3) distinct users or clients searched (30 per minute)',
         querystring: SuggestQuery,
-        response: { 200: SuggestResponse, ...problemResponses(400, 404, 429) },
+        response: { 200: SuggestResponse, ...problemResponses(404) },
       },
     },
     async (request) => suggestSearches(app.ctx, request.query),
@@ -175,7 +176,7 @@ export const searchRoutes: RoutePlugin = async (app) => {
         tags: ['search'],
         summary: 'Log a search that found no answer (repeats count up on the open row)',
         body: UnresolvedBody,
-        response: { 201: UnresolvedItem, ...problemResponses(400, 404, 429) },
+        response: { 201: UnresolvedItem, ...problemResponses(404) },
       },
     },
     async (request, reply) =>
@@ -191,7 +192,7 @@ export const searchRoutes: RoutePlugin = async (app) => {
         summary:
           "The program's open unresolved searches that SEARCH_SUGGEST_MIN_USERS (default 3) distinct users or clients logged, most frequent first (no user ids)",
         querystring: PublicUnresolvedQuery,
-        response: { 200: PublicUnresolvedList, ...problemResponses(400, 404, 429) },
+        response: { 200: PublicUnresolvedList, ...problemResponses(404) },
       },
     },
     async (request) => listOpenUnresolved(app.ctx, request.query),
@@ -205,7 +206,7 @@ export const searchRoutes: RoutePlugin = async (app) => {
         tags: ['search'],
         summary: 'Admin: unresolved searches of every program (or ?batchId=), open and resolved (or ?status=)',
         querystring: AdminUnresolvedQuery,
-        response: { 200: UnresolvedList, ...problemResponses(400, 401, 403, 404, 429) },
+        response: { 200: UnresolvedList, ...problemResponses(404) },
       },
     },
     async (request) => adminListUnresolved(app.ctx, request.query),
@@ -219,7 +220,7 @@ export const searchRoutes: RoutePlugin = async (app) => {
         tags: ['search'],
         summary: 'Admin: counts of open and resolved unresolved searches and the top open ones',
         querystring: BatchQuery,
-        response: { 200: UnresolvedStats, ...problemResponses(400, 401, 403, 404, 429) },
+        response: { 200: UnresolvedStats, ...problemResponses(404) },
       },
     },
     async (request) => unresolvedStats(app.ctx, request.query),
@@ -234,7 +235,7 @@ export const searchRoutes: RoutePlugin = async (app) => {
         summary: 'Admin: mark an open unresolved search resolved, optionally naming the FAQ that answers it',
         params: IdParams,
         body: ResolveBody,
-        response: { 200: UnresolvedItem, ...problemResponses(400, 401, 403, 404, 422, 429) },
+        response: { 200: UnresolvedItem, ...problemResponses(404, 422) },
       },
       // The body is optional: a request without one resolves without an FAQ.
       preValidation: (request, _reply, done) => {
@@ -246,7 +247,7 @@ export const searchRoutes: RoutePlugin = async (app) => {
       resolveUnresolvedSearch(app.ctx, {
         id: request.params.id,
         faqId: request.body?.faqId,
-        adminId: (request.auth as { id: string }).id,
+        adminId: signedIn(request).id,
       }),
   );
 };
