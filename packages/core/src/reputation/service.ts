@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { writeAdminLog } from '../audit/index.js';
 import type { CoreContext } from '../context.js';
-import { conflict, notFound } from '../errors/index.js';
+import { Code, conflict, notFound } from '../errors/index.js';
 import { notify } from '../notifications/index.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import type { Actor } from '../shared/db.js';
@@ -80,7 +80,7 @@ export async function reputationSummary(ctx: Ctx, userId: string, batchIdQuery: 
   const now = ctx.clock.now();
   const user = await ctx.db.execute<{ name: string; reputation: number }>(sql`select name, reputation from users where id = ${userId}`);
   const u = user.rows[0];
-  if (!u) throw notFound('User', 'USER_NOT_FOUND');
+  if (!u) throw notFound('User', Code.USER_NOT_FOUND);
   const [totals, badges] = await Promise.all([
     ctx.db.execute<{ period: Period; points: number }>(sql`
       select period, points from reputation_totals
@@ -164,7 +164,7 @@ export async function reputationHistory(
 
 async function assertUser(ctx: Ctx, userId: string): Promise<void> {
   const res = await ctx.db.execute(sql`select 1 from users where id = ${userId}`);
-  if (res.rows.length === 0) throw notFound('User', 'USER_NOT_FOUND');
+  if (res.rows.length === 0) throw notFound('User', Code.USER_NOT_FOUND);
 }
 
 export interface ManualPointsInput {
@@ -229,7 +229,7 @@ export async function adminIssueBadge(ctx: Ctx, actor: Actor, input: BadgeInput)
       awardedBy: actor.id,
       mode: 'live',
     });
-    if (!res.awarded) throw conflict('BADGE_ALREADY_HELD', `The user already holds the ${input.name} badge in this program`);
+    if (!res.awarded) throw conflict(Code.BADGE_ALREADY_HELD, `The user already holds the ${input.name} badge in this program`);
     await writeAdminLog(tx, {
       actorId: actor.id,
       action: 'reputation.badge_issued',
@@ -249,7 +249,7 @@ export async function adminRevokeBadge(ctx: Ctx, actor: Actor, input: BadgeInput
   await assertUser(ctx, input.userId);
   await ctx.db.transaction(async (tx) => {
     const id = await revokeBadge(tx, { userId: input.userId, batchId, name: input.name, reason: input.reason, revokedBy: actor.id });
-    if (!id) throw notFound('Badge', 'BADGE_NOT_HELD');
+    if (!id) throw notFound('Badge', Code.BADGE_NOT_HELD);
     await writeAdminLog(tx, {
       actorId: actor.id,
       action: 'reputation.badge_revoked',
