@@ -78,6 +78,17 @@ describe('path A: insights through the AI provider', () => {
     expect(items).toHaveLength(1);
     expect(items[0]).toMatchObject({ status: 'pending_review', speaker: 'Alice Host', question: 'Can I borrow a laptop for the term?' });
     expect(items[0]?.context).toMatch(/^\[00:00:09-00:00:15\] Alice Host: Yes, the lending desk/);
+    // The cue times as numbers (milliseconds), the raw-text upload's insight without any.
+    expect(items[0]).toMatchObject({ cueStartMs: 9500, cueEndMs: 15000 });
+    const all = (await t.app.inject({ method: 'GET', url: '/api/conf/insights?limit=100', headers: admin.headers })).json() as {
+      items: { meetingId: string; cueStartMs: number | null; cueEndMs: number | null; context: string }[];
+    };
+    const raw = all.items.find((i) => i.meetingId === (res.json() as { meetingId: string }).meetingId);
+    expect(raw).toMatchObject({
+      cueStartMs: null,
+      cueEndMs: null,
+      context: 'Alice Host: Yes, the lending desk lends laptops for the whole term; bring your student card.',
+    });
   });
 });
 

@@ -49,7 +49,11 @@ describe('hybrid search statement', () => {
       // (bench/search) the planner picks HNSW and GIN by itself. Inside a rolled-back transaction,
       // the program btrees are dropped and sequential scans priced out, which shows the statement's
       // shape lets every sub-search use its HNSW or GIN index.
-      await client.query('DROP INDEX faqs_batch_status_idx, community_posts_batch_idx; SET LOCAL enable_seqscan = off');
+      // The analytics btrees (migration 0020) lead with created_at or batch_id: priced as a full index
+      // scan they would stand in for the sequential scan here, so they go too.
+      await client.query(
+        'DROP INDEX faqs_batch_status_idx, community_posts_batch_idx, faqs_created_idx, community_posts_analytics_idx, community_posts_analytics_batch_idx; SET LOCAL enable_seqscan = off',
+      );
       const q = 'how do I use alpha with item7';
       const res = await client.query(`EXPLAIN ${buildHybridSql()}`, [q, toVectorLiteral(embedText(q)), programId]);
       await client.query('ROLLBACK');

@@ -3,6 +3,7 @@ import { type Static, Type as T } from '@sinclair/typebox';
 import { and, eq, isNull } from 'drizzle-orm';
 import { generateStructured } from '../ai/generate.js';
 import type { CoreContext } from '../context.js';
+import { type FaqProposal, proposalColumns } from '../knowledge/faq-match.js';
 import type { Tx } from '../shared/db.js';
 import { clockTime } from './knowledge-store.js';
 import type { ParsedTranscript } from './transcript.js';
@@ -28,8 +29,11 @@ export interface ExtractedInsight {
   question: string;
   answer: string;
   speaker: string | null;
-  /** Provenance: "[hh:mm:ss-hh:mm:ss] Speaker: excerpt". */
+  /** Provenance: the transcript line the answer comes from ("Speaker: excerpt"). */
   context: string;
+  /** That line's cue times, milliseconds from the start of the recording (null: an untimed raw transcript). */
+  cueStartMs: number | null;
+  cueEndMs: number | null;
 }
 
 export interface Extraction {
@@ -80,6 +84,8 @@ export async function extractInsights(
     return { insights: [], outcome: r.outcome, reason: r.reason };
   }
   const out: ExtractedInsight[] = [];
+  // A raw-text upload has no cue times (every segment 0-0): its insights get none either.
+  const timed = transcript.segments.some((s) => s.end > 0);
   for (const item of (r.value as InsightsOutput).insights) {
     const seg = transcript.segments[item.segment];
     if (!seg) continue; // a line number the transcript does not have: no provenance, no insight
@@ -88,7 +94,9 @@ export async function extractInsights(
       question: item.question.trim(),
       answer: item.answer.trim(),
       speaker: seg.speaker,
-      context: `[${clockTime(seg.start)}-${clockTime(seg.end)}] ${seg.speaker ? `${seg.speaker}: ` : ''}${excerpt}`,
+      context: `${seg.speaker ? `${seg.speaker}: ` : ''}${excerpt}`,
+      cueStartMs: timed ? Math.round(seg.start * 1000) : null,
+      cueEndMs: timed ? Math.round(seg.end * 1000) : null,
     });
   }
   ctx.log.info(
@@ -100,25 +108,32 @@ export async function extractInsights(
   return { insights: out, outcome: 'extracted' };
 }
 
-/** Replaces the meeting's unreviewed, unconverted insights with new ones (inside the completing transaction). */
+/**
+ * Replaces the meeting's unreviewed, unconverted insights with new ones (inside the completing
+ * transaction), each with its "update FAQ X" proposal (knowledge/faq-match.ts; same order, null: new).
+ */
 export async function writeInsights(
   tx: Tx,
   meeting: { id: string; batchId: string | null },
   insights: readonly ExtractedInsight[],
+  proposals: readonly (FaqProposal | null)[] = [],
 ): Promise<number> {
   await tx
     .delete(confInsights)
     .where(and(eq(confInsights.meetingId, meeting.id), eq(confInsights.status, 'pending_review'), isNull(confInsights.convertedFaqId)));
   if (insights.length === 0) return 0;
   await tx.insert(confInsights).values(
-    insights.map((i) => ({
+    insights.map((i, n) => ({
       meetingId: meeting.id,
       batchId: meeting.batchId,
       question: i.question,
       answer: i.answer,
       speaker: i.speaker,
       context: i.context,
+      cueStartMs: i.cueStartMs,
+      cueEndMs: i.cueEndMs,
       status: 'pending_review' as const,
+      ...proposalColumns(proposals[n] ?? null),
     })),
   );
   return insights.length;

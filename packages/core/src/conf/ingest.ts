@@ -1,6 +1,7 @@
 import { confMeetings, users } from '@cfaq/db/schema/index';
 import { and, eq, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
+import { nearestFaqProposals, proposeFaqUpdates } from '../knowledge/faq-match.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import { ConfProviderError } from './client.js';
 import { downloadTranscript } from './download.js';
@@ -33,10 +34,19 @@ export async function storeTranscript(ctx: Ctx, meeting: MeetingKey, transcript:
   const chunks = chunkTranscript(meeting.topic, transcript.segments);
   const vectors = await embedKnowledgeChunks(ctx, chunks);
   const extraction = await extractInsights(ctx, meeting, transcript);
+  // "Update FAQ X" proposals: rows that match an existing FAQ closely (knowledge/faq-match.ts).
+  const [knowledgeProposals, insightProposals] = await Promise.all([
+    nearestFaqProposals(ctx, meeting.batchId, vectors),
+    proposeFaqUpdates(
+      ctx,
+      meeting.batchId,
+      extraction.insights.map((i) => ({ title: i.question, body: i.answer })),
+    ),
+  ]);
   const result = await ctx.db
     .transaction(async (tx) => {
-      const knowledgeCount = await writeKnowledgeRows(tx, meeting, chunks, vectors);
-      const insightCount = await writeInsights(tx, meeting, extraction.insights);
+      const knowledgeCount = await writeKnowledgeRows(tx, meeting, chunks, vectors, knowledgeProposals);
+      const insightCount = await writeInsights(tx, meeting, extraction.insights, insightProposals);
       const [done] = await tx
         .update(confMeetings)
         .set({

@@ -2,12 +2,14 @@ import { confInsights } from '@cfaq/db/schema/index';
 import { and, count, desc, eq, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { conflict, notFound, unprocessable } from '../errors/index.js';
-import { insertFaq } from '../faqs/service.js';
 import type { FaqView, FreshnessTier } from '../faqs/shape.js';
 import { toFaqView } from '../faqs/view.js';
+import { proposalColumns, proposeFaqUpdates } from '../knowledge/faq-match.js';
+import { type FaqAction, writeFaqFromKnowledge } from '../knowledge/faq-write.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import type { Actor } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
+import { clockTime } from './knowledge-store.js';
 
 export type InsightStatus = 'pending_review' | 'approved' | 'rejected';
 
@@ -17,10 +19,17 @@ export interface InsightView {
   batchId: string | null;
   question: string;
   answer: string;
+  /** The provenance line, prefixed with its cue times as "[hh:mm:ss-hh:mm:ss] " when known. */
   context: string | null;
   speaker: string | null;
+  /** The provenance line's cue times, milliseconds from the start of the recording. */
+  cueStartMs: number | null;
+  cueEndMs: number | null;
   status: InsightStatus;
   convertedFaqId: string | null;
+  /** "Update FAQ X": an existing FAQ this insight matches closely (knowledge/faq-match.ts); null: a new FAQ. */
+  proposedFaqId: string | null;
+  proposedFaqScore: number | null;
   reviewedBy: string | null;
   reviewedAt: string | null;
   createdAt: string;
@@ -35,10 +44,17 @@ export const toInsightView = (r: InsightRow): InsightView => ({
   batchId: r.batchId,
   question: r.question,
   answer: r.answer,
-  context: r.context,
+  context:
+    r.context !== null && r.cueStartMs !== null && r.cueEndMs !== null
+      ? `[${clockTime(r.cueStartMs / 1000)}-${clockTime(r.cueEndMs / 1000)}] ${r.context}`
+      : r.context,
   speaker: r.speaker,
+  cueStartMs: r.cueStartMs,
+  cueEndMs: r.cueEndMs,
   status: r.status,
   convertedFaqId: r.convertedFaqId,
+  proposedFaqId: r.proposedFaqId,
+  proposedFaqScore: r.proposedFaqScore,
   reviewedBy: r.reviewedBy,
   reviewedAt: r.reviewedAt?.toISOString() ?? null,
   createdAt: r.createdAt.toISOString(),
@@ -79,10 +95,11 @@ export interface UpdateInsightInput {
 
 /**
  * PUT /conf/insights/:id: approve (status approved), reject, send back to review, and/or edit the
- * question and answer. A converted insight can no longer change (422).
+ * question and answer (an edit recomputes the "update FAQ X" proposal). A converted insight can no
+ * longer change (422).
  */
 export async function updateInsight(
-  ctx: Pick<CoreContext, 'db' | 'clock'>,
+  ctx: Pick<CoreContext, 'db' | 'clock' | 'pool' | 'embedder'>,
   actor: Actor,
   id: string,
   input: UpdateInsightInput,
@@ -90,6 +107,12 @@ export async function updateInsight(
   const [current] = await ctx.db.select().from(confInsights).where(eq(confInsights.id, id));
   if (!current) throw notFound('Insight', 'INSIGHT_NOT_FOUND');
   if (current.convertedFaqId) throw unprocessable('INSIGHT_CONVERTED', 'The insight was converted to a FAQ; edit the FAQ instead');
+  const edited =
+    (input.question !== undefined && input.question !== current.question) ||
+    (input.answer !== undefined && input.answer !== current.answer);
+  const [proposal] = edited
+    ? await proposeFaqUpdates(ctx, current.batchId, [{ title: input.question ?? current.question, body: input.answer ?? current.answer }])
+    : [undefined];
   const now = ctx.clock.now();
   const reviewed = input.status && input.status !== current.status && input.status !== 'pending_review';
   const [row] = await ctx.db
@@ -100,6 +123,7 @@ export async function updateInsight(
       ...(input.answer !== undefined ? { answer: input.answer } : {}),
       ...(reviewed ? { reviewedBy: actor.id, reviewedAt: now } : {}),
       ...(input.status === 'pending_review' ? { reviewedBy: null, reviewedAt: null } : {}),
+      ...(proposal !== undefined ? proposalColumns(proposal) : {}),
       updatedAt: now,
     })
     .where(and(eq(confInsights.id, id), sql`${confInsights.convertedFaqId} is null`))
@@ -113,45 +137,62 @@ export interface ConvertInsightInput {
   answer?: string | undefined;
   category?: string | undefined;
   freshnessTier?: FreshnessTier | undefined;
+  /**
+   * The FAQ to update instead of creating one; null: create a new FAQ whatever the proposal; absent:
+   * follow the proposal (update the FAQ it names, else create).
+   */
+  faqId?: string | null | undefined;
+}
+
+export interface ConvertInsightResult {
+  faq: FaqView;
+  insight: InsightView;
+  /** created: a new FAQ; updated: the existing FAQ the insight matched (or was told) took its answer. */
+  action: FaqAction;
 }
 
 /**
- * POST /conf/insights/:id/convert-to-faq: an approved insight becomes an approved FAQ (source
- * conf_insight, sourceId = the insight) in its program, linked by convertedFaqId. Not approved: 422;
- * converted already: 409.
+ * POST /conf/insights/:id/convert-to-faq: an approved insight becomes FAQ content, linked by
+ * convertedFaqId. When it matches an existing FAQ of its program closely (proposal recomputed now,
+ * knowledge/faq-match.ts), or `faqId` names one, that FAQ is updated (answer from the insight, question
+ * only when given; a revision is kept) instead of a second FAQ being created (source conf_insight,
+ * sourceId = the insight). Not approved: 422; converted already: 409; `faqId` unknown: 404, another
+ * program's FAQ: 422.
  */
 export async function convertInsightToFaq(
-  ctx: Pick<CoreContext, 'db' | 'clock' | 'config' | 'jobs'>,
+  ctx: Pick<CoreContext, 'db' | 'clock' | 'config' | 'jobs' | 'pool' | 'embedder'>,
   actor: Actor,
   id: string,
   input: ConvertInsightInput,
-): Promise<{ faq: FaqView; insight: InsightView }> {
+): Promise<ConvertInsightResult> {
+  const [before] = await ctx.db.select().from(confInsights).where(eq(confInsights.id, id));
+  if (!before) throw notFound('Insight', 'INSIGHT_NOT_FOUND');
+  const [proposal] = await proposeFaqUpdates(ctx, before.batchId, [
+    { title: input.question ?? before.question, body: input.answer ?? before.answer },
+  ]);
   return ctx.db.transaction(async (tx) => {
     const [insight] = await tx.select().from(confInsights).where(eq(confInsights.id, id)).for('update');
     if (!insight) throw notFound('Insight', 'INSIGHT_NOT_FOUND');
     if (insight.convertedFaqId) throw conflict('INSIGHT_ALREADY_CONVERTED', 'The insight was already converted to a FAQ');
     if (insight.status !== 'approved') throw unprocessable('INSIGHT_NOT_APPROVED', 'Only an approved insight can be converted');
     const batchId = insight.batchId ?? (await resolveProgramId({ db: tx }, null));
-    const faq = await insertFaq(
-      ctx,
-      tx,
-      {
-        batchId,
-        question: input.question ?? insight.question,
-        answer: input.answer ?? insight.answer,
-        category: input.category ?? null,
-        ...(input.freshnessTier ? { freshnessTier: input.freshnessTier } : {}),
-        reviewStatus: 'approved',
-        source: 'conf_insight',
-        sourceId: insight.id,
-      },
-      actor.id,
-    );
+    const target = input.faqId === null ? null : (input.faqId ?? proposal?.faqId ?? null);
+    const written = await writeFaqFromKnowledge(ctx, tx, actor, {
+      target,
+      batchId,
+      question: input.question,
+      answer: input.answer ?? insight.answer,
+      newQuestion: insight.question,
+      category: input.category,
+      freshnessTier: input.freshnessTier,
+      source: 'conf_insight',
+      sourceId: insight.id,
+    });
     const [row] = await tx
       .update(confInsights)
-      .set({ convertedFaqId: faq.id, updatedAt: ctx.clock.now() })
+      .set({ convertedFaqId: written.faq.id, ...proposalColumns(proposal ?? null), updatedAt: ctx.clock.now() })
       .where(eq(confInsights.id, id))
       .returning();
-    return { faq: toFaqView(faq, actor), insight: toInsightView(row as InsightRow) };
+    return { faq: toFaqView(written.faq, actor), insight: toInsightView(row as InsightRow), action: written.action };
   });
 }

@@ -2,6 +2,7 @@ import { confMeetings, transcriptKnowledge } from '@cfaq/db/schema/index';
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { embeddingText } from '../embeddings/embed-row.js';
+import { type FaqProposal, proposalColumns } from '../knowledge/faq-match.js';
 import type { Tx } from '../shared/db.js';
 import type { TranscriptSegment } from './vtt.js';
 
@@ -75,6 +76,7 @@ export async function writeKnowledgeRows(
   meeting: { id: string; batchId: string | null },
   chunks: readonly KnowledgeChunk[],
   vectors: readonly number[][],
+  proposals: readonly (FaqProposal | null)[] = [],
 ): Promise<number> {
   await tx.delete(transcriptKnowledge).where(and(eq(transcriptKnowledge.meetingId, meeting.id), isNull(transcriptKnowledge.promotedFaqId)));
   if (chunks.length === 0) return 0;
@@ -88,6 +90,7 @@ export async function writeKnowledgeRows(
       status: 'approved' as const,
       embedding: vectors[i] as number[],
       embeddedAt: now,
+      ...proposalColumns(proposals[i] ?? null),
     })),
   );
   return chunks.length;

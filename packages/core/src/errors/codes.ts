@@ -105,6 +105,7 @@ export const ERROR_CODES = {
   INSIGHT_NOT_APPROVED: { status: 422, title: 'Only an approved insight can be converted' },
   KNOWLEDGE_PROMOTED: { status: 422, title: 'A promoted knowledge item no longer changes state' },
   KNOWLEDGE_REJECTED: { status: 422, title: 'Approve the knowledge item before promoting it' },
+  FAQ_OTHER_PROGRAM: { status: 422, title: 'The FAQ to update belongs to another program' },
   EMPTY_DOCUMENT: { status: 422, title: 'The document has no text' },
   TRANSCRIPT_TOO_SHORT: { status: 422, title: 'The transcript is too short to analyse' },
   CONF_NOT_CONNECTED: { status: 422, title: 'The meeting provider account is not connected' },

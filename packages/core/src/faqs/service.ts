@@ -192,35 +192,38 @@ const EDITABLE = ['question', 'answer', 'category', 'freshnessTier', 'reviewStat
 
 /** Staff edit. Every change keeps a revision ({ field: { from, to } }); text changes re-embed; a tier change moves the interval. */
 export async function updateFaq(ctx: Ctx, actor: Actor, id: string, input: UpdateFaqInput): Promise<FaqView> {
-  const row = await ctx.db.transaction(async (tx) => {
-    const current = await visibleFaq(tx, actor, id, { forUpdate: true });
-    const changes: Record<string, { from: unknown; to: unknown }> = {};
-    for (const key of EDITABLE) {
-      const to = input[key];
-      if (to !== undefined && to !== current[key]) changes[key] = { from: current[key], to };
-    }
-    if (Object.keys(changes).length === 0) return current;
-    if (changes.category) await checkCategory(tx, current.batchId, input.category);
-    const now = ctx.clock.now();
-    const set: Partial<typeof faqs.$inferInsert> = { updatedBy: actor.id, updatedAt: now };
-    if (changes.question) set.question = input.question as string;
-    if (changes.answer) set.answer = input.answer as string;
-    if (changes.category) set.category = input.category ?? null;
-    if (changes.reviewStatus) set.reviewStatus = input.reviewStatus as ReviewStatus;
-    if (changes.freshnessTier) {
-      const tier = input.freshnessTier as FreshnessTier;
-      set.freshnessTier = tier;
-      const interval = reviewIntervalFor(ctx.config, tier);
-      set.reviewIntervalDays = interval;
-      if (interval !== current.reviewIntervalDays) changes.reviewIntervalDays = { from: current.reviewIntervalDays, to: interval };
-    }
-    const [updated] = await tx.update(faqs).set(set).where(eq(faqs.id, id)).returning(faqColumns);
-    await tx.insert(faqRevisions).values({ faqId: id, editorId: actor.id, changes, createdAt: now });
-    if (changes.question || changes.answer) await ctx.jobs.send(embedRowJob, { table: 'faqs', id }, { tx });
-    if (changes.reviewStatus && input.reviewStatus === 'approved') await faqApprovedDrop(tx, updated as FaqRow);
-    return updated as FaqRow;
-  });
+  const row = await ctx.db.transaction((tx) => updateFaqInTx(ctx, tx, actor, id, input));
   return toFaqView(row, actor);
+}
+
+/** updateFaq inside the caller's transaction (the FAQ row locked, its revision and jobs in the same transaction). */
+export async function updateFaqInTx(ctx: Ctx, tx: Tx, actor: Actor, id: string, input: UpdateFaqInput): Promise<FaqRow> {
+  const current = await visibleFaq(tx, actor, id, { forUpdate: true });
+  const changes: Record<string, { from: unknown; to: unknown }> = {};
+  for (const key of EDITABLE) {
+    const to = input[key];
+    if (to !== undefined && to !== current[key]) changes[key] = { from: current[key], to };
+  }
+  if (Object.keys(changes).length === 0) return current;
+  if (changes.category) await checkCategory(tx, current.batchId, input.category);
+  const now = ctx.clock.now();
+  const set: Partial<typeof faqs.$inferInsert> = { updatedBy: actor.id, updatedAt: now };
+  if (changes.question) set.question = input.question as string;
+  if (changes.answer) set.answer = input.answer as string;
+  if (changes.category) set.category = input.category ?? null;
+  if (changes.reviewStatus) set.reviewStatus = input.reviewStatus as ReviewStatus;
+  if (changes.freshnessTier) {
+    const tier = input.freshnessTier as FreshnessTier;
+    set.freshnessTier = tier;
+    const interval = reviewIntervalFor(ctx.config, tier);
+    set.reviewIntervalDays = interval;
+    if (interval !== current.reviewIntervalDays) changes.reviewIntervalDays = { from: current.reviewIntervalDays, to: interval };
+  }
+  const [updated] = await tx.update(faqs).set(set).where(eq(faqs.id, id)).returning(faqColumns);
+  await tx.insert(faqRevisions).values({ faqId: id, editorId: actor.id, changes, createdAt: now });
+  if (changes.question || changes.answer) await ctx.jobs.send(embedRowJob, { table: 'faqs', id }, { tx });
+  if (changes.reviewStatus && input.reviewStatus === 'approved') await faqApprovedDrop(tx, updated as FaqRow);
+  return updated as FaqRow;
 }
 
 /** Staff delete (permanent), recorded in the admin log with the question, in the same transaction. */

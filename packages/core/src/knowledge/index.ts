@@ -1,2 +1,4 @@
+export * from './faq-match.js';
+export * from './faq-write.js';
 export * from './items.js';
 export * from './search.js';

@@ -6,12 +6,13 @@ import { chunkTranscript } from '../conf/knowledge-store.js';
 import type { CoreContext } from '../context.js';
 import { embeddingText } from '../embeddings/embed-row.js';
 import { conflict, notFound, unavailable, unprocessable } from '../errors/index.js';
-import { insertFaq } from '../faqs/service.js';
 import type { FaqView } from '../faqs/shape.js';
 import { toFaqView } from '../faqs/view.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import type { Actor } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
+import { type FaqProposal, nearestFaqProposals, proposalColumns, proposeFaqUpdates } from './faq-match.js';
+import { type FaqAction, writeFaqFromKnowledge } from './faq-write.js';
 import { type KnowledgeHit, searchKnowledge } from './search.js';
 
 export type KnowledgeType = 'transcript' | 'document';
@@ -28,6 +29,9 @@ export interface KnowledgeItem {
   sourceType: string;
   sourceRef: string | null;
   promotedFaqId: string | null;
+  /** "Update FAQ X": an existing FAQ this item matches closely (faq-match.ts); null: promoting makes a new FAQ. */
+  proposedFaqId: string | null;
+  proposedFaqScore: number | null;
   embedded: boolean;
   createdAt: string;
   updatedAt: string;
@@ -35,11 +39,12 @@ export interface KnowledgeItem {
 
 const UNION = sql`(
   select id, 'transcript' as type, title, content, status::text as status, batch_id, meeting_id, 'transcript' as source_type,
-         null::text as source_ref, promoted_faq_id, embedding is not null as embedded, created_at, updated_at
+         null::text as source_ref, promoted_faq_id, proposed_faq_id, proposed_faq_score, embedding is not null as embedded,
+         created_at, updated_at
     from transcript_knowledge
   union all
   select id, 'document', title, content, status::text, batch_id, null::uuid, source_type, source_ref, promoted_faq_id,
-         embedding is not null, created_at, updated_at
+         proposed_faq_id, proposed_faq_score, embedding is not null, created_at, updated_at
     from document_insights
 ) k`;
 
@@ -54,6 +59,8 @@ interface Row {
   source_type: string;
   source_ref: string | null;
   promoted_faq_id: string | null;
+  proposed_faq_id: string | null;
+  proposed_faq_score: number | null;
   embedded: boolean;
   created_at: Date;
   updated_at: Date;
@@ -70,6 +77,8 @@ const toItem = (r: Row): KnowledgeItem => ({
   sourceType: r.source_type,
   sourceRef: r.source_ref,
   promotedFaqId: r.promoted_faq_id,
+  proposedFaqId: r.proposed_faq_id,
+  proposedFaqScore: r.proposed_faq_score === null ? null : Number(r.proposed_faq_score),
   embedded: r.embedded,
   createdAt: new Date(r.created_at).toISOString(),
   updatedAt: new Date(r.updated_at).toISOString(),
@@ -144,47 +153,56 @@ export async function setKnowledgeStatus(
 }
 
 /**
- * PUT /knowledge/:id/promote: the item becomes an approved FAQ in its program (question: the given
- * one or the title; answer: the given one or the content), the item becomes `promoted` with
- * promotedFaqId. A second promote is 409; a rejected item must be approved first (422).
+ * PUT /knowledge/:id/promote: the item becomes FAQ content in its program and `promoted` with
+ * promotedFaqId. When it matches an existing FAQ closely (proposal recomputed now, faq-match.ts), or
+ * `faqId` names one, that FAQ is updated (answer: the given one or the content; question only when
+ * given) instead of a second FAQ being created; `faqId: null` always creates (question: the given one
+ * or the title; answer: the given one or the content). A second promote is 409; a rejected item must
+ * be approved first (422).
  */
 export async function promoteKnowledge(
-  ctx: Pick<CoreContext, 'db' | 'clock' | 'config' | 'jobs'>,
+  ctx: Pick<CoreContext, 'db' | 'clock' | 'config' | 'jobs' | 'pool' | 'embedder'>,
   actor: Actor,
   id: string,
-  input: { question?: string | undefined; answer?: string | undefined; category?: string | undefined },
-): Promise<{ faq: FaqView; item: KnowledgeItem }> {
+  input: { question?: string | undefined; answer?: string | undefined; category?: string | undefined; faqId?: string | null | undefined },
+): Promise<{ faq: FaqView; item: KnowledgeItem; action: FaqAction }> {
   const item = await findItem(ctx, id);
   if (item.status === 'promoted' || item.promotedFaqId)
     throw conflict('KNOWLEDGE_ALREADY_PROMOTED', 'This item was already promoted to a FAQ');
   if (item.status === 'rejected') throw unprocessable('KNOWLEDGE_REJECTED', 'Approve the item before promoting it');
   const table = item.type === 'transcript' ? transcriptKnowledge : documentInsights;
-  const faq = await ctx.db.transaction(async (tx) => {
+  const [proposal] = await proposeFaqUpdates(ctx, item.batchId, [
+    { title: input.question ?? item.title, body: input.answer ?? item.content },
+  ]);
+  const { faq, action } = await ctx.db.transaction(async (tx) => {
     const batchId = item.batchId ?? (await resolveProgramId({ db: tx }, null));
-    const row = await insertFaq(
-      ctx,
-      tx,
-      {
-        batchId,
-        question: (input.question ?? item.title).slice(0, 1000),
-        answer: input.answer ?? item.content,
-        category: input.category ?? null,
-        reviewStatus: 'approved',
-        source: item.type === 'transcript' ? 'transcript_knowledge' : 'manual',
-        sourceId: item.id,
-      },
-      actor.id,
-    );
+    const written = await writeFaqFromKnowledge(ctx, tx, actor, {
+      target: input.faqId === null ? null : (input.faqId ?? proposal?.faqId ?? null),
+      batchId,
+      question: input.question,
+      newQuestion: item.title,
+      answer: input.answer ?? item.content,
+      category: input.category,
+      source: item.type === 'transcript' ? 'transcript_knowledge' : 'manual',
+      sourceId: item.id,
+    });
     const now = ctx.clock.now();
     const [done] = await tx
       .update(table)
-      .set({ status: 'promoted', promotedFaqId: row.id, reviewedBy: actor.id, reviewedAt: now, updatedAt: now })
+      .set({
+        status: 'promoted',
+        promotedFaqId: written.faq.id,
+        ...proposalColumns(proposal ?? null),
+        reviewedBy: actor.id,
+        reviewedAt: now,
+        updatedAt: now,
+      })
       .where(and(eq(table.id, id), isNull(table.promotedFaqId)))
       .returning({ id: table.id });
     if (!done) throw conflict('KNOWLEDGE_ALREADY_PROMOTED', 'This item was already promoted to a FAQ');
-    return row;
+    return written;
   });
-  return { faq: toFaqView(faq, actor), item: await findItem(ctx, id) };
+  return { faq: toFaqView(faq, actor), item: await findItem(ctx, id), action };
 }
 
 /**
@@ -193,7 +211,7 @@ export async function promoteKnowledge(
  * inline, so the knowledge searches find them at once.
  */
 export async function ingestDocument(
-  ctx: Pick<CoreContext, 'db' | 'embedder'>,
+  ctx: Pick<CoreContext, 'db' | 'embedder' | 'pool'>,
   actor: Actor,
   input: { title: string; content: string; sourceRef?: string | undefined; batchId?: string | undefined },
 ): Promise<{ items: KnowledgeItem[] }> {
@@ -207,11 +225,13 @@ export async function ingestDocument(
   const chunks = chunkTranscript(input.title.trim(), segments, 200_000);
   if (chunks.length === 0) throw unprocessable('EMPTY_DOCUMENT', 'The document has no text');
   const vectors = await ctx.embedder.embed(chunks.map((c) => embeddingText('document_insights', c.title, c.content)));
+  const proposals = await nearestFaqProposals(ctx, batchId, vectors);
   const now = new Date();
   const ids = await ctx.db
     .insert(documentInsights)
     .values(
       chunks.map((c, i) => ({
+        ...proposalColumns(proposals[i] ?? null),
         batchId,
         title: c.title,
         content: c.content,
@@ -236,7 +256,7 @@ export const UPVOTE_KNOWLEDGE_THRESHOLD = 3;
  * once per comment), embedded inline.
  */
 export async function processUpvotes(
-  ctx: Pick<CoreContext, 'db' | 'embedder'>,
+  ctx: Pick<CoreContext, 'db' | 'embedder' | 'pool'>,
   opts: { minUpvotes?: number | undefined; batchId?: string | undefined } = {},
 ): Promise<{ created: number; items: KnowledgeItem[] }> {
   const min = opts.minUpvotes ?? UPVOTE_KNOWLEDGE_THRESHOLD;
@@ -257,11 +277,23 @@ export async function processUpvotes(
     .limit(200);
   if (rows.length === 0) return { created: 0, items: [] };
   const vectors = await ctx.embedder.embed(rows.map((r) => embeddingText('document_insights', r.title, r.body)));
+  // Proposals per program (a proposal never crosses programs).
+  const proposals: (FaqProposal | null)[] = rows.map(() => null);
+  for (const batchId of new Set(rows.map((r) => r.batchId))) {
+    const at = rows.flatMap((r, i) => (r.batchId === batchId ? [i] : []));
+    const found = await nearestFaqProposals(
+      ctx,
+      batchId,
+      at.map((i) => vectors[i] as number[]),
+    );
+    for (const [n, i] of at.entries()) proposals[i] = found[n] ?? null;
+  }
   const now = new Date();
   const ids = await ctx.db
     .insert(documentInsights)
     .values(
       rows.map((r, i) => ({
+        ...proposalColumns(proposals[i] ?? null),
         batchId: r.batchId,
         title: r.title,
         content: r.body,

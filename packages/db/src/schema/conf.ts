@@ -1,10 +1,20 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, jsonb, pgTable, text, uniqueIndex, uuid, vector } from 'drizzle-orm/pg-core';
+import { index, integer, jsonb, pgTable, real, text, uniqueIndex, uuid, vector } from 'drizzle-orm/pg-core';
 import { createdAt, EMBEDDING_DIMENSIONS, id, tstz, tsvector, updatedAt, weightedTsvector } from './columns.js';
 import { confInsightStatus, confMeetingStatus, confSourcing, knowledgeStatus } from './enums.js';
 import { faqs } from './faqs.js';
 import { users } from './identity.js';
 import { batches } from './programs.js';
+
+/**
+ * An existing FAQ of the program that the row matches closely (cosine >= FAQ_UPDATE_THRESHOLD between
+ * the row and the FAQ, both embedded as title + body): the row proposes updating that FAQ rather than
+ * a new one (packages/core/src/knowledge/faq-match.ts). Null: it would be a new FAQ.
+ */
+const faqUpdateProposal = () => ({
+  proposedFaqId: uuid().references(() => faqs.id, { onDelete: 'set null' }),
+  proposedFaqScore: real(),
+});
 
 export const confMeetings = pgTable(
   'conf_meetings',
@@ -48,10 +58,15 @@ export const confInsights = pgTable(
     batchId: uuid().references(() => batches.id),
     question: text().notNull(),
     answer: text().notNull(),
+    /** The transcript line the answer comes from (speaker: text), its provenance. */
     context: text(),
     speaker: text(),
+    /** That line's cue times, milliseconds from the start of the recording. */
+    cueStartMs: integer(),
+    cueEndMs: integer(),
     status: confInsightStatus().notNull().default('pending_review'),
     convertedFaqId: uuid().references(() => faqs.id, { onDelete: 'set null' }),
+    ...faqUpdateProposal(),
     reviewedBy: uuid().references(() => users.id, { onDelete: 'set null' }),
     reviewedAt: tstz('reviewed_at'),
     createdAt: createdAt(),
@@ -71,6 +86,7 @@ export const transcriptKnowledge = pgTable(
     content: text().notNull(),
     status: knowledgeStatus().notNull().default('approved'),
     promotedFaqId: uuid().references(() => faqs.id, { onDelete: 'set null' }),
+    ...faqUpdateProposal(),
     reviewedBy: uuid().references(() => users.id, { onDelete: 'set null' }),
     reviewedAt: tstz('reviewed_at'),
     embedding: vector({ dimensions: EMBEDDING_DIMENSIONS }),
@@ -104,6 +120,7 @@ export const documentInsights = pgTable(
     sourceRef: text(),
     status: knowledgeStatus().notNull().default('pending_review'),
     promotedFaqId: uuid().references(() => faqs.id, { onDelete: 'set null' }),
+    ...faqUpdateProposal(),
     createdBy: uuid().references(() => users.id, { onDelete: 'set null' }),
     reviewedBy: uuid().references(() => users.id, { onDelete: 'set null' }),
     reviewedAt: tstz('reviewed_at'),

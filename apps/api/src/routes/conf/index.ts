@@ -33,6 +33,7 @@ import {
   ConnectQuery,
   ConnectStart,
   ConvertBody,
+  FaqAction,
   Health,
   Insight,
   ListInsightsQuery,
@@ -220,14 +221,21 @@ export const confRoutes: RoutePlugin = async (app) => {
       },
       schema: {
         tags,
-        summary: 'Converts an approved insight into an approved FAQ (422 when not approved, 409 when converted already)',
+        summary:
+          'Converts an approved insight into FAQ content: updates the FAQ it matches closely (or faqId; 200), else creates an approved FAQ (201); 422 when not approved, 409 when converted already',
         params: IdParams,
         body: ConvertBody,
-        response: { 201: T.Object({ faq: Faq, insight: Insight }), ...problemResponses(404, 409, 422) },
+        response: {
+          200: T.Object({ faq: Faq, insight: Insight, action: FaqAction }),
+          201: T.Object({ faq: Faq, insight: Insight, action: FaqAction }),
+          ...problemResponses(404, 409, 422),
+        },
       },
     },
-    async (request, reply) =>
-      reply.status(201).send(await convertInsightToFaq(ctx, signedIn(request), request.params.id, request.body ?? {})),
+    async (request, reply) => {
+      const res = await convertInsightToFaq(ctx, signedIn(request), request.params.id, request.body ?? {});
+      return reply.status(res.action === 'created' ? 201 : 200).send(res);
+    },
   );
 
   app.get(

@@ -1,3 +1,4 @@
+import { FAQ_UPDATE_THRESHOLD } from '@cfaq/core';
 import { Type as T } from '@sinclair/typebox';
 import { DateTime, Nullable, PageQuery, Uuid } from '../../lib/schemas.js';
 
@@ -70,10 +71,20 @@ export const Insight = T.Object({
   batchId: Nullable(Uuid),
   question: T.String(),
   answer: T.String(),
-  context: Nullable(T.String()),
+  context: Nullable(
+    T.String({
+      description: 'the transcript line the answer comes from, prefixed with its cue times ("[hh:mm:ss-hh:mm:ss] Speaker: text")',
+    }),
+  ),
   speaker: Nullable(T.String()),
+  cueStartMs: Nullable(T.Integer({ minimum: 0, description: "that line's start, milliseconds from the start of the recording" })),
+  cueEndMs: Nullable(T.Integer({ minimum: 0, description: "that line's end, milliseconds from the start of the recording" })),
   status: InsightStatus,
   convertedFaqId: Nullable(Uuid),
+  proposedFaqId: T.Union([Uuid, T.Null()], {
+    description: `"update FAQ X": an existing FAQ of the program this insight matches closely (cosine >= ${FAQ_UPDATE_THRESHOLD}, both embedded as question + answer); convert-to-faq updates it by default. Null: convert creates a new FAQ`,
+  }),
+  proposedFaqScore: Nullable(T.Number({ description: 'the similarity to proposedFaqId' })),
   reviewedBy: Nullable(Uuid),
   reviewedAt: Nullable(DateTime),
   createdAt: DateTime,
@@ -98,9 +109,17 @@ export const ConvertBody = T.Object(
     answer: T.Optional(T.String({ minLength: 1, maxLength: 20_000 })),
     category: T.Optional(T.String({ minLength: 1, maxLength: 100 })),
     freshnessTier: T.Optional(FreshnessTier),
+    faqId: T.Optional(
+      T.Union([Uuid, T.Null()], {
+        description: 'the FAQ to update; null: always create a new FAQ; absent: follow the proposal (proposedFaqId, recomputed now)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
+export const FaqAction = T.Union([T.Literal('created'), T.Literal('updated')], {
+  description: 'created: a new FAQ; updated: the existing FAQ it matched (or faqId) took its content',
+});
 
 export const Health = T.Object({
   configured: T.Boolean({ description: 'CONF_CLIENT_ID and CONF_CLIENT_SECRET are set' }),

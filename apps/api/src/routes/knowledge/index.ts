@@ -1,5 +1,6 @@
 import {
   answerPostFromKnowledge,
+  FAQ_UPDATE_THRESHOLD,
   ingestDocument,
   knowledgeChat,
   listKnowledge,
@@ -14,7 +15,7 @@ import { signedIn } from '../../lib/actor.js';
 import { problemResponses } from '../../lib/problem.js';
 import { DateTime, IdParams, listOf, Nullable, PageQuery, Uuid } from '../../lib/schemas.js';
 import type { RoutePlugin } from '../../lib/types.js';
-import { Meeting } from '../conf/schemas.js';
+import { FaqAction, Meeting } from '../conf/schemas.js';
 import { Faq } from '../faq/schemas.js';
 
 const tags = ['knowledge'];
@@ -31,6 +32,10 @@ const Item = T.Object({
   sourceType: T.String(),
   sourceRef: Nullable(T.String()),
   promotedFaqId: Nullable(Uuid),
+  proposedFaqId: T.Union([Uuid, T.Null()], {
+    description: `"update FAQ X": an existing FAQ of the program this item matches closely (cosine >= ${FAQ_UPDATE_THRESHOLD}, both embedded as title + body); promote updates it by default. Null: promote creates a new FAQ`,
+  }),
+  proposedFaqScore: Nullable(T.Number({ description: 'the similarity to proposedFaqId' })),
   embedded: T.Boolean(),
   createdAt: DateTime,
   updatedAt: DateTime,
@@ -158,17 +163,23 @@ export const knowledgeRoutes: RoutePlugin = async (app) => {
       schema: {
         tags,
         summary:
-          'Promote: creates an approved FAQ from the item and links it (status promoted, promotedFaqId); 409 when promoted already, 422 when rejected',
+          'Promote: the item becomes FAQ content and links it (status promoted, promotedFaqId): it updates the FAQ it matches closely (or faqId), else creates an approved FAQ; 409 when promoted already, 422 when rejected',
         params: IdParams,
         body: T.Object(
           {
             question: T.Optional(T.String({ minLength: 3, maxLength: 1000 })),
             answer: T.Optional(T.String({ minLength: 1, maxLength: 20_000 })),
             category: T.Optional(T.String({ minLength: 1, maxLength: 100 })),
+            faqId: T.Optional(
+              T.Union([Uuid, T.Null()], {
+                description:
+                  'the FAQ to update; null: always create a new FAQ; absent: follow the proposal (proposedFaqId, recomputed now)',
+              }),
+            ),
           },
           { additionalProperties: false },
         ),
-        response: { 200: T.Object({ faq: Faq, item: Item }), ...problemResponses(404, 409, 422) },
+        response: { 200: T.Object({ faq: Faq, item: Item, action: FaqAction }), ...problemResponses(404, 409, 422) },
       },
     },
     async (request) => promoteKnowledge(ctx, signedIn(request), request.params.id, request.body),

@@ -1,0 +1,64 @@
+import type { CoreContext } from '../context.js';
+import { unprocessable } from '../errors/index.js';
+import { insertFaq, updateFaqInTx, visibleFaq } from '../faqs/service.js';
+import type { FreshnessTier } from '../faqs/shape.js';
+import type { FaqRow } from '../faqs/view.js';
+import type { Actor, Tx } from '../shared/db.js';
+
+/** What converting an insight or promoting a knowledge item did to the FAQs. */
+export type FaqAction = 'created' | 'updated';
+
+export interface FaqFromKnowledge {
+  /** The FAQ to update (the proposal, or the caller's choice); null: create one. */
+  target: string | null;
+  batchId: string;
+  /** The question the caller gave; on an update the FAQ keeps its own question without one. */
+  question: string | undefined;
+  /** The question of a new FAQ when the caller gave none (the insight's question, the item's title). */
+  newQuestion: string;
+  answer: string;
+  category: string | undefined;
+  freshnessTier?: FreshnessTier | undefined;
+  source: 'conf_insight' | 'transcript_knowledge' | 'manual';
+  sourceId: string;
+}
+
+/**
+ * Writes an insight's or knowledge item's content as FAQ content inside the caller's transaction:
+ * updates the target FAQ (an ordinary staff edit: a revision, re-embedding) or creates an approved FAQ
+ * linked to its source. A target in another program is refused (422): a proposal never crosses programs.
+ */
+export async function writeFaqFromKnowledge(
+  ctx: Pick<CoreContext, 'db' | 'clock' | 'config' | 'jobs'>,
+  tx: Tx,
+  actor: Actor,
+  w: FaqFromKnowledge,
+): Promise<{ faq: FaqRow; action: FaqAction }> {
+  if (w.target) {
+    const current = await visibleFaq(tx, actor, w.target, { forUpdate: true });
+    if (current.batchId !== w.batchId) throw unprocessable('FAQ_OTHER_PROGRAM', 'The FAQ to update belongs to another program');
+    const faq = await updateFaqInTx(ctx, tx, actor, w.target, {
+      answer: w.answer,
+      ...(w.question !== undefined ? { question: w.question } : {}),
+      ...(w.category !== undefined ? { category: w.category } : {}),
+      ...(w.freshnessTier !== undefined ? { freshnessTier: w.freshnessTier } : {}),
+    });
+    return { faq, action: 'updated' };
+  }
+  const faq = await insertFaq(
+    ctx,
+    tx,
+    {
+      batchId: w.batchId,
+      question: (w.question ?? w.newQuestion).slice(0, 1000),
+      answer: w.answer,
+      category: w.category ?? null,
+      ...(w.freshnessTier ? { freshnessTier: w.freshnessTier } : {}),
+      reviewStatus: 'approved',
+      source: w.source,
+      sourceId: w.sourceId,
+    },
+    actor.id,
+  );
+  return { faq, action: 'created' };
+}
