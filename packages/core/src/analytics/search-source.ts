@@ -49,14 +49,36 @@ export function searchDays(s: SearchSplit, batchId: string | null): SQL {
     from search_logs where ${live}`;
 }
 
-/** One row per day, program and query: `normalized_query, searches, zero_results`. */
-export function searchQueries(s: SearchSplit, batchId: string | null): SQL {
+/** How many of each day's leaders (per program) are candidates for a range's top lists. */
+export const LEADERS_PER_DAY = 100;
+
+/**
+ * Top queries of a range without grouping every query of every day: the candidates are the queries
+ * that were among a day's LEADERS_PER_DAY most searched (or most often zero-result) in their program
+ * on a rolled day, plus the live days' leaders; each candidate's counts are then summed exactly
+ * over the whole range (rollup and live). Rows: `query, searches, zero_results`, best first.
+ */
+export function topQueriesSql(s: SearchSplit, batchId: string | null, limit: number, zeroOnly: boolean): SQL {
   const rolled = s.rolled ? sql`day between ${s.rolled.from}::date and ${s.rolled.to}::date${inProgram(sql`batch_id`, batchId)}` : none;
   const live = s.live
     ? sql`created_at >= ${s.live.start.toISOString()}::timestamptz and created_at < ${s.live.end.toISOString()}::timestamptz${inProgram(sql`batch_id`, batchId)}`
     : none;
+  const order = zeroOnly ? sql`zero_results desc, searches desc, query` : sql`searches desc, query`;
   return sql`
-    select normalized_query, searches::bigint, zero_results::bigint from search_query_daily where ${rolled}
-    union all
-    select normalized_query, count::bigint, case when result_count = 0 then count else 0 end::bigint from search_logs where ${live}`;
+    with live as (
+      select normalized_query as q, sum(count)::bigint as s, coalesce(sum(count) filter (where result_count = 0), 0)::bigint as z
+      from search_logs where ${live} group by 1),
+    cand as (
+      select normalized_query as q from search_query_daily
+        where ${rolled} and (searches_rank <= ${LEADERS_PER_DAY} or zero_rank <= ${LEADERS_PER_DAY})
+      union select q from (select q from live order by s desc limit ${LEADERS_PER_DAY}) a
+      union select q from (select q from live where z > 0 order by z desc limit ${LEADERS_PER_DAY}) b),
+    rolled as (
+      select normalized_query as q, sum(searches)::bigint as s, sum(zero_results)::bigint as z
+      from search_query_daily where normalized_query in (select q from cand) and ${rolled} group by 1)
+    select * from (
+      select c.q as query, coalesce(r.s, 0) + coalesce(l.s, 0) as searches, coalesce(r.z, 0) + coalesce(l.z, 0) as zero_results
+      from cand c left join rolled r on r.q = c.q left join live l on l.q = c.q) t
+    where searches > 0${zeroOnly ? sql` and zero_results > 0` : sql``}
+    order by ${order} limit ${limit}`;
 }

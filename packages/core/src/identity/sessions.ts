@@ -4,7 +4,7 @@ import { refreshTokens, users } from '@cfaq/db/schema/index';
 import { and, eq, gt, isNull } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { randomToken, sha256Hex } from '../crypto/tokens.js';
-import { forbidden, unauthorized } from '../errors/index.js';
+import { Code, forbidden, unauthorized } from '../errors/index.js';
 import { DAY_MS } from '../runtime/clock.js';
 import type { UserJson } from './shape.js';
 import { isSuspended, revokeUserTokens, toUserJson, type UserRow, userColumns } from './users.js';
@@ -74,7 +74,7 @@ export const sessionOf = (signer: TokenSigner, user: UserRow, refreshToken: stri
   user: toUserJson(user, now),
 });
 
-const invalidRefresh = () => unauthorized('The refresh token is invalid, expired or revoked', 'INVALID_REFRESH_TOKEN');
+const invalidRefresh = () => unauthorized('The refresh token is invalid, expired or revoked', Code.INVALID_REFRESH_TOKEN);
 
 /**
  * The successor of a refresh token is derived from it under a server key, not drawn at random: a
@@ -124,7 +124,7 @@ export async function refreshSession(
     return { kind: 'ok', user, next };
   });
   const result = rotated.kind === 'rejected' ? await withinGrace(ctx, token, now) : rotated;
-  if (result.kind === 'suspended') throw forbidden('This account is suspended', 'ACCOUNT_SUSPENDED');
+  if (result.kind === 'suspended') throw forbidden('This account is suspended', Code.ACCOUNT_SUSPENDED);
   if (result.kind === 'ok') return sessionOf(signer, result.user, result.next, now);
 
   // Not usable: unknown, expired, or already used. Reuse of a used token revokes its family.
@@ -140,7 +140,7 @@ export async function refreshSession(
       .where(and(eq(refreshTokens.familyId, row.familyId), isNull(refreshTokens.revokedAt)))
       .returning({ id: refreshTokens.id });
     if (row.rotatedAt) ctx.log.warn({ familyId: row.familyId, revoked: revoked.length }, 'refresh token reused: family revoked');
-    throw unauthorized('This refresh token was already used; every session of its sign-in was revoked', 'REFRESH_TOKEN_REUSED');
+    throw unauthorized('This refresh token was already used; every session of its sign-in was revoked', Code.REFRESH_TOKEN_REUSED);
   }
   throw invalidRefresh();
 }
@@ -200,7 +200,7 @@ export async function logout(ctx: Pick<CoreContext, 'db' | 'clock'>, token: stri
     .limit(1);
   if (opts.allSessions) {
     const current = row && !row.rotatedAt && !row.revokedAt && row.expiresAt > now;
-    if (!current) throw unauthorized('Signing out everywhere needs a current refresh token', 'INVALID_REFRESH_TOKEN');
+    if (!current) throw unauthorized('Signing out everywhere needs a current refresh token', Code.INVALID_REFRESH_TOKEN);
     await revokeUserTokens(ctx.db, row.userId, now);
     return;
   }
