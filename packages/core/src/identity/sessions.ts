@@ -81,9 +81,12 @@ const invalidRefresh = () => unauthorized('The refresh token is invalid, expired
  * retry within the grace window can then be answered the same successor without storing any token
  * in plain text. Without the server key a stolen token says nothing about its successor.
  */
-function successorOf(ctx: Pick<CoreContext, 'config'>, token: string): string {
-  const key = `refresh-successor:${ctx.config.JWT_SECRET ?? ctx.config.ENCRYPTION_KEY ?? ''}`;
-  return createHmac('sha256', key).update(token).digest('base64url');
+function successorOf(ctx: Pick<CoreContext, 'config'>, token: string): string | undefined {
+  const secret = ctx.config.JWT_SECRET ?? ctx.config.ENCRYPTION_KEY;
+  // Without a server key (never at runtime: production requires one, development generates one) the
+  // successor is random and there is no grace.
+  if (!secret) return undefined;
+  return createHmac('sha256', `refresh-successor:${secret}`).update(token).digest('base64url');
 }
 
 type RefreshOutcome = { kind: 'ok'; user: UserRow; next: string } | { kind: 'suspended' } | { kind: 'rejected' };
@@ -120,7 +123,12 @@ export async function refreshSession(
     const [user] = await tx.select(userColumns).from(users).where(eq(users.id, used.userId)).limit(1);
     if (!user) return { kind: 'rejected' };
     if (isSuspended(user, now)) return { kind: 'suspended' };
-    const next = await createRefreshToken(tx, ctx, { userId: user.id, familyId: used.familyId, meta, token: successorOf(ctx, token) });
+    const next = await createRefreshToken(tx, ctx, {
+      userId: user.id,
+      familyId: used.familyId,
+      meta,
+      token: successorOf(ctx, token) ?? randomToken(32),
+    });
     return { kind: 'ok', user, next };
   });
   const result = rotated.kind === 'rejected' ? await withinGrace(ctx, token, now) : rotated;
@@ -159,6 +167,7 @@ async function withinGrace(ctx: Pick<CoreContext, 'db' | 'config' | 'clock'>, to
     .limit(1);
   if (!row?.rotatedAt || row.revokedAt || now.getTime() - row.rotatedAt.getTime() > graceMs) return { kind: 'rejected' };
   const next = successorOf(ctx, token);
+  if (!next) return { kind: 'rejected' };
   const [successor] = await ctx.db
     .select({ userId: refreshTokens.userId })
     .from(refreshTokens)
