@@ -3,7 +3,7 @@ import { Type as T, type TSchema } from '@sinclair/typebox';
 import { eq, sql } from 'drizzle-orm';
 import { writeAdminLog } from '../audit/index.js';
 import type { CoreContext } from '../context.js';
-import { notFound } from '../errors/index.js';
+import { Code, notFound } from '../errors/index.js';
 import type { Actor } from '../shared/db.js';
 import { generateStructured } from './generate.js';
 import { AI_PROVIDERS, type AiProviderName, DETECTION_ORDER } from './providers.js';
@@ -295,12 +295,12 @@ export async function revealApiKey(
 ): Promise<{ provider: AiProviderName; apiKey: string }> {
   const row = await loadAiConfigRow(ctx);
   const enc = row?.apiKeys?.[provider];
-  if (!row || !enc) throw notFound(`Stored ${provider} API key`, 'API_KEY_NOT_FOUND');
+  if (!row || !enc) throw notFound(`Stored ${provider} API key`, Code.API_KEY_NOT_FOUND);
   let apiKey: string;
   try {
     apiKey = ctx.secrets.decrypt(enc, keyAad(row.id, provider));
   } catch {
-    throw notFound(`Stored ${provider} API key (it does not decrypt with the current ENCRYPTION_KEY)`, 'API_KEY_NOT_FOUND');
+    throw notFound(`Stored ${provider} API key (it does not decrypt with the current ENCRYPTION_KEY)`, Code.API_KEY_NOT_FOUND);
   }
   await writeAdminLog(ctx, {
     actorId: actor.id,

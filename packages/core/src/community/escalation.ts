@@ -2,7 +2,7 @@ import { communityPosts, postEscalationLogs, users } from '@cfaq/db/schema/index
 import { and, count, desc, eq, gte, inArray, isNull, lte, type SQL, sql } from 'drizzle-orm';
 import { writeAdminLog } from '../audit/index.js';
 import type { CoreContext } from '../context.js';
-import { notFound, unprocessable } from '../errors/index.js';
+import { Code, notFound, unprocessable } from '../errors/index.js';
 import { notify } from '../notifications/index.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import { awardBadge } from '../reputation/badges.js';
@@ -284,8 +284,8 @@ async function closePostEscalation(
         .from(communityPosts)
         .where(and(eq(communityPosts.id, id), isNull(communityPosts.deletedAt)))
         .limit(1);
-      if (!exists) throw notFound('Post', 'POST_NOT_FOUND');
-      throw unprocessable('POST_NOT_ESCALATED', 'Only an escalated post can be resolved or dismissed');
+      if (!exists) throw notFound('Post', Code.POST_NOT_FOUND);
+      throw unprocessable(Code.POST_NOT_ESCALATED, 'Only an escalated post can be resolved or dismissed');
     }
     await writeLogs(
       tx,

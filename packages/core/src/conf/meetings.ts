@@ -1,7 +1,7 @@
 import { confInsights, confMeetings, transcriptKnowledge, users } from '@cfaq/db/schema/index';
 import { and, count, desc, eq, inArray, max, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
-import { conflict, notFound } from '../errors/index.js';
+import { Code, conflict, notFound } from '../errors/index.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
 import { confIngestJob } from './ingest-job.js';
 import { confConnection } from './oauth.js';
@@ -112,7 +112,7 @@ export async function getMeeting(ctx: Pick<CoreContext, 'db'>, id: string): Prom
     .select({ ...columns, transcriptText: confMeetings.transcriptText })
     .from(confMeetings)
     .where(eq(confMeetings.id, id));
-  if (!row) throw notFound('Meeting', 'MEETING_NOT_FOUND');
+  if (!row) throw notFound('Meeting', Code.MEETING_NOT_FOUND);
   const [k] = await ctx.db.select({ n: count() }).from(transcriptKnowledge).where(eq(transcriptKnowledge.meetingId, id));
   return { ...toView(row as Row), transcriptText: row.transcriptText ?? null, knowledgeCount: k?.n ?? 0 };
 }
@@ -130,8 +130,8 @@ export async function reprocessMeeting(ctx: Pick<CoreContext, 'db' | 'jobs'>, id
       .returning(columns);
     if (!row) {
       const [exists] = await tx.select({ id: confMeetings.id }).from(confMeetings).where(eq(confMeetings.id, id));
-      if (!exists) throw notFound('Meeting', 'MEETING_NOT_FOUND');
-      throw conflict('MEETING_PROCESSING', 'The meeting is already being processed');
+      if (!exists) throw notFound('Meeting', Code.MEETING_NOT_FOUND);
+      throw conflict(Code.MEETING_PROCESSING, 'The meeting is already being processed');
     }
     await ctx.jobs.send(confProcessMeetingJob, { meetingId: id }, { tx });
     return toView(row as Row);

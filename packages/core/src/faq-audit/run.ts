@@ -5,7 +5,7 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import { generateStructured } from '../ai/generate.js';
 import { type ResolvedAi, resolveAi } from '../ai/settings.js';
 import type { CoreContext } from '../context.js';
-import { notFound } from '../errors/index.js';
+import { Code, notFound } from '../errors/index.js';
 import { type KnowledgeHit, searchKnowledge } from '../knowledge/search.js';
 import { type MatchedInsight, matchInsights } from './insights.js';
 import type { AuditEvidence, AuditItemResult, AuditRunResult } from './shape.js';
@@ -53,7 +53,7 @@ const faqFields = {
 async function selectBatch(ctx: Ctx, opts: AuditRunOptions): Promise<AuditFaq[]> {
   if (opts.faqId) {
     const [row] = await ctx.db.select(faqFields).from(faqs).where(eq(faqs.id, opts.faqId)).limit(1);
-    if (!row || row.reviewStatus === 'draft') throw notFound('FAQ', 'FAQ_NOT_FOUND');
+    if (!row || row.reviewStatus === 'draft') throw notFound('FAQ', Code.FAQ_NOT_FOUND);
     return [row];
   }
   return ctx.db

@@ -1,7 +1,7 @@
 import { faqs, searchLogs, unresolvedSearches } from '@cfaq/db/schema/index';
 import { and, count, desc, eq, gte, ne, type SQL, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
-import { notFound, unprocessable } from '../errors/index.js';
+import { Code, notFound, unprocessable } from '../errors/index.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import { DAY_MS } from '../runtime/clock.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
@@ -263,7 +263,7 @@ export async function resolveUnresolvedSearch(
 ): Promise<UnresolvedSearchItem> {
   if (p.faqId) {
     const [faq] = await ctx.db.select({ id: faqs.id }).from(faqs).where(eq(faqs.id, p.faqId)).limit(1);
-    if (!faq) throw notFound('FAQ', 'FAQ_NOT_FOUND');
+    if (!faq) throw notFound('FAQ', Code.FAQ_NOT_FOUND);
   }
   const [row] = await ctx.db
     .update(unresolvedSearches)
@@ -272,6 +272,6 @@ export async function resolveUnresolvedSearch(
     .returning(unresolvedColumns);
   if (row) return toItem(row);
   const [exists] = await ctx.db.select({ id: unresolvedSearches.id }).from(unresolvedSearches).where(eq(unresolvedSearches.id, p.id));
-  if (!exists) throw notFound('Unresolved search', 'UNRESOLVED_SEARCH_NOT_FOUND');
-  throw unprocessable('ALREADY_RESOLVED', 'this unresolved search is already resolved');
+  if (!exists) throw notFound('Unresolved search', Code.UNRESOLVED_SEARCH_NOT_FOUND);
+  throw unprocessable(Code.ALREADY_RESOLVED, 'this unresolved search is already resolved');
 }
