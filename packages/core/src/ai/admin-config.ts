@@ -55,7 +55,7 @@ export interface AiConfigView {
   providers: ProviderView[];
   active: Record<AiPipeline, ActiveChoice>;
   usage: UsageReport;
-  updatedAt: string | null;
+  updatedAt: Date | null;
   updatedBy: string | null;
 }
 
@@ -97,7 +97,7 @@ async function view(ctx: Ctx, row: AiConfigRow | null): Promise<AiConfigView> {
     providers: providerViews(r),
     active: activeChoices(r),
     usage: await usageReport(ctx),
-    updatedAt: row ? row.updatedAt.toISOString() : null,
+    updatedAt: row ? row.updatedAt : null,
     updatedBy: row?.updatedBy ?? null,
   };
 }
@@ -218,7 +218,7 @@ export async function updateAiConfig(ctx: Ctx, actor: Actor & { ip?: string }, p
   return view(ctx, row);
 }
 
-export async function resetAiUsage(ctx: Ctx, actor: Actor & { ip?: string }): Promise<{ cleared: number; resetAt: string }> {
+export async function resetAiUsage(ctx: Ctx, actor: Actor & { ip?: string }): Promise<{ cleared: number; resetAt: Date }> {
   const now = ctx.clock.now();
   const cleared = await ctx.db.transaction(async (tx) => {
     const cur = await lockedRow(tx);
@@ -237,7 +237,7 @@ export async function resetAiUsage(ctx: Ctx, actor: Actor & { ip?: string }): Pr
     });
     return n;
   });
-  return { cleared, resetAt: now.toISOString() };
+  return { cleared, resetAt: now };
 }
 
 export interface ProvidersReport {

@@ -40,18 +40,16 @@ export interface QueueItem {
   sources: string[];
   reason: string | null;
   attempts: number;
-  suggestedAt: string | null;
-  escalatedAt: string | null;
-  lastCheckedAt: string | null;
-  createdAt: string;
+  suggestedAt: Date | null;
+  escalatedAt: Date | null;
+  lastCheckedAt: Date | null;
+  createdAt: Date;
 }
 
 export interface QueueQuery extends PageQuery {
   batchId?: string | undefined;
   status?: 'suggested' | 'escalated' | undefined;
 }
-
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 export async function listReviewQueue(ctx: Pick<CoreContext, 'db'>, q: QueueQuery): Promise<Page<QueueItem>> {
   const w = pageWindow(q);
@@ -88,10 +86,10 @@ export async function listReviewQueue(ctx: Pick<CoreContext, 'db'>, q: QueueQuer
     sources: p.aiAnswerSources,
     reason: p.aiAnswerEscalatedReason,
     attempts: p.aiAnswerAttempts,
-    suggestedAt: iso(p.aiAnswerSuggestedAt),
-    escalatedAt: iso(p.aiAnswerEscalatedAt),
-    lastCheckedAt: iso(p.lastCheckedAt),
-    createdAt: p.createdAt.toISOString(),
+    suggestedAt: p.aiAnswerSuggestedAt,
+    escalatedAt: p.aiAnswerEscalatedAt,
+    lastCheckedAt: p.lastCheckedAt,
+    createdAt: p.createdAt,
   }));
   return toPage(items, total?.n ?? 0, w);
 }
@@ -117,7 +115,7 @@ export interface ReviewResult {
   aiAnswerSource: 'faq_knowledge' | 'ai_generated' | 'manual' | null;
   aiAnswerConfidence: number | null;
   status: string;
-  aiAnswerReviewedAt: string;
+  aiAnswerReviewedAt: Date;
   aiAnswerReviewedBy: string;
 }
 
@@ -223,7 +221,7 @@ export async function reviewAiAnswer(
       aiAnswerSource: p.aiAnswerSource,
       aiAnswerConfidence: p.aiAnswerConfidence,
       status: p.status,
-      aiAnswerReviewedAt: now.toISOString(),
+      aiAnswerReviewedAt: now,
       aiAnswerReviewedBy: actor.id,
     };
   });

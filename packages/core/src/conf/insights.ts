@@ -31,9 +31,9 @@ export interface InsightView {
   proposedFaqId: string | null;
   proposedFaqScore: number | null;
   reviewedBy: string | null;
-  reviewedAt: string | null;
-  createdAt: string;
-  updatedAt: string;
+  reviewedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
 }
 
 type InsightRow = typeof confInsights.$inferSelect;
@@ -56,9 +56,9 @@ export const toInsightView = (r: InsightRow): InsightView => ({
   proposedFaqId: r.proposedFaqId,
   proposedFaqScore: r.proposedFaqScore,
   reviewedBy: r.reviewedBy,
-  reviewedAt: r.reviewedAt?.toISOString() ?? null,
-  createdAt: r.createdAt.toISOString(),
-  updatedAt: r.updatedAt.toISOString(),
+  reviewedAt: r.reviewedAt ?? null,
+  createdAt: r.createdAt,
+  updatedAt: r.updatedAt,
 });
 
 export interface ListInsightsQuery extends PageQuery {

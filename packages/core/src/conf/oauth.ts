@@ -17,7 +17,7 @@ const stateMac = (ctx: Ctx, userId: string, nonce: string) =>
 export interface ConfConnectStart {
   authorizeUrl: string;
   state: string;
-  expiresAt: string;
+  expiresAt: Date;
 }
 
 /**
@@ -31,7 +31,7 @@ export async function startConfConnect(ctx: Ctx, userId: string): Promise<ConfCo
   await ctx.db.insert(confOauthStates).values({ userId, nonce, expiresAt });
   const state = `${nonce}.${stateMac(ctx, userId, nonce)}`;
   const q = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: confRedirectUri(ctx.config), state });
-  return { authorizeUrl: `${confAuthorizeUrl(ctx.config)}?${q}`, state, expiresAt: expiresAt.toISOString() };
+  return { authorizeUrl: `${confAuthorizeUrl(ctx.config)}?${q}`, state, expiresAt };
 }
 
 const badState = (why: string) =>
@@ -41,8 +41,8 @@ export interface ConfConnection {
   connected: boolean;
   confUserId: string | null;
   confEmail: string | null;
-  confConnectedAt: string | null;
-  tokenExpiresAt: string | null;
+  confConnectedAt: Date | null;
+  tokenExpiresAt: Date | null;
 }
 
 export async function confConnection(ctx: Pick<CoreContext, 'db'>, userId: string): Promise<ConfConnection> {
@@ -61,8 +61,8 @@ export async function confConnection(ctx: Pick<CoreContext, 'db'>, userId: strin
     connected: u.connected,
     confUserId: u.connected ? u.confUserId : null,
     confEmail: u.connected ? u.confEmail : null,
-    confConnectedAt: u.connected ? (u.connectedAt?.toISOString() ?? null) : null,
-    tokenExpiresAt: u.connected ? (u.expiresAt?.toISOString() ?? null) : null,
+    confConnectedAt: u.connected ? (u.connectedAt ?? null) : null,
+    tokenExpiresAt: u.connected ? (u.expiresAt ?? null) : null,
   };
 }
 

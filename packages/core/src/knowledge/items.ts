@@ -11,6 +11,7 @@ import { toFaqView } from '../faqs/view.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import type { Actor } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
+import { toDate } from '../shared/shape.js';
 import { type FaqProposal, nearestFaqProposals, proposalColumns, proposeFaqUpdates } from './faq-match.js';
 import { type FaqAction, writeFaqFromKnowledge } from './faq-write.js';
 import { type KnowledgeHit, searchKnowledge } from './search.js';
@@ -33,8 +34,8 @@ export interface KnowledgeItem {
   proposedFaqId: string | null;
   proposedFaqScore: number | null;
   embedded: boolean;
-  createdAt: string;
-  updatedAt: string;
+  createdAt: Date;
+  updatedAt: Date;
 }
 
 const UNION = sql`(
@@ -80,8 +81,8 @@ const toItem = (r: Row): KnowledgeItem => ({
   proposedFaqId: r.proposed_faq_id,
   proposedFaqScore: r.proposed_faq_score === null ? null : Number(r.proposed_faq_score),
   embedded: r.embedded,
-  createdAt: new Date(r.created_at).toISOString(),
-  updatedAt: new Date(r.updated_at).toISOString(),
+  createdAt: toDate(r.created_at),
+  updatedAt: toDate(r.updated_at),
 });
 
 export interface ListKnowledgeQuery extends PageQuery {
