@@ -1,7 +1,21 @@
 import { createTestContext, createUser, type TestContext } from '@cfaq/testkit';
 import { Type as T } from '@sinclair/typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getAiConfig, listAiProviders, resetAiUsage, testAiProviders } from '../src/ai/admin-config.js';
+import { AiConfigShape, ProvidersReportShape, ProviderTestShape, ResetUsageShape } from '../src/ai/shape.js';
 import { listAuditLogs } from '../src/audit/index.js';
+import { aiAnswerFeedback, voteAiAnswer } from '../src/auto-answer/accountability.js';
+import { calibration, listReviewQueue, reviewAiAnswer } from '../src/auto-answer/review.js';
+import { runAutoAnswer } from '../src/auto-answer/run.js';
+import {
+  AiAnswerStateShape,
+  AiReviewResultShape,
+  CalibrationShape,
+  ReviewQueueEntryShape,
+  RunReportShape,
+  WhatIfShape,
+} from '../src/auto-answer/shape.js';
+import { thresholdWhatIf } from '../src/auto-answer/what-if.js';
 import { AuditLogItemShape } from '../src/audit/shape.js';
 import { acceptComment, addComment, listComments, setCommentDna, voteComment } from '../src/community/comments.js';
 import { convertPostToFaq } from '../src/community/convert.js';
@@ -150,6 +164,34 @@ describe('community shapes hold real results', () => {
     expectShape(PostShape, await getPost(t.ctx, null, post.id));
     expectShape(pageOf(PostShape), await listPosts(t.ctx, user, { page: 1, limit: 20 }));
     expectShape(ConvertResultShape, await convertPostToFaq(t.ctx, admin, post.id, {}));
+  });
+});
+
+describe('AI shapes hold real results', () => {
+  it('auto-answer run (no provider: escalated), queue, review, feedback and vote, calibration, what-if', async () => {
+    const post = await createPost(t.ctx, user, { title: 'Does the AI answer have one shape?', body: 'Asking for the queue.' });
+    const run = await runAutoAnswer(t.ctx, { trigger: 'admin', postId: post.id });
+    expect(run.items.map((i) => i.postId)).toEqual([post.id]);
+    expectShape(RunReportShape, run);
+    const queue = await listReviewQueue(t.ctx, { page: 1, limit: 20 });
+    expect(queue.items.some((i) => i.postId === post.id)).toBe(true);
+    expectShape(pageOf(ReviewQueueEntryShape), queue);
+    const reviewed = await reviewAiAnswer(t.ctx, admin, post.id, { action: 'approve', manualAnswer: 'Yes: in core.' });
+    expectShape(AiReviewResultShape, reviewed);
+    const other: Actor = { id: (await createUser(t.ctx)).id, role: 'user' };
+    expectShape(AiAnswerStateShape, await voteAiAnswer(t.ctx, other, post.id, 1));
+    expectShape(AiAnswerStateShape, await aiAnswerFeedback(t.ctx, user, post.id, false));
+    expectShape(CalibrationShape, await calibration(t.ctx, { publishedBy: 'all' }));
+    expectShape(WhatIfShape, await thresholdWhatIf(t.ctx, { approve: 0.9, suggest: 0.5 }));
+  });
+  it('AI configuration, providers, provider test, usage reset', async () => {
+    expectShape(AiConfigShape, await getAiConfig(t.ctx));
+    expectShape(ProvidersReportShape, await listAiProviders(t.ctx));
+    expectShape(ProviderTestShape, await testAiProviders(t.ctx));
+    expectShape(ResetUsageShape, await resetAiUsage(t.ctx, admin));
+    const config = await getAiConfig(t.ctx);
+    expect(config.usage.since).toBeInstanceOf(Date);
+    expectShape(AiConfigShape, config);
   });
 });
 

@@ -7,17 +7,9 @@ import { Code, notFound } from '../errors/index.js';
 import type { Actor } from '../shared/db.js';
 import { generateStructured } from './generate.js';
 import { AI_PROVIDERS, type AiProviderName, DETECTION_ORDER } from './providers.js';
-import {
-  AI_CONFIG_SCOPE,
-  AI_PIPELINES,
-  type AiConfigRow,
-  type AiPipeline,
-  keyAad,
-  loadAiConfigRow,
-  type ResolvedAi,
-  resolveAiFromRow,
-} from './settings.js';
-import { clearUsage, type UsageReport, usageReport } from './usage.js';
+import { AI_CONFIG_SCOPE, AI_PIPELINES, type AiConfigRow, keyAad, loadAiConfigRow, type ResolvedAi, resolveAiFromRow } from './settings.js';
+import type { ActiveMap, AiConfigView, ProvidersReport, ProviderTest, ProviderTestResult, ProviderView, ResetUsage } from './shape.js';
+import { clearUsage, usageReport } from './usage.js';
 
 /**
  * The admin AI configuration (one AiConfig row, scope "global"): provider and model in general and per
@@ -26,38 +18,6 @@ import { clearUsage, type UsageReport, usageReport } from './usage.js';
  * Only revealApiKey decrypts a key for a caller, and it is audit-logged.
  */
 type Ctx = Pick<CoreContext, 'db' | 'pool' | 'config' | 'secrets' | 'log' | 'clock'>;
-
-export interface ProviderView {
-  name: AiProviderName;
-  configured: boolean;
-  keySource: 'config' | 'env' | null;
-  keyLast4: string | null;
-  baseUrl: string | null;
-  baseUrlSource: 'config' | 'env';
-  defaultModel: string;
-}
-
-export interface ActiveChoice {
-  provider: AiProviderName | null;
-  model: string | null;
-  source: 'config' | 'env' | 'auto' | null;
-  configured: boolean;
-  reason: string | null;
-}
-
-export interface AiConfigView {
-  provider: string | null;
-  model: string | null;
-  autoAnswerProvider: string | null;
-  autoAnswerModel: string | null;
-  faqAuditProvider: string | null;
-  faqAuditModel: string | null;
-  providers: ProviderView[];
-  active: Record<AiPipeline, ActiveChoice>;
-  usage: UsageReport;
-  updatedAt: Date | null;
-  updatedBy: string | null;
-}
 
 const last4 = (k: string | undefined) => (k ? k.slice(-4) : null);
 
@@ -76,13 +36,13 @@ function providerViews(r: ResolvedAi): ProviderView[] {
   });
 }
 
-function activeChoices(r: ResolvedAi): Record<AiPipeline, ActiveChoice> {
-  const out = {} as Record<AiPipeline, ActiveChoice>;
-  for (const p of AI_PIPELINES) {
+function activeChoices(r: ResolvedAi): ActiveMap {
+  const out = {} as ActiveMap;
+  for (const p of AI_PIPELINES as readonly (keyof ActiveMap)[]) {
     const c = r.choose(p);
     out[p] = { provider: c.provider, model: c.model, source: c.source, configured: c.configured, reason: c.configured ? null : c.reason };
   }
-  return out as Record<AiPipeline, ActiveChoice>;
+  return out;
 }
 
 async function view(ctx: Ctx, row: AiConfigRow | null): Promise<AiConfigView> {
@@ -218,7 +178,7 @@ export async function updateAiConfig(ctx: Ctx, actor: Actor & { ip?: string }, p
   return view(ctx, row);
 }
 
-export async function resetAiUsage(ctx: Ctx, actor: Actor & { ip?: string }): Promise<{ cleared: number; resetAt: Date }> {
+export async function resetAiUsage(ctx: Ctx, actor: Actor & { ip?: string }): Promise<ResetUsage> {
   const now = ctx.clock.now();
   const cleared = await ctx.db.transaction(async (tx) => {
     const cur = await lockedRow(tx);
@@ -240,30 +200,15 @@ export async function resetAiUsage(ctx: Ctx, actor: Actor & { ip?: string }): Pr
   return { cleared, resetAt: now };
 }
 
-export interface ProvidersReport {
-  detectionOrder: AiProviderName[];
-  detected: AiProviderName | null;
-  providers: ProviderView[];
-  active: Record<AiPipeline, ActiveChoice>;
-}
-
 export async function listAiProviders(ctx: Ctx): Promise<ProvidersReport> {
   const r = resolveAiFromRow(ctx, await loadAiConfigRow(ctx));
   return { detectionOrder: [...DETECTION_ORDER], detected: r.detected, providers: providerViews(r), active: activeChoices(r) };
 }
 
-export interface ProviderTestResult {
-  provider: AiProviderName;
-  model: string;
-  ok: boolean;
-  latencyMs: number;
-  error: string | null;
-}
-
 const Pong = T.Object({ ok: T.Boolean() });
 
 /** A real minimal round trip (structured, no retries) to every configured provider, in parallel. */
-export async function testAiProviders(ctx: Ctx): Promise<{ results: ProviderTestResult[]; notConfigured: AiProviderName[] }> {
+export async function testAiProviders(ctx: Ctx): Promise<ProviderTest> {
   const resolved = resolveAiFromRow(ctx, await loadAiConfigRow(ctx));
   const configured = AI_PROVIDERS.filter((p) => resolved.providers[p].configured);
   const results = await Promise.all(

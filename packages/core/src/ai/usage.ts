@@ -2,6 +2,7 @@ import { aiConfigs, aiUsage } from '@cfaq/db/schema/index';
 import { asc, eq, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { AI_CONFIG_SCOPE } from './settings.js';
+import type { UsageReport } from './shape.js';
 
 export interface UsageDelta {
   provider: string;
@@ -29,25 +30,6 @@ export async function recordUsage(ctx: Pick<CoreContext, 'pool' | 'clock'>, d: U
        updated_at = now()`,
     [d.provider, d.model, d.pipeline, d.batchId, d.failed ? 1 : 0, d.retries, d.inputTokens, d.outputTokens, ctx.clock.now()],
   );
-}
-
-export interface UsageRow {
-  provider: string;
-  model: string;
-  pipeline: string;
-  batchId: string | null;
-  calls: number;
-  failures: number;
-  retries: number;
-  inputTokens: number;
-  outputTokens: number;
-  lastUsedAt: Date | null;
-}
-
-export interface UsageReport {
-  since: Date | null;
-  totals: { calls: number; failures: number; retries: number; inputTokens: number; outputTokens: number };
-  rows: UsageRow[];
 }
 
 export async function usageReport(ctx: Pick<CoreContext, 'db'>): Promise<UsageReport> {

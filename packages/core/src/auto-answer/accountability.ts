@@ -4,6 +4,7 @@ import { visiblePost } from '../community/view.js';
 import type { CoreContext } from '../context.js';
 import { Code, forbidden, unprocessable } from '../errors/index.js';
 import type { Actor, Tx } from '../shared/db.js';
+import type { AiAnswerState } from './shape.js';
 
 /**
  * Accountable AI answers: a published (approved) AI answer that its post's author marks as not
@@ -13,15 +14,6 @@ import type { Actor, Tx } from '../shared/db.js';
  * ai_answer_outcomes row marked demoted for the calibration report.
  */
 export const DEMOTE_NET_VOTES = -2;
-
-export interface AiAnswerState {
-  postId: string;
-  aiAnswerStatus: string | null;
-  aiAnswerScore: number;
-  myVote: 1 | -1 | null;
-  demoted: boolean;
-  status: string;
-}
 
 async function demote(tx: Tx, postId: string, reason: string, now: Date): Promise<boolean> {
   const rows = await tx

@@ -6,16 +6,8 @@ import type { ResolvedAi } from '../ai/settings.js';
 import type { CoreContext } from '../context.js';
 import { type KnowledgeHit, searchKnowledge } from '../knowledge/search.js';
 import type { SensitiveMatcher } from './sensitive.js';
-import {
-  type AutoAnswerVerdict,
-  CONTEXT_FAQS,
-  GENERATED_CONFIDENCE,
-  KNOWLEDGE_MATCH_MULTIPLIER,
-  KNOWLEDGE_TOP_K,
-  PROMPT_VERSION,
-  type Thresholds,
-  triage,
-} from './triage.js';
+import type { AutoAnswerVerdict, Thresholds } from './shape.js';
+import { CONTEXT_FAQS, GENERATED_CONFIDENCE, KNOWLEDGE_MATCH_MULTIPLIER, KNOWLEDGE_TOP_K, PROMPT_VERSION, triage } from './triage.js';
 
 /**
  * One post through the spec's steps, without writing anything: knowledge search (top 3; a match at

@@ -6,5 +6,6 @@ export * from './decide.js';
 export * from './review.js';
 export * from './run.js';
 export * from './sensitive.js';
+export * from './shape.js';
 export * from './triage.js';
 export * from './what-if.js';

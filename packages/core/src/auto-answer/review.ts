@@ -6,6 +6,7 @@ import { Code, notFound, unprocessable } from '../errors/index.js';
 import { notify, teaDrop } from '../notifications/index.js';
 import type { Actor } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
+import type { Calibration, QueueItem, ReviewResult } from './shape.js';
 
 /**
  * Admin review of AI answers.
@@ -24,27 +25,6 @@ import { type Page, type PageQuery, pageWindow, toPage } from '../shared/paginat
  *   audit-logged. A post without an AI answer state, or an action from a state it does not leave, is 422.
  */
 export type ReviewAction = 'approve' | 'reject' | 'escalate';
-
-export interface QueueItem {
-  id: string;
-  postId: string;
-  batchId: string | null;
-  title: string;
-  body: string;
-  authorId: string | null;
-  status: string;
-  aiAnswerStatus: string;
-  answer: string | null;
-  confidence: number | null;
-  source: 'faq_knowledge' | 'ai_generated' | 'manual' | null;
-  sources: string[];
-  reason: string | null;
-  attempts: number;
-  suggestedAt: Date | null;
-  escalatedAt: Date | null;
-  lastCheckedAt: Date | null;
-  createdAt: Date;
-}
 
 export interface QueueQuery extends PageQuery {
   batchId?: string | undefined;
@@ -104,19 +84,6 @@ export interface ReviewInput {
   action: ReviewAction;
   manualAnswer?: string | undefined;
   reason?: string | undefined;
-}
-
-export interface ReviewResult {
-  postId: string;
-  action: ReviewAction;
-  previousStatus: string;
-  aiAnswerStatus: string;
-  aiAnswer: string | null;
-  aiAnswerSource: 'faq_knowledge' | 'ai_generated' | 'manual' | null;
-  aiAnswerConfidence: number | null;
-  status: string;
-  aiAnswerReviewedAt: Date;
-  aiAnswerReviewedBy: string;
 }
 
 export async function reviewAiAnswer(
@@ -227,20 +194,11 @@ export async function reviewAiAnswer(
   });
 }
 
-export interface CalibrationBand {
-  band: string;
-  from: number;
-  to: number;
-  published: number;
-  demoted: number;
-  demotionRate: number | null;
-}
-
 /** Per confidence band (0.05 wide): AI answers published and how many were later demoted. */
 export async function calibration(
   ctx: Pick<CoreContext, 'db'>,
   q: { batchId?: string | undefined; publishedBy?: 'auto' | 'admin' | 'all' | undefined },
-): Promise<{ publishedBy: string; bands: CalibrationBand[]; totals: { published: number; demoted: number } }> {
+): Promise<Calibration> {
   const by = q.publishedBy ?? 'auto';
   const conds: SQL[] = [];
   if (by !== 'all') conds.push(eq(aiAnswerOutcomes.publishedBy, by));

@@ -3,9 +3,9 @@ import { resolveAi } from '../ai/settings.js';
 import type { CoreContext } from '../context.js';
 import { applyDecision } from './apply.js';
 import { type ClaimedPost, claimPosts, previewEligible } from './claim.js';
-import { type Decision, decidePost } from './decide.js';
+import { decidePost } from './decide.js';
 import { sensitiveMatcher } from './sensitive.js';
-import type { AutoAnswerVerdict, Thresholds } from './triage.js';
+import type { RunItem, RunReport, Thresholds } from './shape.js';
 
 /**
  * The auto-answer run (schedule, admin trigger, dry run):
@@ -28,32 +28,6 @@ export interface RunOptions {
   approveThreshold?: number | undefined;
   suggestThreshold?: number | undefined;
   signal?: AbortSignal;
-}
-
-export interface RunItem {
-  postId: string;
-  title: string;
-  batchId: string;
-  verdict: AutoAnswerVerdict;
-  confidence: number | null;
-  source: Decision['source'];
-  sources: string[];
-  answer: string | null;
-  reason: string | null;
-  provider: string | null;
-  model: string | null;
-  /** written: stored; skipped: the post changed meanwhile; dry_run: nothing stored; error: the step threw. */
-  outcome: 'written' | 'skipped' | 'dry_run' | 'error';
-}
-
-export interface RunReport {
-  runId: string;
-  dryRun: boolean;
-  thresholds: Thresholds;
-  processed: number;
-  counts: Record<AutoAnswerVerdict | 'skipped' | 'errors', number>;
-  items: RunItem[];
-  durationMs: number;
 }
 
 /** Runs `fn` over `items` with at most `limit` in flight. */

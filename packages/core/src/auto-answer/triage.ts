@@ -1,10 +1,6 @@
-/** The spec's triage, as a pure function: sensitive text escalates whatever the confidence. */
-export type AutoAnswerVerdict = 'approved' | 'suggested' | 'escalated';
+import type { AutoAnswerVerdict, Thresholds } from './shape.js';
 
-export interface Thresholds {
-  approve: number;
-  suggest: number;
-}
+/** The spec's triage, as a pure function: sensitive text escalates whatever the confidence. */
 
 /** >= approve: approved (auto_approve); >= suggest: suggested (queue_review); below: escalated. */
 export function triage(confidence: number | null, sensitive: boolean, t: Thresholds): AutoAnswerVerdict {

@@ -1,14 +1,8 @@
 import { pipelineResults } from '@cfaq/db/schema/index';
 import { and, eq, type SQL } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
-import { type AutoAnswerVerdict, type Thresholds, triage } from './triage.js';
-
-export interface WhatIfReport {
-  thresholds: Thresholds;
-  evaluated: number;
-  changed: number;
-  transitions: { from: AutoAnswerVerdict; to: AutoAnswerVerdict; count: number }[];
-}
+import type { AutoAnswerVerdict, Thresholds, WhatIfReport } from './shape.js';
+import { triage } from './triage.js';
 
 /**
  * Threshold what-if: re-triages the stored auto-answer results (still within PIPELINE_RESULT_TTL_DAYS)

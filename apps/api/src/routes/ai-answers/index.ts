@@ -1,18 +1,10 @@
-import { aiAnswerFeedback, voteAiAnswer } from '@cfaq/core';
+import { AiAnswerStateShape as AiAnswerState, aiAnswerFeedback, voteAiAnswer } from '@cfaq/core';
 import { Type as T } from '@sinclair/typebox';
 import { signedIn } from '../../lib/actor.js';
 import { problemResponses } from '../../lib/problem.js';
-import { IdParams, Nullable, Uuid } from '../../lib/schemas.js';
+import { IdParams } from '../../lib/schemas.js';
 import type { RoutePlugin } from '../../lib/types.js';
 
-const AiAnswerState = T.Object({
-  postId: Uuid,
-  aiAnswerStatus: Nullable(T.String()),
-  aiAnswerScore: T.Integer({ description: 'net votes on the AI answer' }),
-  myVote: Nullable(T.Union([T.Literal(1), T.Literal(-1)])),
-  demoted: T.Boolean({ description: 'true when this request unpublished the AI answer (re-escalated for staff review)' }),
-  status: T.String(),
-});
 const FeedbackBody = T.Object({ helpful: T.Boolean() }, { additionalProperties: false });
 const VoteBody = T.Object({ value: T.Union([T.Literal(1), T.Literal(-1)]) }, { additionalProperties: false });
 const tags = ['community'];
