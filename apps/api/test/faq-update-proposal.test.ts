@@ -63,7 +63,8 @@ beforeAll(async () => {
   admin = await t.signIn('admin');
   laptopFaq = await createFaq(LAPTOP_Q, LAPTOP_A);
   await createFaq('Where is the cafeteria?', 'The cafeteria is on the ground floor of building A.');
-});
+  // A test database clone, an app and two embedded FAQs: minutes on a loaded machine.
+}, 180_000);
 afterAll(async () => {
   await t?.close();
   await ai?.close();

@@ -25,3 +25,4 @@ export * from './runtime/main.js';
 export * from './search/index.js';
 export * from './shared/db.js';
 export * from './shared/pagination.js';
+export * from './shared/shape.js';

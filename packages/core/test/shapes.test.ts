@@ -1,10 +1,24 @@
 import { createTestContext, createUser, type TestContext } from '@cfaq/testkit';
 import { Type as T } from '@sinclair/typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { acceptComment, addComment, listComments, voteComment } from '../src/community/comments.js';
+import { listAuditLogs } from '../src/audit/index.js';
+import { AuditLogItemShape } from '../src/audit/shape.js';
+import { acceptComment, addComment, listComments, setCommentDna, voteComment } from '../src/community/comments.js';
 import { convertPostToFaq } from '../src/community/convert.js';
+import { escalateUnansweredPosts, escalationHistory, listEscalatedPosts, resolveEscalatedPost } from '../src/community/escalation.js';
 import { createPost, getPost, listPosts, votePost } from '../src/community/posts.js';
-import { AcceptResultShape, CommentShape, ConvertResultShape, PostShape, VoteOutcomeShape } from '../src/community/shape.js';
+import {
+  AcceptResultShape,
+  CommentShape,
+  ConvertResultShape,
+  EscalatedPostShape,
+  EscalationHistoryItemShape,
+  PostShape,
+  VoteOutcomeShape,
+} from '../src/community/shape.js';
+import { auditStats, listAuditResults } from '../src/faq-audit/results.js';
+import { runFaqAudit } from '../src/faq-audit/run.js';
+import { AuditResultShape, AuditRunResultShape, AuditStatsShape } from '../src/faq-audit/shape.js';
 import { listCategories } from '../src/faqs/categories.js';
 import { staffReviewQueue } from '../src/faqs/escalated.js';
 import { giveFeedback } from '../src/faqs/feedback.js';
@@ -183,5 +197,43 @@ describe('reputation and notification shapes hold real results', () => {
     const tea = await listTeaDrops(t.ctx, user.id, { page: 1, limit: 20 });
     expect(tea.items.length).toBeGreaterThan(0);
     expectShape(TeaListShape, tea);
+  });
+});
+
+describe('escalation, audit and log shapes hold real results', () => {
+  it('escalated post (escalated, then resolved), escalation history', async () => {
+    const post = await createPost(t.ctx, user, { title: 'Nobody answers this one', body: 'Still waiting.' });
+    for (let i = 0; i < t.ctx.config.UNANSWERED_ESCALATION_COMMENTS; i++) {
+      const other: Actor = { id: (await createUser(t.ctx)).id, role: 'user' };
+      const c = await addComment(t.ctx, other, post.id, `Not an answer ${i}`);
+      await setCommentDna(t.ctx, user, post.id, c.id, true);
+    }
+    expect(await escalateUnansweredPosts(t.ctx)).toContain(post.id);
+    const escalated = await listEscalatedPosts(t.ctx, { page: 1, limit: 20 });
+    expect(escalated.items.some((p) => p.id === post.id && p.escalatedAt instanceof Date)).toBe(true);
+    expectShape(pageOf(EscalatedPostShape), escalated);
+    expectShape(EscalatedPostShape, await resolveEscalatedPost(t.ctx, admin, post.id, 'answered offline'));
+    const history = await escalationHistory(t.ctx, { page: 1, limit: 20, postId: post.id });
+    expect(history.items.length).toBeGreaterThanOrEqual(2);
+    expectShape(pageOf(EscalationHistoryItemShape), history);
+  });
+
+  it('FAQ audit run (no provider: skipped), results, stats', async () => {
+    const run = await runFaqAudit(t.ctx, {});
+    expect(run.items.length).toBeGreaterThan(0);
+    expectShape(AuditRunResultShape, run);
+    const results = await listAuditResults(t.ctx, { page: 1, limit: 20 });
+    expectShape(pageOf(AuditResultShape), results);
+    const stats = await auditStats(t.ctx, {});
+    expectShape(AuditStatsShape, stats);
+  });
+
+  it('moderation and admin logs', async () => {
+    const moderation = await listAuditLogs(t.ctx, { page: 1, limit: 20 });
+    expect(moderation.items.some((i) => i.until instanceof Date)).toBe(true);
+    expectShape(pageOf(AuditLogItemShape), moderation);
+    const adminLog = await listAuditLogs(t.ctx, { page: 1, limit: 20, kind: 'admin' });
+    expect(adminLog.items.length).toBeGreaterThan(0);
+    expectShape(pageOf(AuditLogItemShape), adminLog);
   });
 });

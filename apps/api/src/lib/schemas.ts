@@ -1,10 +1,10 @@
-import { MAX_PAGE } from '@cfaq/core';
+import { MAX_PAGE, Uuid } from '@cfaq/core';
 import { Type as T, type TSchema } from '@sinclair/typebox';
 
 /** Shared request and response pieces, so every route spells them the same way. */
-export const Uuid = T.String({ format: 'uuid' });
+/** Response pieces come from core (`DateTime` is a Date that the serializer writes as an ISO string). */
+export { DateTime, Nullable, Uuid } from '@cfaq/core';
 export const IdParams = T.Object({ id: Uuid });
-export const DateTime = T.String({ format: 'date-time' });
 
 /**
  * Dates a client sends: years 1900 to 2999. Wider years (0000, negative, five digits) pass the
@@ -13,7 +13,6 @@ export const DateTime = T.String({ format: 'date-time' });
 const SANE_YEAR = '^(19|2[0-9])[0-9]{2}-';
 export const DayInput = T.String({ format: 'date', pattern: SANE_YEAR, description: 'YYYY-MM-DD, year 1900 to 2999' });
 export const DateTimeInput = T.String({ format: 'date-time', pattern: SANE_YEAR, description: 'ISO 8601 date-time, year 1900 to 2999' });
-export const Nullable = <S extends TSchema>(s: S) => T.Union([s, T.Null()]);
 
 export const PageQuery = T.Object({
   page: T.Optional(T.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1, description: `from 1 to ${MAX_PAGE}` })),

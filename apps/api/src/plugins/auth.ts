@@ -1,4 +1,4 @@
-import { adminTwoFactorRequired, type ClientMeta, forbidden, loadPrincipal, type TokenSigner, unauthorized } from '@cfaq/core';
+import { adminTwoFactorRequired, type ClientMeta, Code, forbidden, loadPrincipal, type TokenSigner, unauthorized } from '@cfaq/core';
 import jwt from '@fastify/jwt';
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
@@ -144,18 +144,18 @@ async function admit(
   const principal = await authenticate(app, request, header);
   if (!principal) {
     if (access === 'public') return;
-    throw unauthorized('The access token is missing, invalid or expired', 'INVALID_TOKEN');
+    throw unauthorized('The access token is missing, invalid or expired', Code.INVALID_TOKEN);
   }
-  if (principal.suspended && access !== 'public') throw forbidden('This account is suspended', 'ACCOUNT_SUSPENDED');
+  if (principal.suspended && access !== 'public') throw forbidden('This account is suspended', Code.ACCOUNT_SUSPENDED);
   if (!principal.suspended) request.auth = { id: principal.id, role: principal.role, email: principal.email };
   if (access !== 'public' && !ROLES_FOR[access].includes(principal.role)) {
-    throw forbidden('Your role does not allow this', 'FORBIDDEN');
+    throw forbidden('Your role does not allow this', Code.FORBIDDEN);
   }
   // ADMIN_2FA_REQUIRED: an admin without TOTP reaches only the two-factor setup routes among admin routes.
   if (requireTotp && !principal.totpEnabled) {
     throw forbidden(
       'Enable two-factor authentication (POST /auth/2fa/setup, then /auth/2fa/enable) to use admin routes',
-      'ADMIN_2FA_REQUIRED',
+      Code.ADMIN_2FA_REQUIRED,
     );
   }
 }

@@ -1,4 +1,4 @@
-import { AppError, type ErrorCode, isErrorCode } from '@cfaq/core';
+import { AppError, Code, type ErrorCode, isErrorCode } from '@cfaq/core';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Problem, problem } from '../lib/problem.js';
@@ -33,18 +33,18 @@ function fieldMessage(e: AjvError): string {
 
 /** Fastify's own client-error codes mapped to stable problem codes. */
 const FASTIFY_CODES: Record<string, [number, ErrorCode]> = {
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'UNSUPPORTED_MEDIA_TYPE'],
-  FST_ERR_CTP_BODY_TOO_LARGE: [413, 'PAYLOAD_TOO_LARGE'],
-  FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'INVALID_BODY'],
-  FST_ERR_CTP_INVALID_JSON_BODY: [400, 'INVALID_JSON'],
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'INVALID_CONTENT_LENGTH'],
-  FST_ERR_INVALID_URL: [400, 'INVALID_URL'],
-  FST_ERR_NOT_FOUND: [404, 'NOT_FOUND'],
-  FST_JWT_NO_AUTHORIZATION_IN_HEADER: [401, 'UNAUTHORIZED'],
-  FST_REQ_FILE_TOO_LARGE: [413, 'PAYLOAD_TOO_LARGE'],
-  FST_FILES_LIMIT: [413, 'PAYLOAD_TOO_LARGE'],
-  FST_PARTS_LIMIT: [413, 'PAYLOAD_TOO_LARGE'],
-  FST_INVALID_MULTIPART_CONTENT_TYPE: [415, 'UNSUPPORTED_MEDIA_TYPE'],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, Code.UNSUPPORTED_MEDIA_TYPE],
+  FST_ERR_CTP_BODY_TOO_LARGE: [413, Code.PAYLOAD_TOO_LARGE],
+  FST_ERR_CTP_EMPTY_JSON_BODY: [400, Code.INVALID_BODY],
+  FST_ERR_CTP_INVALID_JSON_BODY: [400, Code.INVALID_JSON],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, Code.INVALID_CONTENT_LENGTH],
+  FST_ERR_INVALID_URL: [400, Code.INVALID_URL],
+  FST_ERR_NOT_FOUND: [404, Code.NOT_FOUND],
+  FST_JWT_NO_AUTHORIZATION_IN_HEADER: [401, Code.UNAUTHORIZED],
+  FST_REQ_FILE_TOO_LARGE: [413, Code.PAYLOAD_TOO_LARGE],
+  FST_FILES_LIMIT: [413, Code.PAYLOAD_TOO_LARGE],
+  FST_PARTS_LIMIT: [413, Code.PAYLOAD_TOO_LARGE],
+  FST_INVALID_MULTIPART_CONTENT_TYPE: [415, Code.UNSUPPORTED_MEDIA_TYPE],
 };
 
 /** SQLSTATE of a database error, also when wrapped by drizzle (DrizzleQueryError keeps it in `cause`). */
@@ -60,7 +60,7 @@ export function sqlState(err: unknown): string | undefined {
  * field; this answer (a 400 without a field, logged as a warning) means a schema missed one, and the
  * fuzz test fails on it.
  */
-export const DATABASE_VALUE_REJECTED: ErrorCode = 'VALUE_OUT_OF_RANGE';
+export const DATABASE_VALUE_REJECTED: ErrorCode = Code.VALUE_OUT_OF_RANGE;
 
 /**
  * Every error leaves as application/problem+json. Client mistakes keep their 4xx status; anything
@@ -80,9 +80,9 @@ export const problemPlugin = fp(
           message: fieldMessage(e),
         }));
         const detail = errors.map((e) => `${e.path} ${e.message}`).join('; ');
-        body = problem(400, 'VALIDATION_FAILED', detail, errors);
+        body = problem(400, Code.VALIDATION_FAILED, detail, errors);
       } else if (err.statusCode === 429) {
-        body = problem(429, 'RATE_LIMITED', err.message || 'Too many requests, retry later');
+        body = problem(429, Code.RATE_LIMITED, err.message || 'Too many requests, retry later');
       } else if (err.code && FASTIFY_CODES[err.code]) {
         const [status, code] = FASTIFY_CODES[err.code] as [number, ErrorCode];
         body = problem(status, code, err.message);
@@ -91,10 +91,10 @@ export const problemPlugin = fp(
         body = problem(400, DATABASE_VALUE_REJECTED, 'A value in the request is out of range or malformed');
       } else if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
         // A plugin's own client error: its code when it is a registered one, else the generic one.
-        body = problem(err.statusCode, isErrorCode(err.code) ? err.code : 'BAD_REQUEST', err.message);
+        body = problem(err.statusCode, isErrorCode(err.code) ? err.code : Code.BAD_REQUEST, err.message);
       } else {
         request.log.error({ err }, 'unhandled error');
-        body = problem(500, 'INTERNAL_ERROR', 'An unexpected error occurred');
+        body = problem(500, Code.INTERNAL_ERROR, 'An unexpected error occurred');
       }
       if (body.status >= 500 && !(err instanceof AppError)) {
         /* already logged */
@@ -109,7 +109,7 @@ export const problemPlugin = fp(
 
     // Unknown routes run no route hooks: the id header and the metrics are set here.
     app.setNotFoundHandler((request, reply) => {
-      const body = problem(404, 'ROUTE_NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`);
+      const body = problem(404, Code.ROUTE_NOT_FOUND, `No route ${request.method} ${request.url.split('?')[0]}`);
       request.server.metrics?.observeUnmatched(request.method, 404, reply.elapsedTime / 1000);
       return reply.header('x-request-id', request.id).status(404).type('application/problem+json').send(body);
     });

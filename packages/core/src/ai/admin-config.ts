@@ -3,7 +3,7 @@ import { Type as T, type TSchema } from '@sinclair/typebox';
 import { eq, sql } from 'drizzle-orm';
 import { writeAdminLog } from '../audit/index.js';
 import type { CoreContext } from '../context.js';
-import { notFound } from '../errors/index.js';
+import { Code, notFound } from '../errors/index.js';
 import type { Actor } from '../shared/db.js';
 import { generateStructured } from './generate.js';
 import { AI_PROVIDERS, type AiProviderName, DETECTION_ORDER } from './providers.js';
@@ -55,7 +55,7 @@ export interface AiConfigView {
   providers: ProviderView[];
   active: Record<AiPipeline, ActiveChoice>;
   usage: UsageReport;
-  updatedAt: string | null;
+  updatedAt: Date | null;
   updatedBy: string | null;
 }
 
@@ -97,7 +97,7 @@ async function view(ctx: Ctx, row: AiConfigRow | null): Promise<AiConfigView> {
     providers: providerViews(r),
     active: activeChoices(r),
     usage: await usageReport(ctx),
-    updatedAt: row ? row.updatedAt.toISOString() : null,
+    updatedAt: row ? row.updatedAt : null,
     updatedBy: row?.updatedBy ?? null,
   };
 }
@@ -218,7 +218,7 @@ export async function updateAiConfig(ctx: Ctx, actor: Actor & { ip?: string }, p
   return view(ctx, row);
 }
 
-export async function resetAiUsage(ctx: Ctx, actor: Actor & { ip?: string }): Promise<{ cleared: number; resetAt: string }> {
+export async function resetAiUsage(ctx: Ctx, actor: Actor & { ip?: string }): Promise<{ cleared: number; resetAt: Date }> {
   const now = ctx.clock.now();
   const cleared = await ctx.db.transaction(async (tx) => {
     const cur = await lockedRow(tx);
@@ -237,7 +237,7 @@ export async function resetAiUsage(ctx: Ctx, actor: Actor & { ip?: string }): Pr
     });
     return n;
   });
-  return { cleared, resetAt: now.toISOString() };
+  return { cleared, resetAt: now };
 }
 
 export interface ProvidersReport {
@@ -295,12 +295,12 @@ export async function revealApiKey(
 ): Promise<{ provider: AiProviderName; apiKey: string }> {
   const row = await loadAiConfigRow(ctx);
   const enc = row?.apiKeys?.[provider];
-  if (!row || !enc) throw notFound(`Stored ${provider} API key`, 'API_KEY_NOT_FOUND');
+  if (!row || !enc) throw notFound(`Stored ${provider} API key`, Code.API_KEY_NOT_FOUND);
   let apiKey: string;
   try {
     apiKey = ctx.secrets.decrypt(enc, keyAad(row.id, provider));
   } catch {
-    throw notFound(`Stored ${provider} API key (it does not decrypt with the current ENCRYPTION_KEY)`, 'API_KEY_NOT_FOUND');
+    throw notFound(`Stored ${provider} API key (it does not decrypt with the current ENCRYPTION_KEY)`, Code.API_KEY_NOT_FOUND);
   }
   await writeAdminLog(ctx, {
     actorId: actor.id,

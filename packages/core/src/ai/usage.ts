@@ -41,11 +41,11 @@ export interface UsageRow {
   retries: number;
   inputTokens: number;
   outputTokens: number;
-  lastUsedAt: string | null;
+  lastUsedAt: Date | null;
 }
 
 export interface UsageReport {
-  since: string | null;
+  since: Date | null;
   totals: { calls: number; failures: number; retries: number; inputTokens: number; outputTokens: number };
   rows: UsageRow[];
 }
@@ -70,10 +70,10 @@ export async function usageReport(ctx: Pick<CoreContext, 'db'>): Promise<UsageRe
       retries: r.retries,
       inputTokens: r.inputTokens,
       outputTokens: r.outputTokens,
-      lastUsedAt: r.lastUsedAt ? r.lastUsedAt.toISOString() : null,
+      lastUsedAt: r.lastUsedAt ?? null,
     };
   });
-  return { since: cfg?.at ? cfg.at.toISOString() : null, totals, rows: out };
+  return { since: cfg?.at ?? null, totals, rows: out };
 }
 
 /** Deletes the counters; returns how many rows there were. The caller records the reset time on the config row. */

@@ -63,11 +63,15 @@ export async function rollUpSearchLogs(ctx: Ctx): Promise<RollupResult> {
       from search_logs where created_at >= ${start}::timestamptz and created_at < ${end}::timestamptz
       group by 1, 2`);
     await tx.execute(sql`
-      insert into search_query_daily (day, batch_id, normalized_query, searches, zero_results)
-      select (created_at at time zone 'UTC')::date, batch_id, normalized_query, sum(count),
-        coalesce(sum(count) filter (where result_count = 0), 0)
-      from search_logs where created_at >= ${start}::timestamptz and created_at < ${end}::timestamptz
-      group by 1, 2, 3`);
+      insert into search_query_daily (day, batch_id, normalized_query, searches, zero_results, searches_rank, zero_rank)
+      select day, batch_id, normalized_query, searches, zero_results,
+        rank() over (partition by day, batch_id order by searches desc),
+        case when zero_results > 0 then rank() over (partition by day, batch_id order by zero_results desc) end
+      from (
+        select (created_at at time zone 'UTC')::date as day, batch_id, normalized_query, sum(count) as searches,
+          coalesce(sum(count) filter (where result_count = 0), 0) as zero_results
+        from search_logs where created_at >= ${start}::timestamptz and created_at < ${end}::timestamptz
+        group by 1, 2, 3) q`);
     await tx.execute(sql`
       insert into analytics_rollups (name, rolled_through, updated_at) values (${SEARCH_ROLLUP}, ${lastComplete}::date, now())
       on conflict (name) do update set rolled_through = excluded.rolled_through, updated_at = excluded.updated_at`);

@@ -49,14 +49,40 @@ export function searchDays(s: SearchSplit, batchId: string | null): SQL {
     from search_logs where ${live}`;
 }
 
-/** One row per day, program and query: `normalized_query, searches, zero_results`. */
-export function searchQueries(s: SearchSplit, batchId: string | null): SQL {
+/** How many of each day's leaders (per program, by searches and by zero results) a top list looks at. */
+export const LEADERS_PER_DAY = 50;
+
+/**
+ * Top queries of a range without grouping every query of every day. First an estimate: the range's
+ * sums over the rows where a query was among its program's LEADERS_PER_DAY that day (a partial
+ * index, at most 100 rows a day and program) plus the live days' full counts; its best 4 x limit
+ * are the candidates, whose counts are then summed exactly over the whole range (rollup and live).
+ * Rows: `query, searches, zero_results`, best first. A query never among a day's leaders is not
+ * ranked, however long its tail.
+ */
+export function topQueriesSql(s: SearchSplit, batchId: string | null, limit: number, zeroOnly: boolean): SQL {
   const rolled = s.rolled ? sql`day between ${s.rolled.from}::date and ${s.rolled.to}::date${inProgram(sql`batch_id`, batchId)}` : none;
   const live = s.live
     ? sql`created_at >= ${s.live.start.toISOString()}::timestamptz and created_at < ${s.live.end.toISOString()}::timestamptz${inProgram(sql`batch_id`, batchId)}`
     : none;
+  // A literal, so the planner matches the partial index search_query_daily_leaders_idx (<= 100).
+  const leaders = sql.raw(String(LEADERS_PER_DAY));
+  const score = zeroOnly ? sql`sum(z)` : sql`sum(s)`;
+  const order = zeroOnly ? sql`zero_results desc, searches desc, query` : sql`searches desc, query`;
   return sql`
-    select normalized_query, searches::bigint, zero_results::bigint from search_query_daily where ${rolled}
-    union all
-    select normalized_query, count::bigint, case when result_count = 0 then count else 0 end::bigint from search_logs where ${live}`;
+    with live as (
+      select normalized_query as q, sum(count)::bigint as s, coalesce(sum(count) filter (where result_count = 0), 0)::bigint as z
+      from search_logs where ${live} group by 1),
+    estimate as (
+      select normalized_query as q, searches::bigint as s, zero_results::bigint as z from search_query_daily
+        where ${rolled} and (searches_rank <= ${leaders} or zero_rank <= ${leaders})
+      union all select q, s, z from live),
+    cand as (select q from estimate group by q having ${score} > 0 order by ${score} desc, q limit ${limit * 4}),
+    rolled as (
+      select normalized_query as q, sum(searches)::bigint as s, sum(zero_results)::bigint as z
+      from search_query_daily where normalized_query in (select q from cand) and ${rolled} group by 1)
+    select * from (
+      select c.q as query, coalesce(r.s, 0) + coalesce(l.s, 0) as searches, coalesce(r.z, 0) + coalesce(l.z, 0) as zero_results
+      from cand c left join rolled r on r.q = c.q left join live l on l.q = c.q) t
+    order by ${order} limit ${limit}`;
 }

@@ -3,7 +3,7 @@ import type { CoreContext } from '../context.js';
 import { rangeView } from './range.js';
 import type { QueryCount as QueryCountSchema, SearchAnalytics } from './schemas.js';
 import { type DashboardQuery, resolveScope, type Scope } from './scope.js';
-import { type SearchSplit, searchDays, searchQueries, splitSearchRange } from './search-source.js';
+import { type SearchSplit, searchDays, splitSearchRange, topQueriesSql } from './search-source.js';
 import { bucketOfDay, filledSeries, inProgram, num, rate } from './sql.js';
 
 type Ctx = Pick<CoreContext, 'db' | 'clock'>;
@@ -44,7 +44,7 @@ export async function searchSeries(ctx: Ctx, scope: Scope, split: SearchSplit) {
   return res.rows;
 }
 
-/** The most searched queries of the range; `zeroOnly`: those that found nothing, by how often. */
+/** The most searched queries of the range; `zeroOnly`: those that found nothing, by how often (see topQueriesSql). */
 export async function topQueries(
   ctx: Ctx,
   split: SearchSplit,
@@ -52,13 +52,10 @@ export async function topQueries(
   limit: number,
   zeroOnly = false,
 ): Promise<QueryCount[]> {
-  const res = await ctx.db.execute<{ query: string; searches: string; zero: string }>(sql`
-    select normalized_query as query, sum(searches) as searches, sum(zero_results) as zero
-    from (${searchQueries(split, batchId)}) q
-    group by normalized_query ${zeroOnly ? sql`having sum(zero_results) > 0` : sql``}
-    order by ${zeroOnly ? sql`sum(zero_results) desc,` : sql``} sum(searches) desc, normalized_query
-    limit ${limit}`);
-  return res.rows.map((r) => ({ query: r.query, searches: num(r.searches), zeroResults: num(r.zero) }));
+  const res = await ctx.db.execute<{ query: string; searches: string; zero_results: string }>(
+    topQueriesSql(split, batchId, limit, zeroOnly),
+  );
+  return res.rows.map((r) => ({ query: r.query, searches: num(r.searches), zeroResults: num(r.zero_results) }));
 }
 
 /** Open unresolved searches now, resolved ones within the range, and the most logged open ones. */

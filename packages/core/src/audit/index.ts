@@ -4,6 +4,7 @@ import { and, count, desc, eq, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { CoreContext } from '../context.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
+import type { AuditLogItem } from './shape.js';
 
 /** A context (`{ db }`), the database itself, or an open transaction (so the log commits with the write). */
 export type LogTarget = Pick<CoreContext, 'db'> | DbOrTx;
@@ -66,21 +67,6 @@ export async function writeModerationLog(target: LogTarget, entry: ModerationLog
   return (row as { id: string }).id;
 }
 
-export interface AuditLogItem {
-  id: string;
-  kind: 'moderation' | 'admin';
-  action: string;
-  actorId: string | null;
-  actorName: string | null;
-  targetType: string | null;
-  targetId: string | null;
-  targetName: string | null;
-  reason: string | null;
-  until: string | null;
-  details: Record<string, unknown>;
-  createdAt: string;
-}
-
 export interface AuditLogQuery extends PageQuery {
   /** moderation (default): suspensions; admin: every other admin write. */
   kind?: 'moderation' | 'admin';
@@ -92,7 +78,6 @@ export interface AuditLogQuery extends PageQuery {
 const actor = alias(users, 'actor');
 const target = alias(users, 'target');
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 /** Newest first, paginated; names of actor and target user joined in (null once deleted). */
 export async function listAuditLogs(ctx: Pick<CoreContext, 'db'>, q: AuditLogQuery): Promise<Page<AuditLogItem>> {
@@ -126,7 +111,7 @@ export async function listAuditLogs(ctx: Pick<CoreContext, 'db'>, q: AuditLogQue
       reason: log.reason,
       until: null,
       details: log.details,
-      createdAt: log.createdAt.toISOString(),
+      createdAt: log.createdAt,
     }));
     return toPage(items, total?.n ?? 0, w);
   }
@@ -159,9 +144,11 @@ export async function listAuditLogs(ctx: Pick<CoreContext, 'db'>, q: AuditLogQue
     targetId: log.targetUserId,
     targetName,
     reason: log.reason,
-    until: iso(log.until),
+    until: log.until,
     details: log.details,
-    createdAt: log.createdAt.toISOString(),
+    createdAt: log.createdAt,
   }));
   return toPage(items, total?.n ?? 0, w);
 }
+
+export * from './shape.js';

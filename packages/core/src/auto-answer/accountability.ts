@@ -2,7 +2,7 @@ import { aiAnswerOutcomes, aiAnswerVotes, communityPosts } from '@cfaq/db/schema
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { visiblePost } from '../community/view.js';
 import type { CoreContext } from '../context.js';
-import { forbidden, unprocessable } from '../errors/index.js';
+import { Code, forbidden, unprocessable } from '../errors/index.js';
 import type { Actor, Tx } from '../shared/db.js';
 
 /**
@@ -73,8 +73,8 @@ export async function aiAnswerFeedback(
 ): Promise<AiAnswerState> {
   return ctx.db.transaction(async (tx) => {
     const post = await visiblePost(tx, actor, postId, { forUpdate: true });
-    if (post.authorId !== actor.id) throw forbidden('Only the author of the post can mark its AI answer', 'NOT_POST_OWNER');
-    if (post.aiAnswerStatus !== 'approved') throw unprocessable('NO_PUBLISHED_AI_ANSWER', 'The post has no published AI answer');
+    if (post.authorId !== actor.id) throw forbidden('Only the author of the post can mark its AI answer', Code.NOT_POST_OWNER);
+    if (post.aiAnswerStatus !== 'approved') throw unprocessable(Code.NO_PUBLISHED_AI_ANSWER, 'The post has no published AI answer');
     const demoted = helpful ? false : await demote(tx, postId, "the post's author marked the AI answer as not answering", ctx.clock.now());
     return stateOf(tx, actor, postId, demoted);
   });
@@ -89,7 +89,7 @@ export async function voteAiAnswer(
 ): Promise<AiAnswerState> {
   return ctx.db.transaction(async (tx) => {
     const post = await visiblePost(tx, actor, postId, { forUpdate: true });
-    if (post.aiAnswerStatus !== 'approved') throw unprocessable('NO_PUBLISHED_AI_ANSWER', 'The post has no published AI answer');
+    if (post.aiAnswerStatus !== 'approved') throw unprocessable(Code.NO_PUBLISHED_AI_ANSWER, 'The post has no published AI answer');
     await tx
       .insert(aiAnswerVotes)
       .values({ postId, userId: actor.id, value, createdAt: ctx.clock.now() })

@@ -2,7 +2,7 @@ import { aiAnswerOutcomes, communityPosts, pipelineResults } from '@cfaq/db/sche
 import { and, count, desc, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import { writeAdminLog } from '../audit/index.js';
 import type { CoreContext } from '../context.js';
-import { notFound, unprocessable } from '../errors/index.js';
+import { Code, notFound, unprocessable } from '../errors/index.js';
 import { notify, teaDrop } from '../notifications/index.js';
 import type { Actor } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
@@ -40,18 +40,16 @@ export interface QueueItem {
   sources: string[];
   reason: string | null;
   attempts: number;
-  suggestedAt: string | null;
-  escalatedAt: string | null;
-  lastCheckedAt: string | null;
-  createdAt: string;
+  suggestedAt: Date | null;
+  escalatedAt: Date | null;
+  lastCheckedAt: Date | null;
+  createdAt: Date;
 }
 
 export interface QueueQuery extends PageQuery {
   batchId?: string | undefined;
   status?: 'suggested' | 'escalated' | undefined;
 }
-
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 export async function listReviewQueue(ctx: Pick<CoreContext, 'db'>, q: QueueQuery): Promise<Page<QueueItem>> {
   const w = pageWindow(q);
@@ -88,10 +86,10 @@ export async function listReviewQueue(ctx: Pick<CoreContext, 'db'>, q: QueueQuer
     sources: p.aiAnswerSources,
     reason: p.aiAnswerEscalatedReason,
     attempts: p.aiAnswerAttempts,
-    suggestedAt: iso(p.aiAnswerSuggestedAt),
-    escalatedAt: iso(p.aiAnswerEscalatedAt),
-    lastCheckedAt: iso(p.lastCheckedAt),
-    createdAt: p.createdAt.toISOString(),
+    suggestedAt: p.aiAnswerSuggestedAt,
+    escalatedAt: p.aiAnswerEscalatedAt,
+    lastCheckedAt: p.lastCheckedAt,
+    createdAt: p.createdAt,
   }));
   return toPage(items, total?.n ?? 0, w);
 }
@@ -117,7 +115,7 @@ export interface ReviewResult {
   aiAnswerSource: 'faq_knowledge' | 'ai_generated' | 'manual' | null;
   aiAnswerConfidence: number | null;
   status: string;
-  aiAnswerReviewedAt: string;
+  aiAnswerReviewedAt: Date;
   aiAnswerReviewedBy: string;
 }
 
@@ -136,17 +134,17 @@ export async function reviewAiAnswer(
       .where(and(eq(communityPosts.id, postId), isNull(communityPosts.deletedAt)))
       .for('update')
       .limit(1);
-    if (!post) throw notFound('Post', 'POST_NOT_FOUND');
+    if (!post) throw notFound('Post', Code.POST_NOT_FOUND);
     const from = post.aiAnswerStatus;
-    if (!from) throw unprocessable('NO_AI_ANSWER', 'The post has no AI answer to review');
+    if (!from) throw unprocessable(Code.NO_AI_ANSWER, 'The post has no AI answer to review');
     if (!FROM[input.action].includes(from))
-      throw unprocessable('INVALID_REVIEW_TRANSITION', `Cannot ${input.action} an AI answer that is ${from}`);
+      throw unprocessable(Code.INVALID_REVIEW_TRANSITION, `Cannot ${input.action} an AI answer that is ${from}`);
     const reviewed = { aiAnswerReviewedAt: now, aiAnswerReviewedBy: actor.id, aiAnswerClaim: null, updatedAt: now };
     const reopen = from === 'approved' && !post.acceptedCommentId ? { status: 'open' as const, answeredAt: null } : {};
     let set: Partial<typeof communityPosts.$inferInsert>;
     if (input.action === 'approve') {
       const text = input.manualAnswer?.trim() || post.aiAnswer?.trim();
-      if (!text) throw unprocessable('NO_ANSWER_TEXT', 'There is no answer text to publish; send manualAnswer');
+      if (!text) throw unprocessable(Code.NO_ANSWER_TEXT, 'There is no answer text to publish; send manualAnswer');
       set = {
         ...reviewed,
         aiAnswer: text,
@@ -223,7 +221,7 @@ export async function reviewAiAnswer(
       aiAnswerSource: p.aiAnswerSource,
       aiAnswerConfidence: p.aiAnswerConfidence,
       status: p.status,
-      aiAnswerReviewedAt: now.toISOString(),
+      aiAnswerReviewedAt: now,
       aiAnswerReviewedBy: actor.id,
     };
   });

@@ -1,7 +1,7 @@
 import { comments, communityPosts } from '@cfaq/db/schema/index';
 import { and, asc, count, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
-import { forbidden, unprocessable } from '../errors/index.js';
+import { Code, forbidden, unprocessable } from '../errors/index.js';
 import { notify, teaDrop } from '../notifications/index.js';
 import { reputationOnAccept, reputationOnVerify } from '../reputation/events.js';
 import { type Actor, type DbOrTx, isStaff } from '../shared/db.js';
@@ -57,7 +57,7 @@ async function commentById(db: DbOrTx, actor: Actor | null, id: string): Promise
 export async function addComment(ctx: Ctx, actor: Actor, postId: string, body: string): Promise<CommentView> {
   return ctx.db.transaction(async (tx) => {
     const post = await visiblePost(tx, actor, postId, { forUpdate: true });
-    if (post.status === 'closed') throw unprocessable('POST_CLOSED', 'The post is closed to new comments');
+    if (post.status === 'closed') throw unprocessable(Code.POST_CLOSED, 'The post is closed to new comments');
     const now = ctx.clock.now();
     const [row] = await tx
       .insert(comments)
@@ -107,7 +107,7 @@ export async function voteComment(
 ): Promise<VoteOutcome> {
   return ctx.db.transaction(async (tx) => {
     const { comment } = await visibleComment(tx, actor, postId, commentId);
-    if (comment.authorId === actor.id) throw forbidden('You cannot vote on your own comment', 'CANNOT_VOTE_OWN');
+    if (comment.authorId === actor.id) throw forbidden('You cannot vote on your own comment', Code.CANNOT_VOTE_OWN);
     return castVote(tx, 'comment', commentId, actor.id, value);
   });
 }
@@ -118,9 +118,9 @@ export async function voteComment(
  */
 export async function setCommentDna(ctx: Ctx, actor: Actor, postId: string, commentId: string, dna: boolean): Promise<CommentView> {
   const { post, comment } = await visibleComment(ctx.db, actor, postId, commentId);
-  if (!canManagePost(actor, post)) throw forbidden('Only the post author or a moderator can mark answers', 'NOT_POST_OWNER');
+  if (!canManagePost(actor, post)) throw forbidden('Only the post author or a moderator can mark answers', Code.NOT_POST_OWNER);
   if (dna && (comment.isAccepted || comment.isVerified))
-    throw unprocessable('COMMENT_IS_ANSWER', 'An accepted or verified comment answers the post');
+    throw unprocessable(Code.COMMENT_IS_ANSWER, 'An accepted or verified comment answers the post');
   const now = ctx.clock.now();
   await ctx.db
     .update(comments)
@@ -164,7 +164,7 @@ export async function verifyComment(ctx: Ctx, actor: Actor, postId: string, comm
 export async function acceptComment(ctx: Ctx, actor: Actor, postId: string, commentId: string): Promise<AcceptResult> {
   await ctx.db.transaction(async (tx) => {
     const post = await visiblePost(tx, actor, postId, { forUpdate: true });
-    if (!canManagePost(actor, post)) throw forbidden('Only the post author or a moderator can accept an answer', 'NOT_POST_OWNER');
+    if (!canManagePost(actor, post)) throw forbidden('Only the post author or a moderator can accept an answer', Code.NOT_POST_OWNER);
     const { comment } = await visibleComment(tx, actor, postId, commentId);
     if (post.acceptedCommentId === commentId && comment.isAccepted) return;
     const now = ctx.clock.now();

@@ -1,7 +1,7 @@
 import { comments, communityPosts } from '@cfaq/db/schema/index';
 import { and, desc, eq, isNull, or } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
-import { conflict, forbidden, unprocessable } from '../errors/index.js';
+import { Code, conflict, forbidden, unprocessable } from '../errors/index.js';
 import { insertFaq } from '../faqs/service.js';
 import type { FreshnessTier } from '../faqs/shape.js';
 import { toFaqView } from '../faqs/view.js';
@@ -31,7 +31,7 @@ export async function convertPostToFaq(ctx: Ctx, actor: Actor, postId: string, i
   if (!isStaff(actor)) throw forbidden();
   const faq = await ctx.db.transaction(async (tx) => {
     const post = await visiblePost(tx, actor, postId, { forUpdate: true });
-    if (post.convertedFaqId) throw conflict('POST_ALREADY_CONVERTED', 'This post was already converted to a FAQ');
+    if (post.convertedFaqId) throw conflict(Code.POST_ALREADY_CONVERTED, 'This post was already converted to a FAQ');
     let answer = input.answer;
     if (!answer) {
       const [best] = await tx
@@ -44,7 +44,7 @@ export async function convertPostToFaq(ctx: Ctx, actor: Actor, postId: string, i
         .limit(1);
       answer = best?.body ?? (post.aiAnswerStatus === 'approved' ? (post.aiAnswer ?? undefined) : undefined);
     }
-    if (!answer) throw unprocessable('NO_ANSWER', 'The post has no accepted or verified answer; give one in `answer`');
+    if (!answer) throw unprocessable(Code.NO_ANSWER, 'The post has no accepted or verified answer; give one in `answer`');
     const batchId = post.batchId ?? (await resolveProgramId(ctx, null));
     const row = await insertFaq(
       ctx,

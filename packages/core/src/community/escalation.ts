@@ -2,13 +2,14 @@ import { communityPosts, postEscalationLogs, users } from '@cfaq/db/schema/index
 import { and, count, desc, eq, gte, inArray, isNull, lte, type SQL, sql } from 'drizzle-orm';
 import { writeAdminLog } from '../audit/index.js';
 import type { CoreContext } from '../context.js';
-import { notFound, unprocessable } from '../errors/index.js';
+import { Code, notFound, unprocessable } from '../errors/index.js';
 import { notify } from '../notifications/index.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import { awardBadge } from '../reputation/badges.js';
 import { HOUR_MS } from '../runtime/clock.js';
 import type { Actor, DbOrTx } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
+import type { EscalatedPostItem, EscalationHistoryItem } from './shape.js';
 
 type Ctx = Pick<CoreContext, 'db' | 'clock' | 'config' | 'log'>;
 
@@ -205,28 +206,6 @@ export async function claimFirstResponder(
   return true;
 }
 
-export interface EscalatedPostItem {
-  id: string;
-  batchId: string | null;
-  authorId: string | null;
-  title: string;
-  body: string;
-  status: string;
-  commentCount: number;
-  unansweredComments: number;
-  escalationStatus: 'none' | 'escalated' | 'resolved' | 'dismissed';
-  escalatedAt: string | null;
-  escalationResolvedAt: string | null;
-  escalationResolvedBy: string | null;
-  escalationNote: string | null;
-  pendingAt: string | null;
-  firstResponderId: string | null;
-  firstRespondedAt: string | null;
-  createdAt: string;
-}
-
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
-
 const escalatedColumns = {
   id: communityPosts.id,
   batchId: communityPosts.batchId,
@@ -253,14 +232,7 @@ type EscalatedRow = {
     : (typeof communityPosts.$inferSelect)[Exclude<K, 'unansweredComments'>];
 };
 
-const toItem = (r: EscalatedRow): EscalatedPostItem => ({
-  ...r,
-  escalatedAt: iso(r.escalatedAt),
-  escalationResolvedAt: iso(r.escalationResolvedAt),
-  pendingAt: iso(r.pendingAt),
-  firstRespondedAt: iso(r.firstRespondedAt),
-  createdAt: r.createdAt.toISOString(),
-});
+const toItem = (r: EscalatedRow): EscalatedPostItem => r;
 
 export interface EscalatedPostsQuery extends PageQuery {
   batchId?: string | undefined;
@@ -312,8 +284,8 @@ async function closePostEscalation(
         .from(communityPosts)
         .where(and(eq(communityPosts.id, id), isNull(communityPosts.deletedAt)))
         .limit(1);
-      if (!exists) throw notFound('Post', 'POST_NOT_FOUND');
-      throw unprocessable('POST_NOT_ESCALATED', 'Only an escalated post can be resolved or dismissed');
+      if (!exists) throw notFound('Post', Code.POST_NOT_FOUND);
+      throw unprocessable(Code.POST_NOT_ESCALATED, 'Only an escalated post can be resolved or dismissed');
     }
     await writeLogs(
       tx,
@@ -338,21 +310,6 @@ export const resolveEscalatedPost = (ctx: Ctx, actor: Actor, id: string, note?: 
   closePostEscalation(ctx, actor, id, 'resolved', note ?? null);
 export const dismissEscalatedPost = (ctx: Ctx, actor: Actor, id: string, reason: string) =>
   closePostEscalation(ctx, actor, id, 'dismissed', reason);
-
-export interface EscalationHistoryItem {
-  id: string;
-  postId: string;
-  postTitle: string | null;
-  batchId: string | null;
-  action: string;
-  fromStatus: string | null;
-  toStatus: string | null;
-  actorId: string | null;
-  actorName: string | null;
-  reason: string | null;
-  details: Record<string, unknown>;
-  createdAt: string;
-}
 
 export interface EscalationHistoryQuery extends PageQuery {
   postId?: string | undefined;
@@ -398,7 +355,7 @@ export async function escalationHistory(ctx: Pick<CoreContext, 'db'>, q: Escalat
       actorName: actorName ?? null,
       reason: log.reason,
       details: log.details,
-      createdAt: log.createdAt.toISOString(),
+      createdAt: log.createdAt,
     })),
     total?.n ?? 0,
     w,

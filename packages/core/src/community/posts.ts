@@ -2,7 +2,7 @@ import { communityPosts } from '@cfaq/db/schema/index';
 import { and, count, desc, eq, inArray } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { embedRowJob } from '../embeddings/embed-row-job.js';
-import { forbidden, notFound, unprocessable } from '../errors/index.js';
+import { Code, forbidden, notFound, unprocessable } from '../errors/index.js';
 import { notify } from '../notifications/index.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import { type Actor, isStaff } from '../shared/db.js';
@@ -51,7 +51,7 @@ export async function getPost(ctx: Pick<CoreContext, 'db'>, actor: Actor | null,
     .from(communityPosts)
     .where(and(eq(communityPosts.id, id), postVisibleTo(actor)))
     .limit(1);
-  if (!row) throw notFound('Post', 'POST_NOT_FOUND');
+  if (!row) throw notFound('Post', Code.POST_NOT_FOUND);
   return toPostView(row, actor);
 }
 
@@ -83,7 +83,7 @@ export async function updatePost(
 ): Promise<PostView> {
   await ctx.db.transaction(async (tx) => {
     const post = await visiblePost(tx, actor, id, { forUpdate: true });
-    if (!canManagePost(actor, post)) throw forbidden('Only the author or a moderator can edit this post', 'NOT_POST_OWNER');
+    if (!canManagePost(actor, post)) throw forbidden('Only the author or a moderator can edit this post', Code.NOT_POST_OWNER);
     const set: Partial<typeof communityPosts.$inferInsert> = {};
     if (input.title !== undefined && input.title !== post.title) set.title = input.title;
     if (input.body !== undefined && input.body !== post.body) set.body = input.body;
@@ -104,7 +104,7 @@ export async function updatePost(
 export async function deletePost(ctx: Ctx, actor: Actor, id: string): Promise<void> {
   await ctx.db.transaction(async (tx) => {
     const post = await visiblePost(tx, actor, id, { forUpdate: true });
-    if (!canManagePost(actor, post)) throw forbidden('Only the author or a moderator can delete this post', 'NOT_POST_OWNER');
+    if (!canManagePost(actor, post)) throw forbidden('Only the author or a moderator can delete this post', Code.NOT_POST_OWNER);
     const now = ctx.clock.now();
     await tx.update(communityPosts).set({ deletedAt: now, updatedAt: now }).where(eq(communityPosts.id, id));
     if (post.authorId && post.authorId !== actor.id) {
@@ -126,21 +126,21 @@ export async function deletePost(ctx: Ctx, actor: Actor, id: string): Promise<vo
  */
 export async function resolvePost(ctx: Ctx, actor: Actor, id: string): Promise<PostView> {
   const post = await visiblePost(ctx.db, actor, id);
-  if (!canManagePost(actor, post)) throw forbidden('Only the author or a moderator can resolve this post', 'NOT_POST_OWNER');
+  if (!canManagePost(actor, post)) throw forbidden('Only the author or a moderator can resolve this post', Code.NOT_POST_OWNER);
   const now = ctx.clock.now();
   const [row] = await ctx.db
     .update(communityPosts)
     .set({ status: 'answered', answeredAt: now, updatedAt: now })
     .where(and(eq(communityPosts.id, id), inArray(communityPosts.status, ['open', 'pending'])))
     .returning({ id: communityPosts.id });
-  if (!row) throw unprocessable('POST_NOT_OPEN', `The post is already ${post.status}`);
+  if (!row) throw unprocessable(Code.POST_NOT_OPEN, `The post is already ${post.status}`);
   return getPost(ctx, actor, id);
 }
 
 export async function votePost(ctx: Pick<CoreContext, 'db'>, actor: Actor, id: string, value: Vote): Promise<VoteOutcome> {
   return ctx.db.transaction(async (tx) => {
     const post = await visiblePost(tx, actor, id);
-    if (post.authorId === actor.id) throw forbidden('You cannot vote on your own post', 'CANNOT_VOTE_OWN');
+    if (post.authorId === actor.id) throw forbidden('You cannot vote on your own post', Code.CANNOT_VOTE_OWN);
     return castVote(tx, 'post', id, actor.id, value);
   });
 }

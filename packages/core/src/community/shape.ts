@@ -1,4 +1,4 @@
-import { postStatus } from '@cfaq/db/schema/index';
+import { escalationStatus, postStatus } from '@cfaq/db/schema/index';
 import { type Static, Type as T } from '@sinclair/typebox';
 import { FaqShape } from '../faqs/shape.js';
 import { DateTime, literals, Nullable, Uuid } from '../shared/shape.js';
@@ -67,3 +67,41 @@ export const AcceptResultShape = T.Object({ post: PostShape, comment: CommentSha
 export type AcceptResult = Static<typeof AcceptResultShape>;
 export const ConvertResultShape = T.Object({ faq: FaqShape, post: PostShape });
 export type ConvertResult = Static<typeof ConvertResultShape>;
+
+/** A post in the admin escalation lists (`GET /admin/escalated-posts`). */
+export const EscalatedPostShape = T.Object({
+  id: Uuid,
+  batchId: Nullable(Uuid),
+  authorId: Nullable(Uuid),
+  title: T.String(),
+  body: T.String(),
+  status: T.String(),
+  commentCount: T.Integer(),
+  unansweredComments: T.Integer({ description: 'live comments marked dna, neither accepted nor verified' }),
+  escalationStatus: literals(escalationStatus.enumValues),
+  escalatedAt: Nullable(DateTime),
+  escalationResolvedAt: Nullable(DateTime),
+  escalationResolvedBy: Nullable(Uuid),
+  escalationNote: Nullable(T.String({ description: 'the resolve note or dismiss reason (staff only)' })),
+  pendingAt: Nullable(DateTime),
+  firstResponderId: Nullable(Uuid),
+  firstRespondedAt: Nullable(DateTime),
+  createdAt: DateTime,
+});
+export type EscalatedPostItem = Static<typeof EscalatedPostShape>;
+
+export const EscalationHistoryItemShape = T.Object({
+  id: Uuid,
+  postId: Uuid,
+  postTitle: Nullable(T.String()),
+  batchId: Nullable(Uuid),
+  action: T.String(),
+  fromStatus: Nullable(T.String()),
+  toStatus: Nullable(T.String()),
+  actorId: Nullable(Uuid),
+  actorName: Nullable(T.String()),
+  reason: Nullable(T.String()),
+  details: T.Record(T.String(), T.Unknown()),
+  createdAt: DateTime,
+});
+export type EscalationHistoryItem = Static<typeof EscalationHistoryItemShape>;

@@ -1,6 +1,6 @@
 import { batches, comments, commentVotes, communityPosts, postVotes } from '@cfaq/db/schema/index';
 import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
-import { notFound } from '../errors/index.js';
+import { Code, notFound } from '../errors/index.js';
 import { type Actor, type DbOrTx, isStaff } from '../shared/db.js';
 import type { CommentView, PostView, Vote } from './shape.js';
 
@@ -75,7 +75,7 @@ export async function visiblePost(db: DbOrTx, actor: Actor | null, id: string, o
     .where(and(eq(communityPosts.id, id), postVisibleTo(actor)))
     .limit(1);
   const [row] = opts.forUpdate ? await q.for('update', { of: communityPosts }) : await q;
-  if (!row) throw notFound('Post', 'POST_NOT_FOUND');
+  if (!row) throw notFound('Post', Code.POST_NOT_FOUND);
   return row;
 }
 
@@ -117,7 +117,7 @@ export async function visibleComment(db: DbOrTx, actor: Actor | null, postId: st
     .from(comments)
     .where(and(eq(comments.id, commentId), eq(comments.postId, postId), isNull(comments.deletedAt)))
     .limit(1);
-  if (!comment) throw notFound('Comment', 'COMMENT_NOT_FOUND');
+  if (!comment) throw notFound('Comment', Code.COMMENT_NOT_FOUND);
   return { post, comment };
 }
 

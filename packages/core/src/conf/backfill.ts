@@ -1,7 +1,7 @@
 import { confMeetings, users } from '@cfaq/db/schema/index';
 import { eq, inArray } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
-import { badGateway, invalidField } from '../errors/index.js';
+import { badGateway, Code, invalidField } from '../errors/index.js';
 import { ConfProviderError, listRecordings, transcriptFile } from './client.js';
 import { confIngestJob } from './ingest-job.js';
 import { confNotConnected, withConfToken } from './tokens.js';
@@ -58,7 +58,7 @@ export async function backfillRecordings(ctx: Ctx, userId: string, q: { fromDate
     try {
       meetings.push(...(await withConfToken(ctx, userId, (token) => listRecordings(ctx.config, token, a, b))));
     } catch (err) {
-      if (err instanceof ConfProviderError) throw badGateway('CONF_PROVIDER_ERROR', `The meeting provider failed: ${err.message}`);
+      if (err instanceof ConfProviderError) throw badGateway(Code.CONF_PROVIDER_ERROR, `The meeting provider failed: ${err.message}`);
       throw err;
     }
   }

@@ -1,5 +1,5 @@
 import type { Config } from '../config/schema.js';
-import { unprocessable } from '../errors/index.js';
+import { Code, unprocessable } from '../errors/index.js';
 
 /** Timeout of one call to the provider's OAuth or REST API. */
 export const CONF_API_TIMEOUT_MS = 15_000;
@@ -56,7 +56,7 @@ export const confRedirectUri = (config: Config) => config.CONF_REDIRECT_URI ?? `
 
 export function requireConfClient(config: Config): { clientId: string; clientSecret: string } {
   if (!config.CONF_CLIENT_ID || !config.CONF_CLIENT_SECRET) {
-    throw unprocessable('CONF_NOT_CONFIGURED', 'The meeting provider is not configured (CONF_CLIENT_ID and CONF_CLIENT_SECRET)');
+    throw unprocessable(Code.CONF_NOT_CONFIGURED, 'The meeting provider is not configured (CONF_CLIENT_ID and CONF_CLIENT_SECRET)');
   }
   return { clientId: config.CONF_CLIENT_ID, clientSecret: config.CONF_CLIENT_SECRET };
 }

@@ -1,5 +1,5 @@
 import type { CoreContext } from '../context.js';
-import { badRequest, invalidField, unauthorized, unavailable } from '../errors/index.js';
+import { badRequest, Code, invalidField, unauthorized, unavailable } from '../errors/index.js';
 import { transcriptFile } from './client.js';
 import { confIngestJob } from './ingest-job.js';
 import type { RecordingPayload } from './recording.js';
@@ -71,7 +71,7 @@ export async function acceptRecordingEvent(ctx: Pick<CoreContext, 'jobs' | 'log'
     await ctx.jobs.send(confIngestJob, payload);
   } catch (err) {
     ctx.log.error({ err, event }, '[conf] could not queue the event');
-    throw unavailable('QUEUE_UNAVAILABLE', 'The event could not be stored; retry later');
+    throw unavailable(Code.QUEUE_UNAVAILABLE, 'The event could not be stored; retry later');
   }
   return { received: true };
 }
@@ -95,20 +95,20 @@ export async function handleConfWebhook(
       timestamp: req.timestamp,
       nowMs: ctx.clock.now().getTime(),
     });
-    if (!check.ok) throw unauthorized(`Webhook signature rejected (${check.reason})`, 'INVALID_SIGNATURE');
+    if (!check.ok) throw unauthorized(`Webhook signature rejected (${check.reason})`, Code.INVALID_SIGNATURE);
   } else if (ctx.config.NODE_ENV === 'production') {
-    throw unavailable('WEBHOOK_NOT_CONFIGURED', 'CONF_WEBHOOK_SECRET_TOKEN is not set; webhooks are refused');
+    throw unavailable(Code.WEBHOOK_NOT_CONFIGURED, 'CONF_WEBHOOK_SECRET_TOKEN is not set; webhooks are refused');
   }
   let body: unknown;
   try {
     body = JSON.parse(req.rawBody.toString('utf8'));
   } catch {
-    throw badRequest('INVALID_JSON', 'The body is not valid JSON');
+    throw badRequest(Code.INVALID_JSON, 'The body is not valid JSON');
   }
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw invalidField('body', 'must be a JSON object');
   const b = body as Record<string, unknown>;
   if (b.event === 'endpoint.url_validation') {
-    if (!secret) throw unavailable('WEBHOOK_NOT_CONFIGURED', 'CONF_WEBHOOK_SECRET_TOKEN is not set');
+    if (!secret) throw unavailable(Code.WEBHOOK_NOT_CONFIGURED, 'CONF_WEBHOOK_SECRET_TOKEN is not set');
     const plainToken = str((b.payload as Record<string, unknown> | undefined)?.plainToken);
     if (!plainToken || plainToken.length > 512) throw invalidField('body.payload.plainToken', 'is required (1-512 characters)');
     return urlValidationResponse(secret, plainToken);

@@ -1,7 +1,7 @@
 import { confInsights } from '@cfaq/db/schema/index';
 import { and, count, desc, eq, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
-import { conflict, notFound, unprocessable } from '../errors/index.js';
+import { Code, conflict, notFound, unprocessable } from '../errors/index.js';
 import type { FaqView, FreshnessTier } from '../faqs/shape.js';
 import { toFaqView } from '../faqs/view.js';
 import { proposalColumns, proposeFaqUpdates } from '../knowledge/faq-match.js';
@@ -31,9 +31,9 @@ export interface InsightView {
   proposedFaqId: string | null;
   proposedFaqScore: number | null;
   reviewedBy: string | null;
-  reviewedAt: string | null;
-  createdAt: string;
-  updatedAt: string;
+  reviewedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
 }
 
 type InsightRow = typeof confInsights.$inferSelect;
@@ -56,9 +56,9 @@ export const toInsightView = (r: InsightRow): InsightView => ({
   proposedFaqId: r.proposedFaqId,
   proposedFaqScore: r.proposedFaqScore,
   reviewedBy: r.reviewedBy,
-  reviewedAt: r.reviewedAt?.toISOString() ?? null,
-  createdAt: r.createdAt.toISOString(),
-  updatedAt: r.updatedAt.toISOString(),
+  reviewedAt: r.reviewedAt ?? null,
+  createdAt: r.createdAt,
+  updatedAt: r.updatedAt,
 });
 
 export interface ListInsightsQuery extends PageQuery {
@@ -105,8 +105,8 @@ export async function updateInsight(
   input: UpdateInsightInput,
 ): Promise<InsightView> {
   const [current] = await ctx.db.select().from(confInsights).where(eq(confInsights.id, id));
-  if (!current) throw notFound('Insight', 'INSIGHT_NOT_FOUND');
-  if (current.convertedFaqId) throw unprocessable('INSIGHT_CONVERTED', 'The insight was converted to a FAQ; edit the FAQ instead');
+  if (!current) throw notFound('Insight', Code.INSIGHT_NOT_FOUND);
+  if (current.convertedFaqId) throw unprocessable(Code.INSIGHT_CONVERTED, 'The insight was converted to a FAQ; edit the FAQ instead');
   const edited =
     (input.question !== undefined && input.question !== current.question) ||
     (input.answer !== undefined && input.answer !== current.answer);
@@ -128,7 +128,7 @@ export async function updateInsight(
     })
     .where(and(eq(confInsights.id, id), sql`${confInsights.convertedFaqId} is null`))
     .returning();
-  if (!row) throw unprocessable('INSIGHT_CONVERTED', 'The insight was converted to a FAQ; edit the FAQ instead');
+  if (!row) throw unprocessable(Code.INSIGHT_CONVERTED, 'The insight was converted to a FAQ; edit the FAQ instead');
   return toInsightView(row);
 }
 
@@ -166,15 +166,15 @@ export async function convertInsightToFaq(
   input: ConvertInsightInput,
 ): Promise<ConvertInsightResult> {
   const [before] = await ctx.db.select().from(confInsights).where(eq(confInsights.id, id));
-  if (!before) throw notFound('Insight', 'INSIGHT_NOT_FOUND');
+  if (!before) throw notFound('Insight', Code.INSIGHT_NOT_FOUND);
   const [proposal] = await proposeFaqUpdates(ctx, before.batchId, [
     { title: input.question ?? before.question, body: input.answer ?? before.answer },
   ]);
   return ctx.db.transaction(async (tx) => {
     const [insight] = await tx.select().from(confInsights).where(eq(confInsights.id, id)).for('update');
-    if (!insight) throw notFound('Insight', 'INSIGHT_NOT_FOUND');
-    if (insight.convertedFaqId) throw conflict('INSIGHT_ALREADY_CONVERTED', 'The insight was already converted to a FAQ');
-    if (insight.status !== 'approved') throw unprocessable('INSIGHT_NOT_APPROVED', 'Only an approved insight can be converted');
+    if (!insight) throw notFound('Insight', Code.INSIGHT_NOT_FOUND);
+    if (insight.convertedFaqId) throw conflict(Code.INSIGHT_ALREADY_CONVERTED, 'The insight was already converted to a FAQ');
+    if (insight.status !== 'approved') throw unprocessable(Code.INSIGHT_NOT_APPROVED, 'Only an approved insight can be converted');
     const batchId = insight.batchId ?? (await resolveProgramId({ db: tx }, null));
     const target = input.faqId === null ? null : (input.faqId ?? proposal?.faqId ?? null);
     const written = await writeFaqFromKnowledge(ctx, tx, actor, {

@@ -1,7 +1,7 @@
 import { confInsights, confMeetings, transcriptKnowledge, users } from '@cfaq/db/schema/index';
 import { and, count, desc, eq, inArray, max, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
-import { conflict, notFound } from '../errors/index.js';
+import { Code, conflict, notFound } from '../errors/index.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
 import { confIngestJob } from './ingest-job.js';
 import { confConnection } from './oauth.js';
@@ -20,13 +20,13 @@ export interface MeetingView {
   insightCount: number;
   userId: string | null;
   hostEmail: string | null;
-  startTime: string | null;
+  startTime: Date | null;
   durationMinutes: number | null;
   error: string | null;
   batchId: string | null;
-  processedAt: string | null;
-  createdAt: string;
-  updatedAt: string;
+  processedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
 }
 
 export interface MeetingDetail extends MeetingView {
@@ -54,7 +54,7 @@ const columns = {
 };
 type Row = Record<string, unknown>;
 
-const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
+const orNull = (d: Date | null | undefined): Date | null => d ?? null;
 
 function toView(r: Row): MeetingView {
   return {
@@ -67,13 +67,13 @@ function toView(r: Row): MeetingView {
     insightCount: r.insightCount as number,
     userId: (r.userId as string | null) ?? null,
     hostEmail: (r.hostEmail as string | null) ?? null,
-    startTime: iso(r.startTime as Date | null),
+    startTime: orNull(r.startTime as Date | null),
     durationMinutes: (r.durationMinutes as number | null) ?? null,
     error: (r.error as string | null) ?? null,
     batchId: (r.batchId as string | null) ?? null,
-    processedAt: iso(r.processedAt as Date | null),
-    createdAt: (r.createdAt as Date).toISOString(),
-    updatedAt: (r.updatedAt as Date).toISOString(),
+    processedAt: orNull(r.processedAt as Date | null),
+    createdAt: r.createdAt as Date,
+    updatedAt: r.updatedAt as Date,
   };
 }
 
@@ -112,7 +112,7 @@ export async function getMeeting(ctx: Pick<CoreContext, 'db'>, id: string): Prom
     .select({ ...columns, transcriptText: confMeetings.transcriptText })
     .from(confMeetings)
     .where(eq(confMeetings.id, id));
-  if (!row) throw notFound('Meeting', 'MEETING_NOT_FOUND');
+  if (!row) throw notFound('Meeting', Code.MEETING_NOT_FOUND);
   const [k] = await ctx.db.select({ n: count() }).from(transcriptKnowledge).where(eq(transcriptKnowledge.meetingId, id));
   return { ...toView(row as Row), transcriptText: row.transcriptText ?? null, knowledgeCount: k?.n ?? 0 };
 }
@@ -130,8 +130,8 @@ export async function reprocessMeeting(ctx: Pick<CoreContext, 'db' | 'jobs'>, id
       .returning(columns);
     if (!row) {
       const [exists] = await tx.select({ id: confMeetings.id }).from(confMeetings).where(eq(confMeetings.id, id));
-      if (!exists) throw notFound('Meeting', 'MEETING_NOT_FOUND');
-      throw conflict('MEETING_PROCESSING', 'The meeting is already being processed');
+      if (!exists) throw notFound('Meeting', Code.MEETING_NOT_FOUND);
+      throw conflict(Code.MEETING_PROCESSING, 'The meeting is already being processed');
     }
     await ctx.jobs.send(confProcessMeetingJob, { meetingId: id }, { tx });
     return toView(row as Row);
@@ -143,8 +143,8 @@ export interface ConfHealth {
   webhookSecretConfigured: boolean;
   connection: Awaited<ReturnType<typeof confConnection>>;
   connectedUsers: number;
-  lastEventAt: string | null;
-  lastMeetingAt: string | null;
+  lastEventAt: Date | null;
+  lastMeetingAt: Date | null;
   queueDepth: number | null;
   meetings: { pending: number; completed: number; failed: number };
 }
@@ -186,8 +186,8 @@ export async function confHealth(ctx: Pick<CoreContext, 'db' | 'pool' | 'config'
     webhookSecretConfigured: !!ctx.config.CONF_WEBHOOK_SECRET_TOKEN,
     connection,
     connectedUsers: connected?.n ?? 0,
-    lastEventAt: iso(lastEvent),
-    lastMeetingAt: iso(last?.at ? new Date(last.at) : null),
+    lastEventAt: orNull(lastEvent),
+    lastMeetingAt: orNull(last?.at ? new Date(last.at) : null),
     queueDepth: queue.depth,
     meetings: counts,
   };
@@ -197,7 +197,7 @@ export interface ConfPublicStats {
   meetingsProcessed: number;
   insightsApproved: number;
   knowledgeItems: number;
-  lastProcessedAt: string | null;
+  lastProcessedAt: Date | null;
 }
 
 /** GET /conf/public-stats: counts only; no topics, names or text. */
@@ -217,6 +217,6 @@ export async function confPublicStats(ctx: Pick<CoreContext, 'db'>): Promise<Con
     meetingsProcessed: m?.n ?? 0,
     insightsApproved: i?.n ?? 0,
     knowledgeItems: k?.n ?? 0,
-    lastProcessedAt: iso(m?.last ? new Date(m.last) : null),
+    lastProcessedAt: orNull(m?.last ? new Date(m.last) : null),
   };
 }

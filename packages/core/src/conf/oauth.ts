@@ -2,7 +2,7 @@ import { confOauthStates, users } from '@cfaq/db/schema/index';
 import { and, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { hmacSha256Hex, randomToken, safeEqual } from '../crypto/tokens.js';
-import { badGateway, badRequest, conflict, notFound } from '../errors/index.js';
+import { badGateway, badRequest, Code, conflict, notFound } from '../errors/index.js';
 import { isUniqueViolation } from '../shared/db.js';
 import { confAuthorizeUrl, confRedirectUri, exchangeCode, fetchMe, requireConfClient } from './client.js';
 
@@ -17,7 +17,7 @@ const stateMac = (ctx: Ctx, userId: string, nonce: string) =>
 export interface ConfConnectStart {
   authorizeUrl: string;
   state: string;
-  expiresAt: string;
+  expiresAt: Date;
 }
 
 /**
@@ -31,18 +31,18 @@ export async function startConfConnect(ctx: Ctx, userId: string): Promise<ConfCo
   await ctx.db.insert(confOauthStates).values({ userId, nonce, expiresAt });
   const state = `${nonce}.${stateMac(ctx, userId, nonce)}`;
   const q = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: confRedirectUri(ctx.config), state });
-  return { authorizeUrl: `${confAuthorizeUrl(ctx.config)}?${q}`, state, expiresAt: expiresAt.toISOString() };
+  return { authorizeUrl: `${confAuthorizeUrl(ctx.config)}?${q}`, state, expiresAt };
 }
 
 const badState = (why: string) =>
-  badRequest('INVALID_OAUTH_STATE', `OAuth state rejected: ${why}`, [{ path: 'query.state', message: why }]);
+  badRequest(Code.INVALID_OAUTH_STATE, `OAuth state rejected: ${why}`, [{ path: 'query.state', message: why }]);
 
 export interface ConfConnection {
   connected: boolean;
   confUserId: string | null;
   confEmail: string | null;
-  confConnectedAt: string | null;
-  tokenExpiresAt: string | null;
+  confConnectedAt: Date | null;
+  tokenExpiresAt: Date | null;
 }
 
 export async function confConnection(ctx: Pick<CoreContext, 'db'>, userId: string): Promise<ConfConnection> {
@@ -56,13 +56,13 @@ export async function confConnection(ctx: Pick<CoreContext, 'db'>, userId: strin
     })
     .from(users)
     .where(eq(users.id, userId));
-  if (!u) throw notFound('User', 'USER_NOT_FOUND');
+  if (!u) throw notFound('User', Code.USER_NOT_FOUND);
   return {
     connected: u.connected,
     confUserId: u.connected ? u.confUserId : null,
     confEmail: u.connected ? u.confEmail : null,
-    confConnectedAt: u.connected ? (u.connectedAt?.toISOString() ?? null) : null,
-    tokenExpiresAt: u.connected ? (u.expiresAt?.toISOString() ?? null) : null,
+    confConnectedAt: u.connected ? (u.connectedAt ?? null) : null,
+    tokenExpiresAt: u.connected ? (u.expiresAt ?? null) : null,
   };
 }
 
@@ -93,8 +93,8 @@ export async function completeConfConnect(ctx: Ctx, userId: string, input: { cod
     me = await fetchMe(ctx.config, tokens.accessToken);
   } catch (err) {
     const e = err as { status?: number; message: string; transient?: boolean };
-    if (e.status === 400 || e.status === 401) throw badRequest('OAUTH_CODE_REJECTED', `The provider refused the code: ${e.message}`);
-    throw badGateway('CONF_PROVIDER_ERROR', `The meeting provider failed: ${e.message}`);
+    if (e.status === 400 || e.status === 401) throw badRequest(Code.OAUTH_CODE_REJECTED, `The provider refused the code: ${e.message}`);
+    throw badGateway(Code.CONF_PROVIDER_ERROR, `The meeting provider failed: ${e.message}`);
   }
   try {
     await ctx.db
@@ -111,7 +111,7 @@ export async function completeConfConnect(ctx: Ctx, userId: string, input: { cod
       })
       .where(eq(users.id, userId));
   } catch (err) {
-    if (isUniqueViolation(err)) throw conflict('CONF_ACCOUNT_IN_USE', 'This provider account is connected to another user');
+    if (isUniqueViolation(err)) throw conflict(Code.CONF_ACCOUNT_IN_USE, 'This provider account is connected to another user');
     throw err;
   }
   ctx.log.info({ userId, confUserId: me.id }, '[conf] account connected');

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { hmacSha256Hex, safeEqual } from '../crypto/tokens.js';
 
 /** Requests older or newer than this (seconds) are refused: a captured request cannot be replayed later. */
@@ -5,9 +6,12 @@ export const WEBHOOK_WINDOW_SECONDS = 300;
 
 export type SignatureCheck = { ok: true } | { ok: false; reason: 'missing_headers' | 'bad_timestamp' | 'stale' | 'bad_signature' };
 
-/** `v0=` + hex HMAC-SHA256(secret, "v0:" + timestamp + ":" + raw body): the provider's signature scheme. */
+/**
+ * `v0=` + hex HMAC-SHA256(secret, "v0:" + timestamp + ":" + raw body): the provider's signature scheme.
+ * The body's bytes go into the MAC as they came (no decoding to a string and encoding back per request).
+ */
 export function signWebhook(secret: string, timestamp: string, rawBody: string | Buffer): string {
-  return `v0=${hmacSha256Hex(secret, `v0:${timestamp}:${typeof rawBody === 'string' ? rawBody : rawBody.toString('utf8')}`)}`;
+  return `v0=${createHmac('sha256', secret).update(`v0:${timestamp}:`).update(rawBody).digest('hex')}`;
 }
 
 /**

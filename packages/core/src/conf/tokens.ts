@@ -1,7 +1,7 @@
 import { users } from '@cfaq/db/schema/index';
 import { eq, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
-import { unprocessable } from '../errors/index.js';
+import { Code, unprocessable } from '../errors/index.js';
 import { ConfProviderError, refreshGrant } from './client.js';
 
 type Ctx = Pick<CoreContext, 'db' | 'config' | 'secrets' | 'clock' | 'log'>;
@@ -9,7 +9,7 @@ type Ctx = Pick<CoreContext, 'db' | 'config' | 'secrets' | 'clock' | 'log'>;
 /** A token this close to its expiry is refreshed before use. */
 const REFRESH_MARGIN_MS = 60_000;
 
-export const confNotConnected = () => unprocessable('CONF_NOT_CONNECTED', 'The meeting provider account is not connected');
+export const confNotConnected = () => unprocessable(Code.CONF_NOT_CONNECTED, 'The meeting provider account is not connected');
 
 /**
  * The user's provider access token, refreshed when it is about to expire (or when `rejected`, the
@@ -72,7 +72,7 @@ export async function confAccessToken(ctx: Ctx, userId: string, rejected?: strin
     .set({ confConnected: false, confAccessToken: null, confRefreshToken: null, confTokenExpiresAt: null })
     .where(eq(users.id, userId));
   ctx.log.warn({ userId, err: (disconnect as ConfProviderError | null)?.message }, '[conf] refresh refused; account disconnected');
-  throw unprocessable('CONF_NOT_CONNECTED', 'The provider refused the refresh token; connect the account again');
+  throw unprocessable(Code.CONF_NOT_CONNECTED, 'The provider refused the refresh token; connect the account again');
 }
 
 /** Runs `fn` with the user's token; a 401 from the provider refreshes once and tries again. */

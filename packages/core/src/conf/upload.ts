@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { confMeetings } from '@cfaq/db/schema/index';
 import type { CoreContext } from '../context.js';
-import { badRequest, conflict, unprocessable } from '../errors/index.js';
+import { badRequest, Code, conflict, unprocessable } from '../errors/index.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import type { Actor } from '../shared/db.js';
 import { storeTranscript } from './ingest.js';
@@ -39,7 +39,7 @@ export async function uploadTranscript(ctx: Ctx, actor: Actor, input: UploadInpu
     parsed = parseTranscript(input.source === 'manual_vtt' ? 'vtt' : 'raw', input.content);
   } catch (err) {
     if (!(err instanceof TranscriptError)) throw err;
-    if (err.code === 'INVALID_VTT') throw badRequest('INVALID_VTT', err.message, [{ path: 'body.file', message: err.message }]);
+    if (err.code === Code.INVALID_VTT) throw badRequest(Code.INVALID_VTT, err.message, [{ path: 'body.file', message: err.message }]);
     throw unprocessable(err.code, err.message);
   }
   const batchId = await resolveProgramId(ctx, input.batchId, { allowArchived: true });
@@ -59,7 +59,7 @@ export async function uploadTranscript(ctx: Ctx, actor: Actor, input: UploadInpu
     .returning({ id: confMeetings.id, batchId: confMeetings.batchId, topic: confMeetings.topic });
   if (!meeting) throw new Error('meeting insert returned nothing');
   const result = await storeTranscript(ctx, meeting, parsed);
-  if (result.status !== 'completed') throw conflict('MEETING_PROCESSING', 'The meeting was processed concurrently');
+  if (result.status !== 'completed') throw conflict(Code.MEETING_PROCESSING, 'The meeting was processed concurrently');
   return {
     meetingId: meeting.id,
     confMeetingId,

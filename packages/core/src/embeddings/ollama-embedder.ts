@@ -1,5 +1,5 @@
 import { Ollama } from 'ollama';
-import { unavailable } from '../errors/index.js';
+import { Code, unavailable } from '../errors/index.js';
 import { EMBEDDING_DIMENSIONS, type Embedder } from './embedder.js';
 
 export interface OllamaEmbedderOptions {
@@ -51,7 +51,7 @@ export class OllamaEmbedder implements Embedder {
     try {
       await this.embed(['warm up']);
     } catch (err) {
-      throw unavailable('EMBEDDER_UNAVAILABLE', `embedding model ${this.model} is not available: ${(err as Error).message}`);
+      throw unavailable(Code.EMBEDDER_UNAVAILABLE, `embedding model ${this.model} is not available: ${(err as Error).message}`);
     }
     return { model: this.model, ms: performance.now() - start };
   }

@@ -123,6 +123,11 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
+/** Each code by name (`Code.USER_NOT_FOUND`), so code that throws refers to the registry, not to a string. */
+export const Code = Object.freeze(Object.fromEntries(Object.keys(ERROR_CODES).map((c) => [c, c]))) as {
+  readonly [C in ErrorCode]: C;
+};
+
 type StatusesOf<C extends ErrorCode> = (typeof ERROR_CODES)[C]['status'] extends infer S
   ? S extends readonly number[]
     ? S[number]

@@ -2,9 +2,7 @@ import { faqs, pipelineResults } from '@cfaq/db/schema/index';
 import { and, count, desc, eq, gte, inArray, like, lte, type SQL, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
-import type { AuditVerdict } from './verdict.js';
-
-export const AUDIT_VERDICTS: readonly AuditVerdict[] = ['correct', 'drift_detected', 'contradiction', 'stale', 'skipped'];
+import { AUDIT_VERDICTS, type AuditResultItem, type AuditStats, type AuditVerdict } from './shape.js';
 
 export interface AuditResultsQuery extends PageQuery {
   verdict?: AuditVerdict | undefined;
@@ -27,25 +25,6 @@ function conditions(q: Pick<AuditResultsQuery, 'verdict' | 'flagged' | 'from' | 
   ) as SQL;
 }
 
-export interface AuditResultItem {
-  id: string;
-  faqId: string;
-  question: string;
-  batchId: string | null;
-  verdict: string;
-  flagged: boolean;
-  score: number | null;
-  confidence: number | null;
-  reason: string | null;
-  sources: string[];
-  evidence: { sourceId: string; sourceType: string; quote: string }[];
-  knowledgeSearch: string | null;
-  error: string | null;
-  runId: string | null;
-  checkedAt: string;
-}
-
-/** `GET /admin/audit/results`: faq_audit PipelineResults, newest first, with their evidence. */
 export async function listAuditResults(ctx: Pick<CoreContext, 'db'>, q: AuditResultsQuery): Promise<Page<AuditResultItem>> {
   const w = pageWindow(q);
   const where = conditions(q);
@@ -76,20 +55,11 @@ export async function listAuditResults(ctx: Pick<CoreContext, 'db'>, q: AuditRes
       knowledgeSearch: str(r.metadata.knowledgeSearch),
       error: str(r.metadata.error),
       runId: str(r.metadata.runId),
-      checkedAt: r.checkedAt.toISOString(),
+      checkedAt: r.checkedAt,
     })),
     total?.n ?? 0,
     w,
   );
-}
-
-export interface AuditStats {
-  total: number;
-  flagged: number;
-  byVerdict: Record<AuditVerdict, number>;
-  /** FAQs still pending review (or escalated) on an AI audit flag. */
-  openFlags: number;
-  lastRun: { runId: string | null; at: string; checked: number; flagged: number } | null;
 }
 
 /** `GET /admin/audit/stats`: counts per verdict (within the filters), open audit flags, the last run. */
@@ -139,7 +109,7 @@ export async function auditStats(ctx: Pick<CoreContext, 'db'>, q: Pick<AuditResu
           .from(pipelineResults)
           .where(and(eq(pipelineResults.pipeline, 'faq_audit'), sql`${pipelineResults.metadata}->>'runId' = ${last.runId}`))
       : [{ n: 1, flagged: 0 }];
-    lastRun = { runId: last.runId, at: last.at.toISOString(), checked: run?.n ?? 0, flagged: run?.flagged ?? 0 };
+    lastRun = { runId: last.runId, at: last.at, checked: run?.n ?? 0, flagged: run?.flagged ?? 0 };
   }
   return { total, flagged, byVerdict, openFlags: open?.n ?? 0, lastRun };
 }

@@ -5,10 +5,11 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import { generateStructured } from '../ai/generate.js';
 import { type ResolvedAi, resolveAi } from '../ai/settings.js';
 import type { CoreContext } from '../context.js';
-import { notFound } from '../errors/index.js';
+import { Code, notFound } from '../errors/index.js';
 import { type KnowledgeHit, searchKnowledge } from '../knowledge/search.js';
 import { type MatchedInsight, matchInsights } from './insights.js';
-import { type AuditVerdict, type Judged, judgeWithAi, judgeWithoutContext } from './verdict.js';
+import type { AuditEvidence, AuditItemResult, AuditRunResult } from './shape.js';
+import { type Judged, judgeWithAi, judgeWithoutContext } from './verdict.js';
 
 type Ctx = Pick<CoreContext, 'db' | 'pool' | 'config' | 'secrets' | 'log' | 'clock' | 'embedder'>;
 
@@ -26,41 +27,6 @@ export const AuditJudgement = T.Object({
     { maxItems: 5, description: 'passages that conflict with the FAQ (empty when it is correct)' },
   ),
 });
-
-export interface AuditEvidence {
-  sourceId: string;
-  sourceType: string;
-  quote: string;
-}
-
-export interface AuditItemResult {
-  faqId: string;
-  question: string;
-  batchId: string;
-  verdict: AuditVerdict;
-  flagged: boolean;
-  score: number | null;
-  confidence: number | null;
-  reason: string;
-  sources: string[];
-  /** Conflicting passages, each checked to occur verbatim in its source. */
-  evidence: AuditEvidence[];
-  knowledgeSearch: 'ok' | 'failed';
-  matchedInsights: string[];
-  /** The AI step's failure, when there was one (no provider, timeout, bad reply). */
-  error: string | null;
-  /** Whether lastCheckedAt moved (every FAQ actually checked; not after a provider failure). */
-  checked: boolean;
-  resultId: string | null;
-}
-
-export interface AuditRunResult {
-  runId: string;
-  dryRun: boolean;
-  checked: number;
-  flagged: number;
-  items: AuditItemResult[];
-}
 
 export interface AuditRunOptions {
   dryRun?: boolean;
@@ -87,7 +53,7 @@ const faqFields = {
 async function selectBatch(ctx: Ctx, opts: AuditRunOptions): Promise<AuditFaq[]> {
   if (opts.faqId) {
     const [row] = await ctx.db.select(faqFields).from(faqs).where(eq(faqs.id, opts.faqId)).limit(1);
-    if (!row || row.reviewStatus === 'draft') throw notFound('FAQ', 'FAQ_NOT_FOUND');
+    if (!row || row.reviewStatus === 'draft') throw notFound('FAQ', Code.FAQ_NOT_FOUND);
     return [row];
   }
   return ctx.db
@@ -158,10 +124,11 @@ async function auditOne(ctx: Ctx, faq: AuditFaq, resolved: ResolvedAi): Promise<
       { createdAt: faq.createdAt, neverVerified: await neverVerified(ctx, faq.id) },
       ctx.clock.now(),
     );
+    const { note, ...verdict } = judged;
     return {
       ...base,
-      ...judged,
-      reason: `${judged.note}${hits === null ? ' (knowledge search failed)' : ''}`,
+      ...verdict,
+      reason: `${note}${hits === null ? ' (knowledge search failed)' : ''}`,
       sources: [],
       evidence: [],
       error: null,

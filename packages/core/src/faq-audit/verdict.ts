@@ -1,4 +1,5 @@
 import type { Config } from '../config/schema.js';
+import type { AuditVerdict } from './shape.js';
 
 /**
  * The audit's verdict table (README "FAQ audit"), a pure function so every row can be tested at its
@@ -25,8 +26,6 @@ import type { Config } from '../config/schema.js';
  * capped at 1); any matching insight newer than the last verification turns a correct verdict into
  * drift_detected (the topic was discussed again since the FAQ was last confirmed).
  */
-export type AuditVerdict = 'correct' | 'drift_detected' | 'contradiction' | 'stale' | 'skipped';
-
 export const FLAGGED_VERDICTS: readonly AuditVerdict[] = ['drift_detected', 'contradiction', 'stale'];
 
 type Thresholds = Pick<Config, 'FAQ_AUDIT_FLAG_THRESHOLD' | 'FAQ_AUDIT_CONTRADICTION_THRESHOLD' | 'FAQ_AUDIT_MIN_CONFIDENCE'>;

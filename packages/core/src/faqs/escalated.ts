@@ -2,7 +2,7 @@ import { faqs, freshReviewLogs, freshReviewVotes, pipelineResults, users } from 
 import { and, asc, count, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { writeAdminLog } from '../audit/index.js';
 import type { CoreContext } from '../context.js';
-import { notFound, unprocessable } from '../errors/index.js';
+import { Code, notFound, unprocessable } from '../errors/index.js';
 import type { Actor } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
 import type { FaqView, LatestAudit, ReviewStatus, ReviewSuggestion, StaffReviewItem } from './shape.js';
@@ -172,8 +172,8 @@ async function closeEscalation(
       .returning(faqColumns);
     if (!row) {
       const [exists] = await tx.select({ id: faqs.id }).from(faqs).where(eq(faqs.id, id)).limit(1);
-      if (!exists) throw notFound('FAQ', 'FAQ_NOT_FOUND');
-      throw unprocessable('FAQ_NOT_ESCALATED', 'Only an escalated (update_requested) FAQ can be verified or dismissed');
+      if (!exists) throw notFound('FAQ', Code.FAQ_NOT_FOUND);
+      throw unprocessable(Code.FAQ_NOT_ESCALATED, 'Only an escalated (update_requested) FAQ can be verified or dismissed');
     }
     await tx.insert(freshReviewLogs).values({
       faqId: id,

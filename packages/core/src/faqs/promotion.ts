@@ -2,7 +2,7 @@ import { adminLogs, comments, communityPosts, faqs } from '@cfaq/db/schema/index
 import { and, count, desc, eq, inArray, isNull, or, type SQL, sql } from 'drizzle-orm';
 import { writeAdminLog } from '../audit/index.js';
 import type { CoreContext } from '../context.js';
-import { notFound, unprocessable } from '../errors/index.js';
+import { Code, notFound, unprocessable } from '../errors/index.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import { HOUR_MS } from '../runtime/clock.js';
 import type { Actor, DbOrTx } from '../shared/db.js';
@@ -240,7 +240,7 @@ export async function listCommunityPending(
 
 async function pendingItem(ctx: Pick<CoreContext, 'db' | 'clock' | 'config'>, db: DbOrTx, id: string): Promise<CommunityPendingItem> {
   const [row] = await db.select(pendingColumns).from(faqs).where(eq(faqs.id, id)).limit(1);
-  if (!row) throw notFound('FAQ', 'FAQ_NOT_FOUND');
+  if (!row) throw notFound('FAQ', Code.FAQ_NOT_FOUND);
   const [item] = await toPendingItems({ ...ctx, db }, [row as PendingRow]);
   return item as CommunityPendingItem;
 }
@@ -258,9 +258,9 @@ async function lockPending(tx: DbOrTx, id: string) {
     .from(faqs)
     .where(eq(faqs.id, id))
     .for('update');
-  if (!row) throw notFound('FAQ', 'FAQ_NOT_FOUND');
+  if (!row) throw notFound('FAQ', Code.FAQ_NOT_FOUND);
   if (row.reviewStatus !== 'draft' || (row.promotionStatus !== 'community_pending' && row.promotionStatus !== 'objected')) {
-    throw unprocessable('FAQ_NOT_COMMUNITY_PENDING', 'Only a community-pending (or objected) draft FAQ can be promoted or objected to');
+    throw unprocessable(Code.FAQ_NOT_COMMUNITY_PENDING, 'Only a community-pending (or objected) draft FAQ can be promoted or objected to');
   }
   return row;
 }
@@ -269,7 +269,8 @@ async function lockPending(tx: DbOrTx, id: string) {
 export async function promoteFaqNow(ctx: Ctx, actor: Actor, id: string): Promise<CommunityPendingItem> {
   return ctx.db.transaction(async (tx) => {
     const row = await lockPending(tx, id);
-    if (!row.answer.trim()) throw unprocessable('FAQ_NO_ANSWER', 'The FAQ has no answer yet; give it one (PUT /faq/:id) before promoting');
+    if (!row.answer.trim())
+      throw unprocessable(Code.FAQ_NO_ANSWER, 'The FAQ has no answer yet; give it one (PUT /faq/:id) before promoting');
     const now = ctx.clock.now();
     await tx
       .update(faqs)

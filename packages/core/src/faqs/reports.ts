@@ -1,6 +1,6 @@
 import { faqReports } from '@cfaq/db/schema/index';
 import type { CoreContext } from '../context.js';
-import { conflict } from '../errors/index.js';
+import { Code, conflict } from '../errors/index.js';
 import { type Actor, isUniqueViolation } from '../shared/db.js';
 import { visibleFaq } from './service.js';
 import type { ReportView } from './shape.js';
@@ -18,7 +18,7 @@ export async function reportFaq(ctx: Pick<CoreContext, 'db' | 'clock'>, actor: A
     [row] = await ctx.db.insert(faqReports).values({ faqId: id, reporterId: actor.id, reason, createdAt: ctx.clock.now() }).returning();
   } catch (err) {
     if (isUniqueViolation(err, 'faq_reports_open_per_reporter_key')) {
-      throw conflict('REPORT_ALREADY_OPEN', 'You already have an open report on this FAQ; staff will review it');
+      throw conflict(Code.REPORT_ALREADY_OPEN, 'You already have an open report on this FAQ; staff will review it');
     }
     throw err;
   }

@@ -1,7 +1,7 @@
 import { faqs, freshReviewLogs, freshReviewVotes } from '@cfaq/db/schema/index';
 import { and, asc, count, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
-import { unprocessable } from '../errors/index.js';
+import { Code, unprocessable } from '../errors/index.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import { DAY_MS } from '../runtime/clock.js';
 import { type Actor, type DbOrTx, isStaff } from '../shared/db.js';
@@ -67,7 +67,7 @@ export async function flagFaq(ctx: Ctx, actor: Actor, id: string, reason: string
       })
       .where(and(eq(faqs.id, id), eq(faqs.reviewStatus, current.reviewStatus)))
       .returning(faqColumns);
-    if (!row) throw unprocessable('FAQ_STATE_CHANGED', 'The FAQ changed meanwhile; try again');
+    if (!row) throw unprocessable(Code.FAQ_STATE_CHANGED, 'The FAQ changed meanwhile; try again');
     await logTransitions(
       tx,
       [
@@ -115,7 +115,7 @@ export async function voteReview(
   return ctx.db.transaction(async (tx) => {
     const faq = await visibleFaq(tx, actor, id, { forUpdate: true });
     if (faq.reviewStatus !== 'pending_review')
-      throw unprocessable('FAQ_NOT_UNDER_REVIEW', 'Votes are only taken while the FAQ is pending review');
+      throw unprocessable(Code.FAQ_NOT_UNDER_REVIEW, 'Votes are only taken while the FAQ is pending review');
     const now = ctx.clock.now();
     const cycle = faq.reviewCycle;
     await tx

@@ -3,7 +3,7 @@ import { and, count, desc, eq, ilike, or, sql } from 'drizzle-orm';
 import { writeAdminLog } from '../audit/index.js';
 import type { CoreContext } from '../context.js';
 import { embedRowJob } from '../embeddings/embed-row-job.js';
-import { invalidField, notFound } from '../errors/index.js';
+import { Code, invalidField, notFound } from '../errors/index.js';
 import { teaDrop } from '../notifications/index.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import { type Actor, type DbOrTx, isStaff, type Tx } from '../shared/db.js';
@@ -23,7 +23,7 @@ export async function visibleFaq(db: DbOrTx, actor: Actor | null, id: string, op
     .where(and(eq(faqs.id, id), faqVisibleTo(actor)))
     .limit(1);
   const [row] = opts.forUpdate ? await q.for('update', { of: faqs }) : await q;
-  if (!row) throw notFound('FAQ', 'FAQ_NOT_FOUND');
+  if (!row) throw notFound('FAQ', Code.FAQ_NOT_FOUND);
   return row;
 }
 
@@ -67,7 +67,7 @@ export async function getFaq(ctx: Pick<CoreContext, 'db'>, actor: Actor | null, 
     .set({ viewCount: sql`${faqs.viewCount} + 1`, updatedAt: sql`${faqs.updatedAt}` })
     .where(and(eq(faqs.id, id), faqVisibleTo(actor)))
     .returning(faqColumns);
-  if (!row) throw notFound('FAQ', 'FAQ_NOT_FOUND');
+  if (!row) throw notFound('FAQ', Code.FAQ_NOT_FOUND);
   return toFaqView(row, actor);
 }
 

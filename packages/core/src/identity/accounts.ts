@@ -1,7 +1,7 @@
 import { users } from '@cfaq/db/schema/index';
 import { eq } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
-import { badRequest, conflict, forbidden, notFound, unauthorized } from '../errors/index.js';
+import { badRequest, Code, conflict, forbidden, notFound, unauthorized } from '../errors/index.js';
 import { hashPassword, normalizeEmail, verifyPassword } from './password.js';
 import { type ClientMeta, createRefreshToken, type Session, sessionOf, startSession, type TokenSigner } from './sessions.js';
 import { isSuspended, revokeUserTokens, userColumns } from './users.js';
@@ -13,7 +13,7 @@ type Ctx = Pick<CoreContext, 'db' | 'config' | 'clock' | 'log'>;
 
 function checkPassword(path: string, password: string) {
   if (password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) {
-    throw badRequest('VALIDATION_FAILED', `${path} must be ${PASSWORD_MIN}-${PASSWORD_MAX} characters`, [
+    throw badRequest(Code.VALIDATION_FAILED, `${path} must be ${PASSWORD_MIN}-${PASSWORD_MAX} characters`, [
       { path, message: `must be ${PASSWORD_MIN}-${PASSWORD_MAX} characters` },
     ]);
   }
@@ -34,7 +34,7 @@ export async function register(
     .values({ email, passwordHash, name: params.name.trim(), role: 'user' })
     .onConflictDoNothing()
     .returning(userColumns);
-  if (!row) throw conflict('EMAIL_TAKEN', 'An account with this email already exists');
+  if (!row) throw conflict(Code.EMAIL_TAKEN, 'An account with this email already exists');
   return startSession(ctx, signer, row, meta);
 }
 
@@ -66,12 +66,12 @@ export async function login(
   if (!row) {
     dummyHash ??= hashPassword('not-a-real-password');
     await verifyPassword(await dummyHash, params.password);
-    throw unauthorized('Email or password is incorrect', 'INVALID_CREDENTIALS');
+    throw unauthorized('Email or password is incorrect', Code.INVALID_CREDENTIALS);
   }
   if (!(await verifyPassword(row.passwordHash, params.password))) {
-    throw unauthorized('Email or password is incorrect', 'INVALID_CREDENTIALS');
+    throw unauthorized('Email or password is incorrect', Code.INVALID_CREDENTIALS);
   }
-  if (isSuspended(row, ctx.clock.now())) throw forbidden('This account is suspended', 'ACCOUNT_SUSPENDED');
+  if (isSuspended(row, ctx.clock.now())) throw forbidden('This account is suspended', Code.ACCOUNT_SUSPENDED);
   if (row.totpEnabled) return { twoFactorRequired: true, challengeToken: signer.challengeToken(row.id) };
   const { passwordHash: _omit, ...user } = row;
   return startSession(ctx, signer, user, meta);
@@ -91,15 +91,15 @@ export async function changePassword(
 ): Promise<Session> {
   checkPassword('body.newPassword', params.newPassword);
   const [row] = await ctx.db.select({ passwordHash: users.passwordHash }).from(users).where(eq(users.id, userId)).limit(1);
-  if (!row) throw notFound('User', 'USER_NOT_FOUND');
+  if (!row) throw notFound('User', Code.USER_NOT_FOUND);
   if (!(await verifyPassword(row.passwordHash, params.currentPassword))) {
-    throw badRequest('WRONG_PASSWORD', 'The current password is incorrect', [{ path: 'body.currentPassword', message: 'is incorrect' }]);
+    throw badRequest(Code.WRONG_PASSWORD, 'The current password is incorrect', [{ path: 'body.currentPassword', message: 'is incorrect' }]);
   }
   const passwordHash = await hashPassword(params.newPassword);
   const now = ctx.clock.now();
   const { user, refreshToken } = await ctx.db.transaction(async (tx) => {
     const [updated] = await tx.update(users).set({ passwordHash, updatedAt: now }).where(eq(users.id, userId)).returning(userColumns);
-    if (!updated) throw notFound('User', 'USER_NOT_FOUND');
+    if (!updated) throw notFound('User', Code.USER_NOT_FOUND);
     await revokeUserTokens(tx, userId, now);
     return { user: updated, refreshToken: await createRefreshToken(tx, ctx, { userId, meta }) };
   });

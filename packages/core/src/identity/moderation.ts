@@ -2,7 +2,7 @@ import { users } from '@cfaq/db/schema/index';
 import { and, eq } from 'drizzle-orm';
 import { writeModerationLog } from '../audit/index.js';
 import type { CoreContext } from '../context.js';
-import { invalidField, notFound, unprocessable } from '../errors/index.js';
+import { Code, invalidField, notFound, unprocessable } from '../errors/index.js';
 import type { UserJson } from './shape.js';
 import {
   type AdminActor,
@@ -25,12 +25,12 @@ export async function suspendUser(
   params: { userId: string; reason: string; until?: Date },
 ): Promise<UserJson> {
   const now = ctx.clock.now();
-  if (params.userId === actor.id) throw unprocessable('CANNOT_SUSPEND_SELF', 'You cannot suspend yourself');
+  if (params.userId === actor.id) throw unprocessable(Code.CANNOT_SUSPEND_SELF, 'You cannot suspend yourself');
   if (params.until && params.until <= now) throw invalidField('body.until', 'must be in the future');
   const row = await ctx.db.transaction(async (tx) => {
     await lockAdminSet(tx);
     const [current] = await tx.select({ role: users.role }).from(users).where(eq(users.id, params.userId)).for('update');
-    if (!current) throw notFound('User', 'USER_NOT_FOUND');
+    if (!current) throw notFound('User', Code.USER_NOT_FOUND);
     if (current.role === 'admin') await assertAnotherActiveAdmin(tx, params.userId);
     const [updated] = await tx
       .update(users)
@@ -71,8 +71,8 @@ export async function unsuspendUser(
       .returning(userColumns);
     if (!updated) {
       const [exists] = await tx.select({ id: users.id }).from(users).where(eq(users.id, params.userId)).limit(1);
-      if (!exists) throw notFound('User', 'USER_NOT_FOUND');
-      throw unprocessable('NOT_SUSPENDED', 'This user is not suspended');
+      if (!exists) throw notFound('User', Code.USER_NOT_FOUND);
+      throw unprocessable(Code.NOT_SUSPENDED, 'This user is not suspended');
     }
     await writeModerationLog(tx, { actorId: actor.id, targetUserId: params.userId, action: 'unsuspend', reason: params.reason ?? null });
     return updated;

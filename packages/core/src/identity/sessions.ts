@@ -4,7 +4,7 @@ import { refreshTokens, users } from '@cfaq/db/schema/index';
 import { and, eq, gt, isNull } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { randomToken, sha256Hex } from '../crypto/tokens.js';
-import { forbidden, unauthorized } from '../errors/index.js';
+import { Code, forbidden, unauthorized } from '../errors/index.js';
 import { DAY_MS } from '../runtime/clock.js';
 import type { UserJson } from './shape.js';
 import { isSuspended, revokeUserTokens, toUserJson, type UserRow, userColumns } from './users.js';
@@ -74,16 +74,19 @@ export const sessionOf = (signer: TokenSigner, user: UserRow, refreshToken: stri
   user: toUserJson(user, now),
 });
 
-const invalidRefresh = () => unauthorized('The refresh token is invalid, expired or revoked', 'INVALID_REFRESH_TOKEN');
+const invalidRefresh = () => unauthorized('The refresh token is invalid, expired or revoked', Code.INVALID_REFRESH_TOKEN);
 
 /**
  * The successor of a refresh token is derived from it under a server key, not drawn at random: a
  * retry within the grace window can then be answered the same successor without storing any token
  * in plain text. Without the server key a stolen token says nothing about its successor.
  */
-function successorOf(ctx: Pick<CoreContext, 'config'>, token: string): string {
-  const key = `refresh-successor:${ctx.config.JWT_SECRET ?? ctx.config.ENCRYPTION_KEY ?? ''}`;
-  return createHmac('sha256', key).update(token).digest('base64url');
+function successorOf(ctx: Pick<CoreContext, 'config'>, token: string): string | undefined {
+  const secret = ctx.config.JWT_SECRET ?? ctx.config.ENCRYPTION_KEY;
+  // Without a server key (never at runtime: production requires one, development generates one) the
+  // successor is random and there is no grace.
+  if (!secret) return undefined;
+  return createHmac('sha256', `refresh-successor:${secret}`).update(token).digest('base64url');
 }
 
 type RefreshOutcome = { kind: 'ok'; user: UserRow; next: string } | { kind: 'suspended' } | { kind: 'rejected' };
@@ -120,11 +123,16 @@ export async function refreshSession(
     const [user] = await tx.select(userColumns).from(users).where(eq(users.id, used.userId)).limit(1);
     if (!user) return { kind: 'rejected' };
     if (isSuspended(user, now)) return { kind: 'suspended' };
-    const next = await createRefreshToken(tx, ctx, { userId: user.id, familyId: used.familyId, meta, token: successorOf(ctx, token) });
+    const next = await createRefreshToken(tx, ctx, {
+      userId: user.id,
+      familyId: used.familyId,
+      meta,
+      token: successorOf(ctx, token) ?? randomToken(32),
+    });
     return { kind: 'ok', user, next };
   });
   const result = rotated.kind === 'rejected' ? await withinGrace(ctx, token, now) : rotated;
-  if (result.kind === 'suspended') throw forbidden('This account is suspended', 'ACCOUNT_SUSPENDED');
+  if (result.kind === 'suspended') throw forbidden('This account is suspended', Code.ACCOUNT_SUSPENDED);
   if (result.kind === 'ok') return sessionOf(signer, result.user, result.next, now);
 
   // Not usable: unknown, expired, or already used. Reuse of a used token revokes its family.
@@ -140,7 +148,7 @@ export async function refreshSession(
       .where(and(eq(refreshTokens.familyId, row.familyId), isNull(refreshTokens.revokedAt)))
       .returning({ id: refreshTokens.id });
     if (row.rotatedAt) ctx.log.warn({ familyId: row.familyId, revoked: revoked.length }, 'refresh token reused: family revoked');
-    throw unauthorized('This refresh token was already used; every session of its sign-in was revoked', 'REFRESH_TOKEN_REUSED');
+    throw unauthorized('This refresh token was already used; every session of its sign-in was revoked', Code.REFRESH_TOKEN_REUSED);
   }
   throw invalidRefresh();
 }
@@ -159,6 +167,7 @@ async function withinGrace(ctx: Pick<CoreContext, 'db' | 'config' | 'clock'>, to
     .limit(1);
   if (!row?.rotatedAt || row.revokedAt || now.getTime() - row.rotatedAt.getTime() > graceMs) return { kind: 'rejected' };
   const next = successorOf(ctx, token);
+  if (!next) return { kind: 'rejected' };
   const [successor] = await ctx.db
     .select({ userId: refreshTokens.userId })
     .from(refreshTokens)
@@ -200,7 +209,7 @@ export async function logout(ctx: Pick<CoreContext, 'db' | 'clock'>, token: stri
     .limit(1);
   if (opts.allSessions) {
     const current = row && !row.rotatedAt && !row.revokedAt && row.expiresAt > now;
-    if (!current) throw unauthorized('Signing out everywhere needs a current refresh token', 'INVALID_REFRESH_TOKEN');
+    if (!current) throw unauthorized('Signing out everywhere needs a current refresh token', Code.INVALID_REFRESH_TOKEN);
     await revokeUserTokens(ctx.db, row.userId, now);
     return;
   }

@@ -5,7 +5,7 @@ import { generate, generateSecret, generateURI, verify } from 'otplib';
 import { writeAdminLog } from '../audit/index.js';
 import type { CoreContext } from '../context.js';
 import { sha256Hex } from '../crypto/tokens.js';
-import { badRequest, conflict, forbidden, notFound, unauthorized, unprocessable } from '../errors/index.js';
+import { badRequest, Code, conflict, forbidden, notFound, unauthorized, unprocessable } from '../errors/index.js';
 import { type ClientMeta, type Session, startSession, type TokenSigner } from './sessions.js';
 import { isSuspended, userColumns } from './users.js';
 
@@ -20,7 +20,7 @@ export const totpCodeAt = (secret: string, at: Date) =>
 type Ctx = Pick<CoreContext, 'db' | 'config' | 'clock' | 'log' | 'secrets'>;
 
 const invalidCode = () =>
-  badRequest('INVALID_TWO_FACTOR_CODE', 'The code is wrong, expired or already used', [
+  badRequest(Code.INVALID_TWO_FACTOR_CODE, 'The code is wrong, expired or already used', [
     { path: 'body.code', message: 'is wrong, expired or already used' },
   ]);
 
@@ -66,7 +66,7 @@ async function loadTotpUser(ctx: Pick<CoreContext, 'db'>, userId: string) {
     .from(users)
     .where(eq(users.id, userId))
     .limit(1);
-  if (!row) throw notFound('User', 'USER_NOT_FOUND');
+  if (!row) throw notFound('User', Code.USER_NOT_FOUND);
   return row;
 }
 
@@ -76,8 +76,8 @@ async function loadTotpUser(ctx: Pick<CoreContext, 'db'>, userId: string) {
  */
 export async function setupTwoFactor(ctx: Ctx, userId: string): Promise<{ secret: string; otpauthUrl: string }> {
   const user = await loadTotpUser(ctx, userId);
-  if (user.role !== 'admin') throw forbidden('Two-factor authentication is for admins', 'TWO_FACTOR_ADMIN_ONLY');
-  if (user.totpEnabled) throw conflict('TWO_FACTOR_ALREADY_ENABLED', 'Two-factor authentication is already enabled');
+  if (user.role !== 'admin') throw forbidden('Two-factor authentication is for admins', Code.TWO_FACTOR_ADMIN_ONLY);
+  if (user.totpEnabled) throw conflict(Code.TWO_FACTOR_ALREADY_ENABLED, 'Two-factor authentication is already enabled');
   const secret = generateSecret();
   await ctx.db
     .update(users)
@@ -102,9 +102,9 @@ const normaliseRecovery = (code: string) =>
  */
 export async function enableTwoFactor(ctx: Ctx, userId: string, code: string): Promise<{ recoveryCodes: string[] }> {
   const user = await loadTotpUser(ctx, userId);
-  if (user.role !== 'admin') throw forbidden('Two-factor authentication is for admins', 'TWO_FACTOR_ADMIN_ONLY');
-  if (user.totpEnabled) throw conflict('TWO_FACTOR_ALREADY_ENABLED', 'Two-factor authentication is already enabled');
-  if (!user.totpPendingSecret) throw unprocessable('TWO_FACTOR_NOT_SET_UP', 'Call POST /auth/2fa/setup first');
+  if (user.role !== 'admin') throw forbidden('Two-factor authentication is for admins', Code.TWO_FACTOR_ADMIN_ONLY);
+  if (user.totpEnabled) throw conflict(Code.TWO_FACTOR_ALREADY_ENABLED, 'Two-factor authentication is already enabled');
+  if (!user.totpPendingSecret) throw unprocessable(Code.TWO_FACTOR_NOT_SET_UP, 'Call POST /auth/2fa/setup first');
   const secret = ctx.secrets.decrypt(user.totpPendingSecret, userId);
   if (!(await consumeTotp(ctx, user, secret, code))) throw invalidCode();
   const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
@@ -114,7 +114,7 @@ export async function enableTwoFactor(ctx: Ctx, userId: string, code: string): P
       .set({ totpSecret: user.totpPendingSecret, totpPendingSecret: null, totpEnabled: true, updatedAt: ctx.clock.now() })
       .where(and(eq(users.id, userId), eq(users.totpEnabled, false), eq(users.totpPendingSecret, user.totpPendingSecret as string)))
       .returning({ id: users.id });
-    if (!done) throw conflict('TWO_FACTOR_ALREADY_ENABLED', 'Two-factor authentication was enabled concurrently');
+    if (!done) throw conflict(Code.TWO_FACTOR_ALREADY_ENABLED, 'Two-factor authentication was enabled concurrently');
     await tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId));
     await tx.insert(recoveryCodes).values(codes.map((c) => ({ userId, codeHash: sha256Hex(normaliseRecovery(c)) })));
     await writeAdminLog(tx, { actorId: userId, action: 'two_factor.enabled', targetType: 'User', targetId: userId });
@@ -144,12 +144,12 @@ export async function verifyTwoFactorLogin(
   meta: ClientMeta = {},
 ): Promise<Session> {
   const userId = signer.readChallenge(params.challengeToken);
-  if (!userId) throw unauthorized('The challenge token is invalid or expired; sign in again', 'INVALID_CHALLENGE');
+  if (!userId) throw unauthorized('The challenge token is invalid or expired; sign in again', Code.INVALID_CHALLENGE);
   const user = await loadTotpUser(ctx, userId).catch(() => null);
-  if (!user?.totpEnabled) throw unauthorized('The challenge token is invalid or expired; sign in again', 'INVALID_CHALLENGE');
-  if (isSuspended(user, ctx.clock.now())) throw forbidden('This account is suspended', 'ACCOUNT_SUSPENDED');
+  if (!user?.totpEnabled) throw unauthorized('The challenge token is invalid or expired; sign in again', Code.INVALID_CHALLENGE);
+  if (isSuspended(user, ctx.clock.now())) throw forbidden('This account is suspended', Code.ACCOUNT_SUSPENDED);
   if (!(await checkSecondFactor(ctx, user, params.code))) {
-    throw unauthorized('The code is wrong, expired or already used', 'INVALID_TWO_FACTOR_CODE');
+    throw unauthorized('The code is wrong, expired or already used', Code.INVALID_TWO_FACTOR_CODE);
   }
   return startSession(ctx, signer, user, meta);
 }
@@ -157,7 +157,7 @@ export async function verifyTwoFactorLogin(
 /** Turns two-factor off; needs a current code (or a recovery code). Recovery codes are deleted. */
 export async function disableTwoFactor(ctx: Ctx, userId: string, code: string): Promise<void> {
   const user = await loadTotpUser(ctx, userId);
-  if (!user.totpEnabled) throw unprocessable('TWO_FACTOR_NOT_ENABLED', 'Two-factor authentication is not enabled');
+  if (!user.totpEnabled) throw unprocessable(Code.TWO_FACTOR_NOT_ENABLED, 'Two-factor authentication is not enabled');
   if (!(await checkSecondFactor(ctx, user, code))) throw invalidCode();
   await ctx.db.transaction(async (tx) => {
     await tx

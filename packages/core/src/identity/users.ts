@@ -3,7 +3,7 @@ import { refreshTokens, users } from '@cfaq/db/schema/index';
 import { and, count, desc, eq, gt, ilike, isNull, ne, not, or, type SQL, sql } from 'drizzle-orm';
 import { writeAdminLog } from '../audit/index.js';
 import type { CoreContext } from '../context.js';
-import { notFound, unprocessable } from '../errors/index.js';
+import { Code, notFound, unprocessable } from '../errors/index.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
 import type { Role, UserDetail, UserJson, UserStatus } from './shape.js';
 
@@ -63,7 +63,7 @@ export function toUserJson(row: UserRow, now: Date): UserJson {
 
 export async function getUser(ctx: Pick<CoreContext, 'db' | 'clock'>, userId: string): Promise<UserJson> {
   const [row] = await ctx.db.select(userColumns).from(users).where(eq(users.id, userId)).limit(1);
-  if (!row) throw notFound('User', 'USER_NOT_FOUND');
+  if (!row) throw notFound('User', Code.USER_NOT_FOUND);
   return toUserJson(row, ctx.clock.now());
 }
 
@@ -74,7 +74,7 @@ export async function getUserDetail(ctx: Pick<CoreContext, 'db' | 'clock'>, user
     .from(users)
     .where(eq(users.id, userId))
     .limit(1);
-  if (!row) throw notFound('User', 'USER_NOT_FOUND');
+  if (!row) throw notFound('User', Code.USER_NOT_FOUND);
   const user = toUserJson(row, ctx.clock.now());
   const suspended = user.status === 'suspended';
   return {
@@ -136,7 +136,7 @@ export async function updateProfile(ctx: Pick<CoreContext, 'db' | 'clock'>, user
     .set({ ...set, updatedAt: ctx.clock.now() })
     .where(eq(users.id, userId))
     .returning(userColumns);
-  if (!row) throw notFound('User', 'USER_NOT_FOUND');
+  if (!row) throw notFound('User', Code.USER_NOT_FOUND);
   return toUserJson(row, ctx.clock.now());
 }
 
@@ -165,7 +165,7 @@ export async function assertAnotherActiveAdmin(tx: DbOrTx, userId: string): Prom
     .select({ n: count() })
     .from(users)
     .where(and(eq(users.role, 'admin'), eq(users.status, 'active'), ne(users.id, userId)));
-  if ((row?.n ?? 0) === 0) throw unprocessable('LAST_ADMIN', 'The last active admin cannot be demoted, suspended or deleted');
+  if ((row?.n ?? 0) === 0) throw unprocessable(Code.LAST_ADMIN, 'The last active admin cannot be demoted, suspended or deleted');
 }
 
 export interface AdminActor {
@@ -183,7 +183,7 @@ export async function changeUserRole(
     // Always the admin-set lock first, then the row: one lock order for every admin-set change.
     await lockAdminSet(tx);
     const [current] = await tx.select({ role: users.role }).from(users).where(eq(users.id, params.userId)).for('update');
-    if (!current) throw notFound('User', 'USER_NOT_FOUND');
+    if (!current) throw notFound('User', Code.USER_NOT_FOUND);
     if (current.role === 'admin' && params.role !== 'admin') await assertAnotherActiveAdmin(tx, params.userId);
     const [updated] = await tx
       .update(users)
@@ -219,7 +219,7 @@ export async function deleteUser(ctx: Pick<CoreContext, 'db' | 'clock'>, actor: 
       .from(users)
       .where(eq(users.id, params.userId))
       .for('update');
-    if (!current) throw notFound('User', 'USER_NOT_FOUND');
+    if (!current) throw notFound('User', Code.USER_NOT_FOUND);
     if (current.role === 'admin') await assertAnotherActiveAdmin(tx, params.userId);
     await tx.delete(users).where(eq(users.id, params.userId));
     await writeAdminLog(tx, {

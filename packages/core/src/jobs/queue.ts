@@ -1,9 +1,25 @@
 import type { Static, TSchema } from '@sinclair/typebox';
+import { type TypeCheck, TypeCompiler } from '@sinclair/typebox/compiler';
 import { Value } from '@sinclair/typebox/value';
 import { sql } from 'drizzle-orm';
 import { fromDrizzle, type PgBoss } from 'pg-boss';
 import './formats.js';
 import type { JobDefinition } from './contract.js';
+
+const checkers = new WeakMap<TSchema, TypeCheck<TSchema>>();
+/**
+ * A payload schema's compiled check, built once per schema: every send checks its payload, and
+ * interpreting the schema (Value.Check) on each one was per-request work on hot paths such as the
+ * webhook acknowledgement.
+ */
+function checkerOf(schema: TSchema): TypeCheck<TSchema> {
+  let check = checkers.get(schema);
+  if (!check) {
+    check = TypeCompiler.Compile(schema);
+    checkers.set(schema, check);
+  }
+  return check;
+}
 
 /** Anything drizzle can `execute` on: the db itself or a transaction. */
 export interface Executor {
@@ -27,7 +43,7 @@ export class BossJobQueue implements JobQueue {
     payload: Static<P>,
     opts: { tx?: Executor; startAfterSeconds?: number } = {},
   ): Promise<string | null> {
-    if (!Value.Check(job.payload, payload)) {
+    if (!checkerOf(job.payload).Check(payload)) {
       const first = Value.Errors(job.payload, payload).First();
       throw new Error(`invalid payload for job ${job.name}: ${first?.path} ${first?.message}`);
     }

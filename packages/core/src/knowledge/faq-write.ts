@@ -1,5 +1,5 @@
 import type { CoreContext } from '../context.js';
-import { unprocessable } from '../errors/index.js';
+import { Code, unprocessable } from '../errors/index.js';
 import { insertFaq, updateFaqInTx, visibleFaq } from '../faqs/service.js';
 import type { FreshnessTier } from '../faqs/shape.js';
 import type { FaqRow } from '../faqs/view.js';
@@ -36,7 +36,7 @@ export async function writeFaqFromKnowledge(
 ): Promise<{ faq: FaqRow; action: FaqAction }> {
   if (w.target) {
     const current = await visibleFaq(tx, actor, w.target, { forUpdate: true });
-    if (current.batchId !== w.batchId) throw unprocessable('FAQ_OTHER_PROGRAM', 'The FAQ to update belongs to another program');
+    if (current.batchId !== w.batchId) throw unprocessable(Code.FAQ_OTHER_PROGRAM, 'The FAQ to update belongs to another program');
     const faq = await updateFaqInTx(ctx, tx, actor, w.target, {
       answer: w.answer,
       ...(w.question !== undefined ? { question: w.question } : {}),

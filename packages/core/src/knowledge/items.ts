@@ -5,12 +5,13 @@ import { generateStructured } from '../ai/generate.js';
 import { chunkTranscript } from '../conf/knowledge-store.js';
 import type { CoreContext } from '../context.js';
 import { embeddingText } from '../embeddings/embed-row.js';
-import { conflict, notFound, unavailable, unprocessable } from '../errors/index.js';
+import { Code, conflict, notFound, unavailable, unprocessable } from '../errors/index.js';
 import type { FaqView } from '../faqs/shape.js';
 import { toFaqView } from '../faqs/view.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import type { Actor } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
+import { toDate } from '../shared/shape.js';
 import { type FaqProposal, nearestFaqProposals, proposalColumns, proposeFaqUpdates } from './faq-match.js';
 import { type FaqAction, writeFaqFromKnowledge } from './faq-write.js';
 import { type KnowledgeHit, searchKnowledge } from './search.js';
@@ -33,8 +34,8 @@ export interface KnowledgeItem {
   proposedFaqId: string | null;
   proposedFaqScore: number | null;
   embedded: boolean;
-  createdAt: string;
-  updatedAt: string;
+  createdAt: Date;
+  updatedAt: Date;
 }
 
 const UNION = sql`(
@@ -80,8 +81,8 @@ const toItem = (r: Row): KnowledgeItem => ({
   proposedFaqId: r.proposed_faq_id,
   proposedFaqScore: r.proposed_faq_score === null ? null : Number(r.proposed_faq_score),
   embedded: r.embedded,
-  createdAt: new Date(r.created_at).toISOString(),
-  updatedAt: new Date(r.updated_at).toISOString(),
+  createdAt: toDate(r.created_at),
+  updatedAt: toDate(r.updated_at),
 });
 
 export interface ListKnowledgeQuery extends PageQuery {
@@ -115,7 +116,7 @@ export async function listKnowledge(ctx: Pick<CoreContext, 'db'>, q: ListKnowled
 async function findItem(ctx: Pick<CoreContext, 'db'>, id: string): Promise<KnowledgeItem> {
   const { rows } = await ctx.db.execute(sql`select * from ${UNION} where k.id = ${id}`);
   const row = rows[0] as Row | undefined;
-  if (!row) throw notFound('Knowledge item', 'KNOWLEDGE_NOT_FOUND');
+  if (!row) throw notFound('Knowledge item', Code.KNOWLEDGE_NOT_FOUND);
   return toItem(row);
 }
 
@@ -126,7 +127,7 @@ export async function searchKnowledgeItems(
 ): Promise<{ results: KnowledgeHit[] }> {
   const batchId = await resolveProgramId(ctx, q.batchId, { allowArchived: true });
   const hits = await searchKnowledge(ctx, { query: q.q, batchId, k: q.limit ?? 5 });
-  if (hits === null) throw unavailable('KNOWLEDGE_SEARCH_UNAVAILABLE', 'The knowledge search failed; retry later');
+  if (hits === null) throw unavailable(Code.KNOWLEDGE_SEARCH_UNAVAILABLE, 'The knowledge search failed; retry later');
   return { results: hits };
 }
 
@@ -142,7 +143,7 @@ export async function setKnowledgeStatus(
   to: 'approved' | 'rejected',
 ): Promise<KnowledgeItem> {
   const item = await findItem(ctx, id);
-  if (item.status === 'promoted') throw unprocessable('KNOWLEDGE_PROMOTED', 'A promoted item no longer changes state');
+  if (item.status === 'promoted') throw unprocessable(Code.KNOWLEDGE_PROMOTED, 'A promoted item no longer changes state');
   const table = item.type === 'transcript' ? transcriptKnowledge : documentInsights;
   const now = ctx.clock.now();
   await ctx.db
@@ -168,8 +169,8 @@ export async function promoteKnowledge(
 ): Promise<{ faq: FaqView; item: KnowledgeItem; action: FaqAction }> {
   const item = await findItem(ctx, id);
   if (item.status === 'promoted' || item.promotedFaqId)
-    throw conflict('KNOWLEDGE_ALREADY_PROMOTED', 'This item was already promoted to a FAQ');
-  if (item.status === 'rejected') throw unprocessable('KNOWLEDGE_REJECTED', 'Approve the item before promoting it');
+    throw conflict(Code.KNOWLEDGE_ALREADY_PROMOTED, 'This item was already promoted to a FAQ');
+  if (item.status === 'rejected') throw unprocessable(Code.KNOWLEDGE_REJECTED, 'Approve the item before promoting it');
   const table = item.type === 'transcript' ? transcriptKnowledge : documentInsights;
   const [proposal] = await proposeFaqUpdates(ctx, item.batchId, [
     { title: input.question ?? item.title, body: input.answer ?? item.content },
@@ -199,7 +200,7 @@ export async function promoteKnowledge(
       })
       .where(and(eq(table.id, id), isNull(table.promotedFaqId)))
       .returning({ id: table.id });
-    if (!done) throw conflict('KNOWLEDGE_ALREADY_PROMOTED', 'This item was already promoted to a FAQ');
+    if (!done) throw conflict(Code.KNOWLEDGE_ALREADY_PROMOTED, 'This item was already promoted to a FAQ');
     return written;
   });
   return { faq: toFaqView(faq, actor), item: await findItem(ctx, id), action };
@@ -223,7 +224,7 @@ export async function ingestDocument(
     .filter(Boolean)
     .map((text) => ({ speaker: null, start: 0, end: 0, text }));
   const chunks = chunkTranscript(input.title.trim(), segments, 200_000);
-  if (chunks.length === 0) throw unprocessable('EMPTY_DOCUMENT', 'The document has no text');
+  if (chunks.length === 0) throw unprocessable(Code.EMPTY_DOCUMENT, 'The document has no text');
   const vectors = await ctx.embedder.embed(chunks.map((c) => embeddingText('document_insights', c.title, c.content)));
   const proposals = await nearestFaqProposals(ctx, batchId, vectors);
   const now = new Date();
@@ -337,7 +338,7 @@ export async function knowledgeChat(
 ): Promise<ChatAnswer> {
   const batchId = await resolveProgramId(ctx, q.batchId, { allowArchived: true });
   const hits = await searchKnowledge(ctx, { query: q.q, batchId, k: 5, minScore: CHAT_MIN_SCORE });
-  if (hits === null) throw unavailable('KNOWLEDGE_SEARCH_UNAVAILABLE', 'The knowledge search failed; retry later');
+  if (hits === null) throw unavailable(Code.KNOWLEDGE_SEARCH_UNAVAILABLE, 'The knowledge search failed; retry later');
   if (hits.length === 0) return { answered: false, answer: I_DONT_KNOW, sources: [], reason: 'nothing relevant in the knowledge base' };
   const context = hits.map((h) => `[${h.id}] ${h.title}\n${h.content.slice(0, 3000)}`).join('\n\n');
   const r = await generateStructured(ctx, {
@@ -376,7 +377,7 @@ export async function answerPostFromKnowledge(
     .select({ title: communityPosts.title, body: communityPosts.body, batchId: communityPosts.batchId })
     .from(communityPosts)
     .where(and(eq(communityPosts.id, postId), isNull(communityPosts.deletedAt)));
-  if (!post) throw notFound('Post', 'POST_NOT_FOUND');
+  if (!post) throw notFound('Post', Code.POST_NOT_FOUND);
   const answer = await knowledgeChat(ctx, { q: `${post.title}\n${post.body}`.slice(0, 2000), batchId: post.batchId ?? undefined });
   return { ...answer, postId };
 }

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
-import { invalidField, notFound } from '../errors/index.js';
+import { Code, invalidField, notFound } from '../errors/index.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
 import { toDate } from '../shared/shape.js';
@@ -72,7 +72,7 @@ export async function markNotificationRead(ctx: Ctx, userId: string, id: string)
     update notifications set read_at = coalesce(read_at, now()) where id = ${id} and user_id = ${userId}
     returning ${NOTIFICATION_COLUMNS}`);
   const row = res.rows[0];
-  if (!row) throw notFound('Notification', 'NOTIFICATION_NOT_FOUND');
+  if (!row) throw notFound('Notification', Code.NOTIFICATION_NOT_FOUND);
   return toNotificationView(row);
 }
 

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
-import { notFound } from '../errors/index.js';
+import { Code, notFound } from '../errors/index.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
 import { toDate } from '../shared/shape.js';
@@ -103,6 +103,6 @@ export async function markTeaRead(ctx: Ctx, userId: string, id: string): Promise
       insert into tea_notification_reads (tea_notification_id, user_id) select id, ${userId} from d on conflict do nothing
     )
     select id from d`);
-  if (!res.rows[0]) throw notFound('Tea drop', 'TEA_DROP_NOT_FOUND');
+  if (!res.rows[0]) throw notFound('Tea drop', Code.TEA_DROP_NOT_FOUND);
   return { id, read: true };
 }

@@ -1,7 +1,7 @@
 import { batches } from '@cfaq/db/schema/index';
 import { and, asc, count, eq, isNull, type SQL, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
-import { conflict, notFound, unprocessable } from '../errors/index.js';
+import { Code, conflict, notFound, unprocessable } from '../errors/index.js';
 import { isUniqueViolation } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
 import { type AuditBy, logProgramAction } from './audit.js';
@@ -57,7 +57,7 @@ async function withFreeSlug<T>(ctx: Ctx, name: string, exceptId: string | undefi
       return await write(slug);
     } catch (err) {
       if (!isUniqueViolation(err, 'batches_slug_key')) throw err;
-      if (attempt >= 5) throw conflict('PROGRAM_SLUG_TAKEN', 'Another program took this slug at the same time; retry');
+      if (attempt >= 5) throw conflict(Code.PROGRAM_SLUG_TAKEN, 'Another program took this slug at the same time; retry');
     }
   }
 }
@@ -70,7 +70,7 @@ export interface ProgramInput {
 }
 
 function checkDates(startDate: string | null | undefined, endDate: string | null | undefined) {
-  if (startDate && endDate && endDate < startDate) throw unprocessable('PROGRAM_DATES_INVALID', 'endDate is before startDate');
+  if (startDate && endDate && endDate < startDate) throw unprocessable(Code.PROGRAM_DATES_INVALID, 'endDate is before startDate');
 }
 
 export async function createProgram(ctx: Ctx, input: ProgramInput, by?: AuditBy): Promise<ProgramView> {
@@ -101,7 +101,7 @@ async function liveProgram(ctx: Ctx, id: string): Promise<BatchRow> {
     .from(batches)
     .where(and(eq(batches.id, id), isNull(batches.deletedAt)))
     .limit(1);
-  if (!row) throw notFound('Program', 'PROGRAM_NOT_FOUND');
+  if (!row) throw notFound('Program', Code.PROGRAM_NOT_FOUND);
   return row;
 }
 
@@ -127,7 +127,7 @@ export async function updateProgram(ctx: Ctx, id: string, input: Partial<Program
         })
         .where(and(eq(batches.id, id), isNull(batches.deletedAt)))
         .returning();
-      if (!r) throw notFound('Program', 'PROGRAM_NOT_FOUND');
+      if (!r) throw notFound('Program', Code.PROGRAM_NOT_FOUND);
       await logProgramAction(tx, by, 'updated', id, { changes: input });
       return r;
     });
@@ -138,7 +138,7 @@ export async function updateProgram(ctx: Ctx, id: string, input: Partial<Program
 /** Makes a live, unarchived program the default, in one transaction (the partial unique index keeps it to one). */
 export async function setDefaultProgram(ctx: Ctx, id: string, by?: AuditBy): Promise<ProgramView> {
   const target = await liveProgram(ctx, id);
-  if (target.archivedAt) throw unprocessable('PROGRAM_ARCHIVED', 'An archived program cannot be the default');
+  if (target.archivedAt) throw unprocessable(Code.PROGRAM_ARCHIVED, 'An archived program cannot be the default');
   const row = await ctx.db.transaction(async (tx) => {
     // Serialises default switches: each statement after the lock sees the previous switch committed.
     await tx.execute(sql`select pg_advisory_xact_lock(hashtext('batches.default'))`);
@@ -155,7 +155,7 @@ export async function setDefaultProgram(ctx: Ctx, id: string, by?: AuditBy): Pro
       .set({ isDefault: true, updatedAt: ctx.clock.now() })
       .where(and(eq(batches.id, id), isNull(batches.deletedAt), isNull(batches.archivedAt)))
       .returning();
-    if (!r) throw unprocessable('PROGRAM_NOT_ELIGIBLE', 'The program was archived or deleted meanwhile');
+    if (!r) throw unprocessable(Code.PROGRAM_NOT_ELIGIBLE, 'The program was archived or deleted meanwhile');
     await logProgramAction(tx, by, 'default_set', id);
     return r;
   });
@@ -171,7 +171,7 @@ export async function setProgramArchived(ctx: Ctx, id: string, archived: boolean
       .set({ archivedAt: archived ? ctx.clock.now() : null, updatedAt: ctx.clock.now() })
       .where(and(eq(batches.id, id), isNull(batches.deletedAt), archived ? eq(batches.isDefault, false) : undefined))
       .returning();
-    if (!r) throw unprocessable('PROGRAM_IS_DEFAULT', 'The default program cannot be archived');
+    if (!r) throw unprocessable(Code.PROGRAM_IS_DEFAULT, 'The default program cannot be archived');
     await logProgramAction(tx, by, archived ? 'archived' : 'unarchived', id);
     return r;
   });
@@ -187,7 +187,7 @@ export async function deleteProgram(ctx: Ctx, id: string, by?: AuditBy): Promise
       .set({ deletedAt: ctx.clock.now(), updatedAt: ctx.clock.now() })
       .where(and(eq(batches.id, id), isNull(batches.deletedAt), eq(batches.isDefault, false)))
       .returning({ id: batches.id, name: batches.name });
-    if (!row) throw unprocessable('PROGRAM_IS_DEFAULT', 'The default program cannot be deleted');
+    if (!row) throw unprocessable(Code.PROGRAM_IS_DEFAULT, 'The default program cannot be deleted');
     await logProgramAction(tx, by, 'deleted', id, { name: row.name });
   });
 }
@@ -229,6 +229,6 @@ async function oneProgram(ctx: Ctx, which: SQL, opts: { includeArchived?: boolea
     .from(batches)
     .where(and(which, isNull(batches.deletedAt), opts.includeArchived ? undefined : isNull(batches.archivedAt)))
     .limit(1);
-  if (!row) throw notFound('Program', 'PROGRAM_NOT_FOUND');
+  if (!row) throw notFound('Program', Code.PROGRAM_NOT_FOUND);
   return toProgramView(row);
 }

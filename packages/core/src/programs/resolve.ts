@@ -1,7 +1,7 @@
 import { batches } from '@cfaq/db/schema/index';
 import { and, eq, isNull } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
-import { notFound } from '../errors/index.js';
+import { Code, notFound } from '../errors/index.js';
 
 export interface ResolveProgramOptions {
   /** Public reads may not see archived programs; admin reads and writes may. */
@@ -21,6 +21,6 @@ export async function resolveProgramId(
     ? and(eq(batches.id, batchId), isNull(batches.deletedAt))
     : and(eq(batches.isDefault, true), isNull(batches.deletedAt));
   const [row] = await ctx.db.select({ id: batches.id, archivedAt: batches.archivedAt }).from(batches).where(where).limit(1);
-  if (!row || (row.archivedAt && !opts.allowArchived)) throw notFound('Program', 'PROGRAM_NOT_FOUND');
+  if (!row || (row.archivedAt && !opts.allowArchived)) throw notFound('Program', Code.PROGRAM_NOT_FOUND);
   return row.id;
 }

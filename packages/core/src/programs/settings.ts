@@ -1,7 +1,7 @@
 import { batches, programSettings } from '@cfaq/db/schema/index';
 import { and, eq, isNull } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
-import { invalidField, notFound } from '../errors/index.js';
+import { Code, invalidField, notFound } from '../errors/index.js';
 import { type AuditBy, logProgramAction } from './audit.js';
 import { PROGRAM_SECTIONS, type ProgramSettingsInput, type ProgramSettingsView } from './shape.js';
 
@@ -42,7 +42,7 @@ async function programFor(ctx: Ctx, batchId: string, includeArchived: boolean) {
     .from(batches)
     .where(and(eq(batches.id, batchId), isNull(batches.deletedAt), includeArchived ? undefined : isNull(batches.archivedAt)))
     .limit(1);
-  if (!p) throw notFound('Program', 'PROGRAM_NOT_FOUND');
+  if (!p) throw notFound('Program', Code.PROGRAM_NOT_FOUND);
   return p;
 }
 

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { writeAdminLog } from '../audit/index.js';
 import type { CoreContext } from '../context.js';
-import { conflict, notFound } from '../errors/index.js';
+import { Code, conflict, notFound } from '../errors/index.js';
 import { notify } from '../notifications/index.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import type { Actor } from '../shared/db.js';
@@ -43,10 +43,14 @@ export async function leaderboard(
   const [rows, total] = await Promise.all([
     ctx.db.execute<{ user_id: string; name: string; avatar_url: string | null; points: number }>(sql`
       select t.user_id, u.name, u.avatar_url, t.points
-      from reputation_totals t join users u on u.id = t.user_id
-      where ${part} and t.points > 0
-      order by t.points desc, t.user_id
-      limit ${w.limit} offset ${w.offset}`),
+      from (
+        -- The page first, read in the order of reputation_totals_rank_idx (points desc NULLS LAST, as
+        -- the index is; a plain "desc" means nulls first and made PostgreSQL sort the whole board),
+        -- then its users: joined before the limit, the planner hashed every user of the board.
+        select t.user_id, t.points from reputation_totals t where ${part} and t.points > 0
+        order by t.points desc nulls last, t.user_id limit ${w.limit} offset ${w.offset}
+      ) t join users u on u.id = t.user_id
+      order by t.points desc, t.user_id`),
     ctx.db.execute<{ n: number }>(sql`select count(*)::int as n from reputation_totals t where ${part} and t.points > 0`),
   ]);
   // Ranks: the first row's rank is one more than the users strictly ahead of it; later rows follow.
@@ -76,7 +80,7 @@ export async function reputationSummary(ctx: Ctx, userId: string, batchIdQuery: 
   const now = ctx.clock.now();
   const user = await ctx.db.execute<{ name: string; reputation: number }>(sql`select name, reputation from users where id = ${userId}`);
   const u = user.rows[0];
-  if (!u) throw notFound('User', 'USER_NOT_FOUND');
+  if (!u) throw notFound('User', Code.USER_NOT_FOUND);
   const [totals, badges] = await Promise.all([
     ctx.db.execute<{ period: Period; points: number }>(sql`
       select period, points from reputation_totals
@@ -160,7 +164,7 @@ export async function reputationHistory(
 
 async function assertUser(ctx: Ctx, userId: string): Promise<void> {
   const res = await ctx.db.execute(sql`select 1 from users where id = ${userId}`);
-  if (res.rows.length === 0) throw notFound('User', 'USER_NOT_FOUND');
+  if (res.rows.length === 0) throw notFound('User', Code.USER_NOT_FOUND);
 }
 
 export interface ManualPointsInput {
@@ -225,7 +229,7 @@ export async function adminIssueBadge(ctx: Ctx, actor: Actor, input: BadgeInput)
       awardedBy: actor.id,
       mode: 'live',
     });
-    if (!res.awarded) throw conflict('BADGE_ALREADY_HELD', `The user already holds the ${input.name} badge in this program`);
+    if (!res.awarded) throw conflict(Code.BADGE_ALREADY_HELD, `The user already holds the ${input.name} badge in this program`);
     await writeAdminLog(tx, {
       actorId: actor.id,
       action: 'reputation.badge_issued',
@@ -245,7 +249,7 @@ export async function adminRevokeBadge(ctx: Ctx, actor: Actor, input: BadgeInput
   await assertUser(ctx, input.userId);
   await ctx.db.transaction(async (tx) => {
     const id = await revokeBadge(tx, { userId: input.userId, batchId, name: input.name, reason: input.reason, revokedBy: actor.id });
-    if (!id) throw notFound('Badge', 'BADGE_NOT_HELD');
+    if (!id) throw notFound('Badge', Code.BADGE_NOT_HELD);
     await writeAdminLog(tx, {
       actorId: actor.id,
       action: 'reputation.badge_revoked',

@@ -1,10 +1,11 @@
 import { faqs, searchLogs, unresolvedSearches } from '@cfaq/db/schema/index';
 import { and, count, desc, eq, gte, ne, type SQL, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
-import { notFound, unprocessable } from '../errors/index.js';
+import { Code, notFound, unprocessable } from '../errors/index.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import { DAY_MS } from '../runtime/clock.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
+import { toDate } from '../shared/shape.js';
 import { searchClientKey } from './client-key.js';
 import { normalizeQuery } from './service.js';
 
@@ -24,7 +25,7 @@ const searchCount = () => sql<number>`sum(${searchLogs.count})::int`.mapWith(Num
 export interface TrendingQuery {
   query: string;
   count: number;
-  lastSearchedAt: string;
+  lastSearchedAt: Date;
 }
 
 /**
@@ -43,7 +44,7 @@ export async function trendingSearches(ctx: Ctx, p: { batchId?: string | undefin
     .having(searchedByEnough(ctx))
     .orderBy(desc(n), searchLogs.normalizedQuery)
     .limit(p.limit ?? 10);
-  return { items: rows.map((r) => ({ query: r.query, count: r.count, lastSearchedAt: new Date(r.last).toISOString() })) };
+  return { items: rows.map((r) => ({ query: r.query, count: r.count, lastSearchedAt: toDate(r.last) })) };
 }
 
 export interface Suggestion {
@@ -112,9 +113,9 @@ export interface UnresolvedSearchItem {
   batchId: string | null;
   resolvedFaqId: string | null;
   resolvedBy: string | null;
-  resolvedAt: string | null;
-  lastSeenAt: string;
-  createdAt: string;
+  resolvedAt: Date | null;
+  lastSeenAt: Date;
+  createdAt: Date;
 }
 
 const unresolvedColumns = {
@@ -139,9 +140,9 @@ type UnresolvedRow = Omit<UnresolvedSearchItem, 'resolvedAt' | 'lastSeenAt' | 'c
 
 const toItem = (r: UnresolvedRow): UnresolvedSearchItem => ({
   ...r,
-  resolvedAt: r.resolvedAt?.toISOString() ?? null,
-  lastSeenAt: r.lastSeenAt.toISOString(),
-  createdAt: r.createdAt.toISOString(),
+  resolvedAt: r.resolvedAt ?? null,
+  lastSeenAt: r.lastSeenAt,
+  createdAt: r.createdAt,
 });
 
 /**
@@ -262,7 +263,7 @@ export async function resolveUnresolvedSearch(
 ): Promise<UnresolvedSearchItem> {
   if (p.faqId) {
     const [faq] = await ctx.db.select({ id: faqs.id }).from(faqs).where(eq(faqs.id, p.faqId)).limit(1);
-    if (!faq) throw notFound('FAQ', 'FAQ_NOT_FOUND');
+    if (!faq) throw notFound('FAQ', Code.FAQ_NOT_FOUND);
   }
   const [row] = await ctx.db
     .update(unresolvedSearches)
@@ -271,6 +272,6 @@ export async function resolveUnresolvedSearch(
     .returning(unresolvedColumns);
   if (row) return toItem(row);
   const [exists] = await ctx.db.select({ id: unresolvedSearches.id }).from(unresolvedSearches).where(eq(unresolvedSearches.id, p.id));
-  if (!exists) throw notFound('Unresolved search', 'UNRESOLVED_SEARCH_NOT_FOUND');
-  throw unprocessable('ALREADY_RESOLVED', 'this unresolved search is already resolved');
+  if (!exists) throw notFound('Unresolved search', Code.UNRESOLVED_SEARCH_NOT_FOUND);
+  throw unprocessable(Code.ALREADY_RESOLVED, 'this unresolved search is already resolved');
 }

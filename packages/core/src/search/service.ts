@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { CoreContext } from '../context.js';
 import { embedOne } from '../embeddings/embedder.js';
-import { badRequest, unavailable } from '../errors/index.js';
+import { badRequest, Code, unavailable } from '../errors/index.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import { CacheGeneration } from './cache-generation.js';
 import { searchClientKey } from './client-key.js';
@@ -116,7 +116,7 @@ export function createSearchService(ctx: CoreContext): SearchService {
 
   async function searchSources(p: SearchParams & { sources: readonly SearchSource[]; modes: readonly SearchMode[] }) {
     const normalized = normalizeQuery(p.query);
-    if (!normalized) throw badRequest('VALIDATION_FAILED', 'query is empty', [{ path: 'body.query', message: 'must not be blank' }]);
+    if (!normalized) throw badRequest(Code.VALIDATION_FAILED, 'query is empty', [{ path: 'body.query', message: 'must not be blank' }]);
     const programId = await resolveProgramId(ctx, p.batchId);
     const embedding = p.modes.includes('vector') ? await embedQuery(normalized) : null;
     const degraded = p.modes.includes('vector') && embedding === null;
@@ -133,7 +133,7 @@ export function createSearchService(ctx: CoreContext): SearchService {
     async search(p) {
       const start = performance.now();
       const normalized = normalizeQuery(p.query);
-      if (!normalized) throw badRequest('VALIDATION_FAILED', 'query is empty', [{ path: 'body.query', message: 'must not be blank' }]);
+      if (!normalized) throw badRequest(Code.VALIDATION_FAILED, 'query is empty', [{ path: 'body.query', message: 'must not be blank' }]);
       // The requested program (or "default") is part of the key; a hit costs one small read (the generation).
       const key = `${p.batchId?.toLowerCase() ?? 'default'}\u0000${normalized}`;
       // The generation is read before the search runs: a write committed in between moves it past
@@ -159,14 +159,14 @@ export function createSearchService(ctx: CoreContext): SearchService {
     async checkDuplicate(p) {
       const normalized = normalizeQuery(p.query);
       if (normalized.length < DUPLICATE_MIN_CHARS) {
-        throw badRequest('QUERY_TOO_SHORT', `query must be at least ${DUPLICATE_MIN_CHARS} characters`, [
+        throw badRequest(Code.QUERY_TOO_SHORT, `query must be at least ${DUPLICATE_MIN_CHARS} characters`, [
           { path: 'body.query', message: `must be at least ${DUPLICATE_MIN_CHARS} characters` },
         ]);
       }
       const programId = await resolveProgramId(ctx, p.batchId);
       // No text fallback here: the check is a similarity threshold, so without a vector it cannot answer.
       const embedding = await embedQuery(normalized);
-      if (!embedding) throw unavailable('EMBEDDER_UNAVAILABLE', 'the embedding model is not available; try again shortly');
+      if (!embedding) throw unavailable(Code.EMBEDDER_UNAVAILABLE, 'the embedding model is not available; try again shortly');
       const candidates = await runHybridSearch(ctx.pool, {
         query: normalized,
         embedding,

@@ -109,7 +109,9 @@ export function bm25(a: string, sv: string): string {
  * / its largest possible value, in (0, 1). Document frequencies are exact while the query's words are
  * expected in at most EXACT_ROWS rows (every matching row is then a candidate, and counted), else the
  * statistics' estimates. `minScore`: the list keeps only rows scoring at least that (the fused
- * statement passes TEXT_LIST_MIN_SCORE).
+ * statement passes TEXT_LIST_MIN_SCORE), except rows without an embedding: the vector list cannot
+ * find them (a FAQ written a moment ago, before the worker embedded it, or while the embedder is
+ * down), so the keyword list is their only way in.
  */
 export function textCte(t: SourceTable, tuning: TextTuning, minScore = 0): string {
   const a = `${t.alias}_t`;
@@ -158,6 +160,6 @@ export function textCte(t: SourceTable, tuning: TextTuning, minScore = 0): strin
   ),
   ${a} AS MATERIALIZED (
     SELECT id, score, row_number() OVER (ORDER BY score DESC, id) AS rank
-    FROM ${a}_c WHERE score > 0${minScore > 0 ? ` AND score >= ${Number(minScore)}` : ''} ORDER BY score DESC, id LIMIT ${PER_LIST}
+    FROM ${a}_c c WHERE score > 0${minScore > 0 ? ` AND (score >= ${Number(minScore)} OR NOT EXISTS (SELECT 1 FROM ${t.table} e WHERE e.id = c.id AND e.embedding IS NOT NULL))` : ''} ORDER BY score DESC, id LIMIT ${PER_LIST}
   )`;
 }

@@ -36,8 +36,19 @@ export const searchQueryDaily = pgTable(
     normalizedQuery: text().notNull(),
     searches: integer().notNull(),
     zeroResults: integer().notNull(),
+    /** The query's rank that day in its program by searches, and by zero-result searches (null: none). */
+    searchesRank: integer(),
+    zeroRank: integer(),
   },
-  (t) => [index('search_query_daily_day_idx').on(t.day, t.batchId)],
+  (t) => [
+    index('search_query_daily_day_idx').on(t.day, t.batchId),
+    // Top lists pick candidates from each day's leaders (small), then sum those queries exactly over
+    // the range through the second index, instead of grouping every query of every day.
+    index('search_query_daily_leaders_idx')
+      .on(t.day, t.batchId, t.normalizedQuery)
+      .where(sql`${t.searchesRank} <= 100 or ${t.zeroRank} <= 100`),
+    index('search_query_daily_query_idx').on(t.normalizedQuery, t.day, t.batchId, t.searches, t.zeroResults),
+  ],
 );
 
 /** How far each rollup has been computed: every day up to and including `rolledThrough` (UTC). */

@@ -1,27 +1,7 @@
 import { Type as T } from '@sinclair/typebox';
-import { DateTime, Nullable, PageQuery, Uuid } from '../../lib/schemas.js';
+import { PageQuery, Uuid } from '../../lib/schemas.js';
 
-const EscalationStatus = T.Union([T.Literal('none'), T.Literal('escalated'), T.Literal('resolved'), T.Literal('dismissed')]);
-
-export const EscalatedPost = T.Object({
-  id: Uuid,
-  batchId: Nullable(Uuid),
-  authorId: Nullable(Uuid),
-  title: T.String(),
-  body: T.String(),
-  status: T.String(),
-  commentCount: T.Integer(),
-  unansweredComments: T.Integer({ description: 'live comments marked dna, neither accepted nor verified' }),
-  escalationStatus: EscalationStatus,
-  escalatedAt: Nullable(DateTime),
-  escalationResolvedAt: Nullable(DateTime),
-  escalationResolvedBy: Nullable(Uuid),
-  escalationNote: Nullable(T.String({ description: 'the resolve note or dismiss reason (staff only)' })),
-  pendingAt: Nullable(DateTime),
-  firstResponderId: Nullable(Uuid),
-  firstRespondedAt: Nullable(DateTime),
-  createdAt: DateTime,
-});
+export { EscalatedPostShape as EscalatedPost, EscalationHistoryItemShape as HistoryItem } from '@cfaq/core';
 
 export const EscalatedPostsQuery = T.Object(
   {
@@ -65,18 +45,3 @@ export const HistoryQuery = T.Object(
   },
   { additionalProperties: false },
 );
-
-export const HistoryItem = T.Object({
-  id: Uuid,
-  postId: Uuid,
-  postTitle: Nullable(T.String()),
-  batchId: Nullable(Uuid),
-  action: T.String(),
-  fromStatus: Nullable(T.String()),
-  toStatus: Nullable(T.String()),
-  actorId: Nullable(Uuid),
-  actorName: Nullable(T.String()),
-  reason: Nullable(T.String()),
-  details: T.Record(T.String(), T.Unknown()),
-  createdAt: DateTime,
-});

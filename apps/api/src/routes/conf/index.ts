@@ -1,7 +1,8 @@
 import {
-  AppError,
   acceptRecordingEvent,
+  appError,
   backfillRecordings,
+  Code,
   completeConfConnect,
   confConnection,
   confHealth,
@@ -317,9 +318,9 @@ export const confRoutes: RoutePlugin = async (app) => {
         return reply.status(201).send(result);
       }
       if (!request.body || typeof request.body !== 'object') {
-        throw new AppError(
+        throw appError(
           415,
-          'UNSUPPORTED_MEDIA_TYPE',
+          Code.UNSUPPORTED_MEDIA_TYPE,
           'Send multipart/form-data (file + source=manual_vtt) or application/json (rawText + source=manual_raw)',
         );
       }

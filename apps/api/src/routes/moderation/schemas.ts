@@ -1,5 +1,7 @@
 import { Type as T } from '@sinclair/typebox';
-import { DateTime, DateTimeInput, Nullable, PageQuery, Uuid } from '../../lib/schemas.js';
+import { DateTimeInput, PageQuery, Uuid } from '../../lib/schemas.js';
+
+export { AuditLogItemShape as LogItem } from '@cfaq/core';
 
 export const SuspendBody = T.Object(
   {
@@ -28,18 +30,3 @@ export const LogQuery = T.Composite(
   ],
   { additionalProperties: false },
 );
-
-export const LogItem = T.Object({
-  id: Uuid,
-  kind: T.Union([T.Literal('moderation'), T.Literal('admin')]),
-  action: T.String(),
-  actorId: Nullable(Uuid),
-  actorName: Nullable(T.String()),
-  targetType: Nullable(T.String()),
-  targetId: Nullable(T.String()),
-  targetName: Nullable(T.String()),
-  reason: Nullable(T.String()),
-  until: Nullable(DateTime),
-  details: T.Record(T.String(), T.Unknown()),
-  createdAt: DateTime,
-});

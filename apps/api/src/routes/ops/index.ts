@@ -1,4 +1,4 @@
-import { safeEqual, unauthorized } from '@cfaq/core';
+import { Code, safeEqual, unauthorized } from '@cfaq/core';
 import { sql } from 'drizzle-orm';
 import type { FastifyError, onRequestHookHandler } from 'fastify';
 import { actorOf } from '../../lib/actor.js';
@@ -17,7 +17,7 @@ function metricsGuard(token: string | undefined): onRequestHookHandler {
     if (!token) return done();
     const match = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '');
     if (match && safeEqual(match[1] as string, token)) return done();
-    done(unauthorized('GET /api/metrics needs the metrics bearer token', 'METRICS_TOKEN_REQUIRED') as unknown as FastifyError);
+    done(unauthorized('GET /api/metrics needs the metrics bearer token', Code.METRICS_TOKEN_REQUIRED) as unknown as FastifyError);
   };
 }
 
