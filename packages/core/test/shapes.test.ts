@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getAiConfig, listAiProviders, resetAiUsage, testAiProviders } from '../src/ai/admin-config.js';
 import { AiConfigShape, ProvidersReportShape, ProviderTestShape, ResetUsageShape } from '../src/ai/shape.js';
 import { listAuditLogs } from '../src/audit/index.js';
+import { AuditLogItemShape } from '../src/audit/shape.js';
 import { aiAnswerFeedback, voteAiAnswer } from '../src/auto-answer/accountability.js';
 import { calibration, listReviewQueue, reviewAiAnswer } from '../src/auto-answer/review.js';
 import { runAutoAnswer } from '../src/auto-answer/run.js';
@@ -16,7 +17,6 @@ import {
   WhatIfShape,
 } from '../src/auto-answer/shape.js';
 import { thresholdWhatIf } from '../src/auto-answer/what-if.js';
-import { AuditLogItemShape } from '../src/audit/shape.js';
 import { acceptComment, addComment, listComments, setCommentDna, voteComment } from '../src/community/comments.js';
 import { convertPostToFaq } from '../src/community/convert.js';
 import { escalateUnansweredPosts, escalationHistory, listEscalatedPosts, resolveEscalatedPost } from '../src/community/escalation.js';
