@@ -30,6 +30,19 @@ import {
   PostShape,
   VoteOutcomeShape,
 } from '../src/community/shape.js';
+import { listInsights } from '../src/conf/insights.js';
+import { confHealth, confPublicStats, getMeeting, listMeetings, reprocessMeeting } from '../src/conf/meetings.js';
+import { confConnection } from '../src/conf/oauth.js';
+import {
+  ConfConnectionShape,
+  ConfHealthShape,
+  ConfPublicStatsShape,
+  InsightShape,
+  MeetingDetailShape,
+  MeetingShape,
+  UploadResultShape,
+} from '../src/conf/shape.js';
+import { uploadTranscript } from '../src/conf/upload.js';
 import { auditStats, listAuditResults } from '../src/faq-audit/results.js';
 import { runFaqAudit } from '../src/faq-audit/run.js';
 import { AuditResultShape, AuditRunResultShape, AuditStatsShape } from '../src/faq-audit/shape.js';
@@ -55,6 +68,25 @@ import { exportUserData } from '../src/identity/export.js';
 import { suspendUser } from '../src/identity/moderation.js';
 import { UserDetailShape, UserExportShape, UserShape } from '../src/identity/shape.js';
 import { getUser, getUserDetail, listUsers } from '../src/identity/users.js';
+import {
+  answerPostFromKnowledge,
+  ingestDocument,
+  knowledgeChat,
+  listKnowledge,
+  processUpvotes,
+  promoteKnowledge,
+  searchKnowledgeItems,
+  setKnowledgeStatus,
+} from '../src/knowledge/items.js';
+import {
+  ChatAnswerShape,
+  KnowledgeHitsShape,
+  KnowledgeItemShape,
+  KnowledgeItemsShape,
+  PostChatAnswerShape,
+  PromoteKnowledgeShape,
+  UpvoteKnowledgeShape,
+} from '../src/knowledge/shape.js';
 import { listNotifications, markNotificationRead } from '../src/notifications/reads.js';
 import { NotificationListShape, NotificationShape, TeaListShape } from '../src/notifications/shape.js';
 import { notificationsAfter } from '../src/notifications/stream.js';
@@ -192,6 +224,39 @@ describe('AI shapes hold real results', () => {
     const config = await getAiConfig(t.ctx);
     expect(config.usage.since).toBeInstanceOf(Date);
     expectShape(AiConfigShape, config);
+  });
+});
+
+describe('meeting and knowledge shapes hold real results', () => {
+  it('upload, meeting (list, detail, reprocess), insights, connection, health, public stats', async () => {
+    const upload = await uploadTranscript(t.ctx, admin, {
+      source: 'manual_raw',
+      content: 'Alice: Where do response shapes live?\nBob: In core, next to their domain, declared once.',
+      topic: 'Shapes sync',
+    });
+    expectShape(UploadResultShape, upload);
+    expectShape(pageOf(MeetingShape), await listMeetings(t.ctx, { page: 1, limit: 20 }));
+    expectShape(MeetingDetailShape, await getMeeting(t.ctx, upload.meetingId));
+    expectShape(pageOf(InsightShape), await listInsights(t.ctx, { page: 1, limit: 20 }));
+    expectShape(MeetingShape, await reprocessMeeting(t.ctx, upload.meetingId));
+    expectShape(ConfConnectionShape, await confConnection(t.ctx, admin.id));
+    expectShape(ConfHealthShape, await confHealth(t.ctx, admin.id));
+    expectShape(ConfPublicStatsShape, await confPublicStats(t.ctx));
+  });
+  it('knowledge items (ingest, list, status, promote), search, chat, upvotes', async () => {
+    const ingested = await ingestDocument(t.ctx, admin, { title: 'Shapes', content: 'Response shapes are declared once, in core.' });
+    expect(ingested.items.length).toBeGreaterThan(0);
+    expectShape(KnowledgeItemsShape, ingested);
+    const [item] = ingested.items;
+    if (!item) throw new Error('no item');
+    expectShape(pageOf(KnowledgeItemShape), await listKnowledge(t.ctx, { page: 1, limit: 20 }));
+    expectShape(KnowledgeItemShape, await setKnowledgeStatus(t.ctx, admin, item.id, 'approved'));
+    expectShape(KnowledgeHitsShape, await searchKnowledgeItems(t.ctx, { q: 'response shapes' }));
+    expectShape(ChatAnswerShape, await knowledgeChat(t.ctx, { q: 'Where are response shapes declared?' }));
+    const post = await createPost(t.ctx, user, { title: 'Where are response shapes declared?', body: 'Asking the knowledge base.' });
+    expectShape(PostChatAnswerShape, await answerPostFromKnowledge(t.ctx, post.id));
+    expectShape(UpvoteKnowledgeShape, await processUpvotes(t.ctx, {}));
+    expectShape(PromoteKnowledgeShape, await promoteKnowledge(t.ctx, admin, item.id, { faqId: null }));
   });
 });
 

@@ -4,6 +4,7 @@ import type { CoreContext } from '../context.js';
 import { badGateway, Code, invalidField } from '../errors/index.js';
 import { ConfProviderError, listRecordings, transcriptFile } from './client.js';
 import { confIngestJob } from './ingest-job.js';
+import type { ConfBackfillResult } from './shape.js';
 import { confNotConnected, withConfToken } from './tokens.js';
 
 type Ctx = Pick<CoreContext, 'db' | 'config' | 'secrets' | 'clock' | 'log' | 'jobs'>;
@@ -13,15 +14,6 @@ export const BACKFILL_MAX_DAYS = 180;
 /** The provider answers at most one month of recordings per call. */
 const WINDOW_DAYS = 30;
 const DAY = 86_400_000;
-
-export interface ConfBackfillResult {
-  fromDate: string;
-  toDate: string;
-  recordings: number;
-  withTranscript: number;
-  queued: number;
-  alreadyPresent: number;
-}
 
 const parseDate = (value: string, field: string) => {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`))) {

@@ -3,12 +3,11 @@ import { badRequest, Code, invalidField, unauthorized, unavailable } from '../er
 import { transcriptFile } from './client.js';
 import { confIngestJob } from './ingest-job.js';
 import type { RecordingPayload } from './recording.js';
+import type { WebhookAnswer } from './shape.js';
 import { urlValidationResponse, verifyWebhookSignature } from './signature.js';
 
 /** The events that carry a transcript: the primary trigger and the fallback. */
 export const RECORDING_EVENTS = ['recording.transcript_completed', 'recording.completed'] as const;
-
-export type WebhookAnswer = { received: true; ignored?: true } | { plainToken: string; encryptedToken: string };
 
 const str = (v: unknown) => (typeof v === 'string' && v.length > 0 ? v : undefined);
 

@@ -12,6 +12,7 @@ export * from './oauth.js';
 export * from './process.js';
 export * from './process-meeting-job.js';
 export * from './recording.js';
+export * from './shape.js';
 export * from './signature.js';
 export * from './tokens.js';
 export * from './topic.js';

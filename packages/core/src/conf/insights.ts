@@ -2,39 +2,15 @@ import { confInsights } from '@cfaq/db/schema/index';
 import { and, count, desc, eq, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { Code, conflict, notFound, unprocessable } from '../errors/index.js';
-import type { FaqView, FreshnessTier } from '../faqs/shape.js';
+import type { FreshnessTier } from '../faqs/shape.js';
 import { toFaqView } from '../faqs/view.js';
 import { proposalColumns, proposeFaqUpdates } from '../knowledge/faq-match.js';
-import { type FaqAction, writeFaqFromKnowledge } from '../knowledge/faq-write.js';
+import { writeFaqFromKnowledge } from '../knowledge/faq-write.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import type { Actor } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
 import { clockTime } from './knowledge-store.js';
-
-export type InsightStatus = 'pending_review' | 'approved' | 'rejected';
-
-export interface InsightView {
-  id: string;
-  meetingId: string;
-  batchId: string | null;
-  question: string;
-  answer: string;
-  /** The provenance line, prefixed with its cue times as "[hh:mm:ss-hh:mm:ss] " when known. */
-  context: string | null;
-  speaker: string | null;
-  /** The provenance line's cue times, milliseconds from the start of the recording. */
-  cueStartMs: number | null;
-  cueEndMs: number | null;
-  status: InsightStatus;
-  convertedFaqId: string | null;
-  /** "Update FAQ X": an existing FAQ this insight matches closely (knowledge/faq-match.ts); null: a new FAQ. */
-  proposedFaqId: string | null;
-  proposedFaqScore: number | null;
-  reviewedBy: string | null;
-  reviewedAt: Date | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
+import type { ConvertInsightResult, InsightStatus, InsightView } from './shape.js';
 
 type InsightRow = typeof confInsights.$inferSelect;
 
@@ -142,13 +118,6 @@ export interface ConvertInsightInput {
    * follow the proposal (update the FAQ it names, else create).
    */
   faqId?: string | null | undefined;
-}
-
-export interface ConvertInsightResult {
-  faq: FaqView;
-  insight: InsightView;
-  /** created: a new FAQ; updated: the existing FAQ the insight matched (or was told) took its answer. */
-  action: FaqAction;
 }
 
 /**

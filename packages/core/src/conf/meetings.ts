@@ -6,33 +6,7 @@ import { type Page, type PageQuery, pageWindow, toPage } from '../shared/paginat
 import { confIngestJob } from './ingest-job.js';
 import { confConnection } from './oauth.js';
 import { confProcessMeetingJob } from './process-meeting-job.js';
-
-export type MeetingStatus = 'pending' | 'completed' | 'failed';
-export type MeetingSourcing = 'webhook' | 'manual_vtt' | 'manual_raw' | 'backfill';
-
-export interface MeetingView {
-  id: string;
-  confMeetingId: string;
-  confMeetingNumber: string | null;
-  topic: string;
-  status: MeetingStatus;
-  sourcing: MeetingSourcing;
-  insightCount: number;
-  userId: string | null;
-  hostEmail: string | null;
-  startTime: Date | null;
-  durationMinutes: number | null;
-  error: string | null;
-  batchId: string | null;
-  processedAt: Date | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-export interface MeetingDetail extends MeetingView {
-  transcriptText: string | null;
-  knowledgeCount: number;
-}
+import type { ConfHealth, ConfPublicStats, MeetingDetail, MeetingSourcing, MeetingStatus, MeetingView } from './shape.js';
 
 const columns = {
   id: confMeetings.id,
@@ -138,17 +112,6 @@ export async function reprocessMeeting(ctx: Pick<CoreContext, 'db' | 'jobs'>, id
   });
 }
 
-export interface ConfHealth {
-  configured: boolean;
-  webhookSecretConfigured: boolean;
-  connection: Awaited<ReturnType<typeof confConnection>>;
-  connectedUsers: number;
-  lastEventAt: Date | null;
-  lastMeetingAt: Date | null;
-  queueDepth: number | null;
-  meetings: { pending: number; completed: number; failed: number };
-}
-
 /** Jobs waiting or running on the ingestion queues (null when the job schema is not there, e.g. tests). */
 async function queueDepth(ctx: Pick<CoreContext, 'pool'>): Promise<{ depth: number | null; lastEventAt: Date | null }> {
   try {
@@ -191,13 +154,6 @@ export async function confHealth(ctx: Pick<CoreContext, 'db' | 'pool' | 'config'
     queueDepth: queue.depth,
     meetings: counts,
   };
-}
-
-export interface ConfPublicStats {
-  meetingsProcessed: number;
-  insightsApproved: number;
-  knowledgeItems: number;
-  lastProcessedAt: Date | null;
 }
 
 /** GET /conf/public-stats: counts only; no topics, names or text. */

@@ -5,6 +5,7 @@ import { hmacSha256Hex, randomToken, safeEqual } from '../crypto/tokens.js';
 import { badGateway, badRequest, Code, conflict, notFound } from '../errors/index.js';
 import { isUniqueViolation } from '../shared/db.js';
 import { confAuthorizeUrl, confRedirectUri, exchangeCode, fetchMe, requireConfClient } from './client.js';
+import type { ConfConnection, ConfConnectStart } from './shape.js';
 
 type Ctx = Pick<CoreContext, 'db' | 'config' | 'secrets' | 'clock' | 'log'>;
 
@@ -13,12 +14,6 @@ export const OAUTH_STATE_TTL_MS = 10 * 60 * 1000;
 
 const stateMac = (ctx: Ctx, userId: string, nonce: string) =>
   hmacSha256Hex(`conf-oauth-state:${ctx.config.JWT_SECRET ?? ctx.config.ENCRYPTION_KEY}`, `${userId}.${nonce}`);
-
-export interface ConfConnectStart {
-  authorizeUrl: string;
-  state: string;
-  expiresAt: Date;
-}
 
 /**
  * Starts the OAuth flow: a state of a random nonce and an HMAC binding it to the user, stored (10
@@ -36,14 +31,6 @@ export async function startConfConnect(ctx: Ctx, userId: string): Promise<ConfCo
 
 const badState = (why: string) =>
   badRequest(Code.INVALID_OAUTH_STATE, `OAuth state rejected: ${why}`, [{ path: 'query.state', message: why }]);
-
-export interface ConfConnection {
-  connected: boolean;
-  confUserId: string | null;
-  confEmail: string | null;
-  confConnectedAt: Date | null;
-  tokenExpiresAt: Date | null;
-}
 
 export async function confConnection(ctx: Pick<CoreContext, 'db'>, userId: string): Promise<ConfConnection> {
   const [u] = await ctx.db

@@ -5,6 +5,7 @@ import { badRequest, Code, conflict, unprocessable } from '../errors/index.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import type { Actor } from '../shared/db.js';
 import { storeTranscript } from './ingest.js';
+import type { UploadResult } from './shape.js';
 import { sanitizeTopic } from './topic.js';
 import { type ParsedTranscript, parseTranscript, TranscriptError } from './transcript.js';
 
@@ -16,15 +17,6 @@ export interface UploadInput {
   topic?: string | undefined;
   fileName?: string | undefined;
   batchId?: string | undefined;
-}
-
-export interface UploadResult {
-  meetingId: string;
-  confMeetingId: string;
-  topic: string;
-  status: 'completed';
-  insightCount: number;
-  knowledgeCount: number;
 }
 
 /**

@@ -5,8 +5,7 @@ import type { FreshnessTier } from '../faqs/shape.js';
 import type { FaqRow } from '../faqs/view.js';
 import type { Actor, Tx } from '../shared/db.js';
 
-/** What converting an insight or promoting a knowledge item did to the FAQs. */
-export type FaqAction = 'created' | 'updated';
+import type { FaqAction } from './shape.js';
 
 export interface FaqFromKnowledge {
   /** The FAQ to update (the proposal, or the caller's choice); null: create one. */

@@ -6,37 +6,24 @@ import { chunkTranscript } from '../conf/knowledge-store.js';
 import type { CoreContext } from '../context.js';
 import { embeddingText } from '../embeddings/embed-row.js';
 import { Code, conflict, notFound, unavailable, unprocessable } from '../errors/index.js';
-import type { FaqView } from '../faqs/shape.js';
 import { toFaqView } from '../faqs/view.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import type { Actor } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
 import { toDate } from '../shared/shape.js';
 import { type FaqProposal, nearestFaqProposals, proposalColumns, proposeFaqUpdates } from './faq-match.js';
-import { type FaqAction, writeFaqFromKnowledge } from './faq-write.js';
-import { type KnowledgeHit, searchKnowledge } from './search.js';
-
-export type KnowledgeType = 'transcript' | 'document';
-export type KnowledgeStatus = 'pending_review' | 'approved' | 'rejected' | 'promoted';
-
-export interface KnowledgeItem {
-  id: string;
-  type: KnowledgeType;
-  title: string;
-  content: string;
-  status: KnowledgeStatus;
-  batchId: string | null;
-  meetingId: string | null;
-  sourceType: string;
-  sourceRef: string | null;
-  promotedFaqId: string | null;
-  /** "Update FAQ X": an existing FAQ this item matches closely (faq-match.ts); null: promoting makes a new FAQ. */
-  proposedFaqId: string | null;
-  proposedFaqScore: number | null;
-  embedded: boolean;
-  createdAt: Date;
-  updatedAt: Date;
-}
+import { writeFaqFromKnowledge } from './faq-write.js';
+import { searchKnowledge } from './search.js';
+import type {
+  ChatAnswer,
+  KnowledgeHit,
+  KnowledgeItem,
+  KnowledgeStatus,
+  KnowledgeType,
+  PostChatAnswer,
+  PromoteKnowledge,
+  UpvoteKnowledge,
+} from './shape.js';
 
 const UNION = sql`(
   select id, 'transcript' as type, title, content, status::text as status, batch_id, meeting_id, 'transcript' as source_type,
@@ -166,7 +153,7 @@ export async function promoteKnowledge(
   actor: Actor,
   id: string,
   input: { question?: string | undefined; answer?: string | undefined; category?: string | undefined; faqId?: string | null | undefined },
-): Promise<{ faq: FaqView; item: KnowledgeItem; action: FaqAction }> {
+): Promise<PromoteKnowledge> {
   const item = await findItem(ctx, id);
   if (item.status === 'promoted' || item.promotedFaqId)
     throw conflict(Code.KNOWLEDGE_ALREADY_PROMOTED, 'This item was already promoted to a FAQ');
@@ -259,7 +246,7 @@ export const UPVOTE_KNOWLEDGE_THRESHOLD = 3;
 export async function processUpvotes(
   ctx: Pick<CoreContext, 'db' | 'embedder' | 'pool'>,
   opts: { minUpvotes?: number | undefined; batchId?: string | undefined } = {},
-): Promise<{ created: number; items: KnowledgeItem[] }> {
+): Promise<UpvoteKnowledge> {
   const min = opts.minUpvotes ?? UPVOTE_KNOWLEDGE_THRESHOLD;
   const rows = await ctx.db
     .select({ commentId: comments.id, body: comments.body, title: communityPosts.title, batchId: communityPosts.batchId })
@@ -319,13 +306,6 @@ export const I_DONT_KNOW = "I don't know: the knowledge base has nothing on this
 /** Hits below this similarity are not relevant enough to answer from. */
 export const CHAT_MIN_SCORE = 0.35;
 
-export interface ChatAnswer {
-  answered: boolean;
-  answer: string;
-  sources: { id: string; type: KnowledgeType; title: string; score: number }[];
-  reason?: string;
-}
-
 /**
  * GET /knowledge/chat: an answer from the knowledge base through the AI provider (pipeline
  * knowledge_chat), citing the items it used (only items the search returned can be cited). Nothing
@@ -372,7 +352,7 @@ export async function knowledgeChat(
 export async function answerPostFromKnowledge(
   ctx: Pick<CoreContext, 'db' | 'pool' | 'embedder' | 'log' | 'config' | 'secrets' | 'clock'>,
   postId: string,
-): Promise<ChatAnswer & { postId: string }> {
+): Promise<PostChatAnswer> {
   const [post] = await ctx.db
     .select({ title: communityPosts.title, body: communityPosts.body, batchId: communityPosts.batchId })
     .from(communityPosts)

@@ -1,5 +1,6 @@
 import type { CoreContext } from '../context.js';
 import { embedOne, toVectorLiteral } from '../embeddings/embedder.js';
+import type { KnowledgeHit, KnowledgeSourceType } from './shape.js';
 
 /**
  * The knowledge base search (spec: the knowledge base is TranscriptKnowledge ∪ DocumentInsight, not a
@@ -14,17 +15,6 @@ import { embedOne, toVectorLiteral } from '../embeddings/embedder.js';
  * 1 - cosine distance between the query's embedding and the row's. Each side is an ORDER BY distance
  * LIMIT k sub-query, so the HNSW indexes serve it.
  */
-export type KnowledgeSourceType = 'transcript_knowledge' | 'document_insight';
-
-export interface KnowledgeHit {
-  id: string;
-  sourceType: KnowledgeSourceType;
-  title: string;
-  content: string;
-  score: number;
-  meetingId: string | null;
-}
-
 export interface KnowledgeQuery {
   query: string;
   /** Program to search (required: the knowledge base is program-scoped). */

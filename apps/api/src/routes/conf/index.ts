@@ -25,7 +25,6 @@ import { signedIn } from '../../lib/actor.js';
 import { problemResponses } from '../../lib/problem.js';
 import { IdParams, listOf } from '../../lib/schemas.js';
 import type { RoutePlugin } from '../../lib/types.js';
-import { Faq } from '../faq/schemas.js';
 import {
   BackfillQuery,
   BackfillResult,
@@ -34,7 +33,7 @@ import {
   ConnectQuery,
   ConnectStart,
   ConvertBody,
-  FaqAction,
+  ConvertResult,
   Health,
   Insight,
   ListInsightsQuery,
@@ -227,8 +226,8 @@ export const confRoutes: RoutePlugin = async (app) => {
         params: IdParams,
         body: ConvertBody,
         response: {
-          200: T.Object({ faq: Faq, insight: Insight, action: FaqAction }),
-          201: T.Object({ faq: Faq, insight: Insight, action: FaqAction }),
+          200: ConvertResult,
+          201: ConvertResult,
           ...problemResponses(404, 409, 422),
         },
       },

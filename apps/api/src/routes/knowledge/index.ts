@@ -1,59 +1,31 @@
 import {
   answerPostFromKnowledge,
-  FAQ_UPDATE_THRESHOLD,
+  ChatAnswerShape as Chat,
+  KnowledgeItemShape as Item,
   ingestDocument,
+  KnowledgeHitsShape,
+  KnowledgeItemsShape,
+  KnowledgeStatusShape as KStatus,
+  KnowledgeTypeShape as KType,
   knowledgeChat,
   listKnowledge,
+  PostChatAnswerShape,
+  PromoteKnowledgeShape,
   processUpvotes,
   promoteKnowledge,
   reprocessMeeting,
   searchKnowledgeItems,
   setKnowledgeStatus,
+  UpvoteKnowledgeShape,
 } from '@cfaq/core';
 import { Type as T } from '@sinclair/typebox';
 import { signedIn } from '../../lib/actor.js';
 import { problemResponses } from '../../lib/problem.js';
-import { DateTime, IdParams, listOf, Nullable, PageQuery, Uuid } from '../../lib/schemas.js';
+import { IdParams, listOf, PageQuery, Uuid } from '../../lib/schemas.js';
 import type { RoutePlugin } from '../../lib/types.js';
-import { FaqAction, Meeting } from '../conf/schemas.js';
-import { Faq } from '../faq/schemas.js';
+import { Meeting } from '../conf/schemas.js';
 
 const tags = ['knowledge'];
-const KType = T.Union([T.Literal('transcript'), T.Literal('document')]);
-const KStatus = T.Union([T.Literal('pending_review'), T.Literal('approved'), T.Literal('rejected'), T.Literal('promoted')]);
-const Item = T.Object({
-  id: Uuid,
-  type: KType,
-  title: T.String(),
-  content: T.String(),
-  status: KStatus,
-  batchId: Nullable(Uuid),
-  meetingId: Nullable(Uuid),
-  sourceType: T.String(),
-  sourceRef: Nullable(T.String()),
-  promotedFaqId: Nullable(Uuid),
-  proposedFaqId: T.Union([Uuid, T.Null()], {
-    description: `"update FAQ X": an existing FAQ of the program this item matches closely (cosine >= ${FAQ_UPDATE_THRESHOLD}, both embedded as title + body); promote updates it by default. Null: promote creates a new FAQ`,
-  }),
-  proposedFaqScore: Nullable(T.Number({ description: 'the similarity to proposedFaqId' })),
-  embedded: T.Boolean(),
-  createdAt: DateTime,
-  updatedAt: DateTime,
-});
-const Hit = T.Object({
-  id: Uuid,
-  sourceType: T.Union([T.Literal('transcript_knowledge'), T.Literal('document_insight')]),
-  title: T.String(),
-  content: T.String(),
-  score: T.Number(),
-  meetingId: Nullable(Uuid),
-});
-const Chat = T.Object({
-  answered: T.Boolean(),
-  answer: T.String(),
-  sources: T.Array(T.Object({ id: Uuid, type: KType, title: T.String(), score: T.Number() })),
-  reason: T.Optional(T.String()),
-});
 const Query = T.Object({ q: T.String({ minLength: 1, maxLength: 500 }), batchId: T.Optional(Uuid) });
 
 /** The knowledge base (TranscriptKnowledge and DocumentInsight): admin only. */
@@ -91,7 +63,7 @@ export const knowledgeRoutes: RoutePlugin = async (app) => {
         tags,
         summary: "Searches the program's approved knowledge by meaning (score = cosine similarity)",
         querystring: T.Composite([Query, T.Object({ limit: T.Optional(T.Integer({ minimum: 1, maximum: 50, default: 5 })) })]),
-        response: { 200: T.Object({ results: T.Array(Hit) }), ...problemResponses(404, 503) },
+        response: { 200: KnowledgeHitsShape, ...problemResponses(404, 503) },
       },
     },
     async (request) => searchKnowledgeItems(ctx, request.query),
@@ -113,7 +85,7 @@ export const knowledgeRoutes: RoutePlugin = async (app) => {
           },
           { additionalProperties: false },
         ),
-        response: { 201: T.Object({ items: T.Array(Item) }), ...problemResponses(404, 422) },
+        response: { 201: KnowledgeItemsShape, ...problemResponses(404, 422) },
       },
     },
     async (request, reply) => reply.status(201).send(await ingestDocument(ctx, signedIn(request), request.body)),
@@ -179,7 +151,7 @@ export const knowledgeRoutes: RoutePlugin = async (app) => {
           },
           { additionalProperties: false },
         ),
-        response: { 200: T.Object({ faq: Faq, item: Item, action: FaqAction }), ...problemResponses(404, 409, 422) },
+        response: { 200: PromoteKnowledgeShape, ...problemResponses(404, 409, 422) },
       },
     },
     async (request) => promoteKnowledge(ctx, signedIn(request), request.params.id, request.body),
@@ -193,7 +165,7 @@ export const knowledgeRoutes: RoutePlugin = async (app) => {
         tags,
         summary: 'Accepted or verified community answers with at least 3 upvotes become approved knowledge (once each)',
         querystring: T.Object({ minUpvotes: T.Optional(T.Integer({ minimum: 1, maximum: 10_000 })), batchId: T.Optional(Uuid) }),
-        response: { 200: T.Object({ created: T.Integer(), items: T.Array(Item) }) },
+        response: { 200: UpvoteKnowledgeShape },
       },
     },
     async (request) => processUpvotes(ctx, request.query),
@@ -222,7 +194,7 @@ export const knowledgeRoutes: RoutePlugin = async (app) => {
         summary:
           "An answer to a community post from the knowledge base (as /knowledge/chat with the post's title and body); nothing is written",
         params: T.Object({ postId: Uuid }),
-        response: { 200: T.Composite([Chat, T.Object({ postId: Uuid })]), ...problemResponses(404, 503) },
+        response: { 200: PostChatAnswerShape, ...problemResponses(404, 503) },
       },
     },
     async (request) => answerPostFromKnowledge(ctx, request.params.postId),
