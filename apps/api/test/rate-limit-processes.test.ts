@@ -1,15 +1,12 @@
-import { cloneDatabase, type Spawned, spawnEntry, TEST_ENV } from '@cfaq/testkit';
+import { type ApiProcesses, cloneDatabase, startApis, TEST_ENV } from '@cfaq/testkit';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 /**
  * The security limiters with two API processes on one database (the README's scaling advice): the
  * counters live in PostgreSQL, so alternating between the processes gains an attacker nothing.
  */
-const listening = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/;
-
 let db: { url: string; drop: () => Promise<void> };
-let a: Spawned;
-let b: Spawned;
+let apis: ApiProcesses | undefined;
 let bases: [string, string];
 let userToken = '';
 
@@ -22,8 +19,6 @@ beforeAll(async () => {
     ...TEST_ENV,
     LOG_LEVEL: 'info',
     DATABASE_URL: db.url,
-    PORT: '0',
-    HOST: '127.0.0.1',
     MIGRATE_ON_START: 'true',
     RATE_LIMIT_LOGIN_MAX: '3',
     RATE_LIMIT_LOGIN_ADDRESS_MAX: '1000',
@@ -31,18 +26,12 @@ beforeAll(async () => {
     RATE_LIMIT_IDENTITY_MAX: '1000',
     RATE_LIMIT_SUGGEST_MAX: '2',
   };
-  a = spawnEntry('apps/api/src/main.ts', env);
-  b = spawnEntry('apps/api/src/main.ts', env);
-  const [[, portA], [, portB]] = await Promise.all([a.waitFor(listening, 170_000), b.waitFor(listening, 170_000)]);
-  bases = [`http://127.0.0.1:${portA}/api`, `http://127.0.0.1:${portB}/api`];
+  apis = await startApis(2, env);
+  bases = apis.bases as [string, string];
 }, 180_000);
 
 afterAll(async () => {
-  for (const p of [a, b]) {
-    if (!p) continue;
-    await p.stop('SIGTERM');
-    if (p.child.exitCode === null) p.child.kill('SIGKILL');
-  }
+  await apis?.stop();
   await db.drop();
 });
 

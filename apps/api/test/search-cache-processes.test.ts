@@ -1,4 +1,4 @@
-import { cloneDatabase, type Spawned, spawnEntry, TEST_ENV } from '@cfaq/testkit';
+import { type ApiProcesses, cloneDatabase, startApis, TEST_ENV } from '@cfaq/testkit';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
@@ -7,11 +7,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
  * every write goes through process A, every search through process B, whose cache answered the same
  * query just before. What is no longer visible must not come back from B's cache.
  */
-const listening = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/;
 
 let db: { url: string; drop: () => Promise<void> };
-let a: Spawned;
-let b: Spawned;
+let apis: ApiProcesses | undefined;
 let baseA: string;
 let baseB: string;
 let token: string;
@@ -48,16 +46,11 @@ beforeAll(async () => {
     ...TEST_ENV,
     LOG_LEVEL: 'info',
     DATABASE_URL: db.url,
-    PORT: '0',
-    HOST: '127.0.0.1',
     MIGRATE_ON_START: 'true',
     SEARCH_LOG_FLUSH_MS: '100',
   };
-  a = spawnEntry('apps/api/src/main.ts', env);
-  b = spawnEntry('apps/api/src/main.ts', env);
-  const [[, portA], [, portB]] = await Promise.all([a.waitFor(listening, 170_000), b.waitFor(listening, 170_000)]);
-  baseA = `http://127.0.0.1:${portA}/api`;
-  baseB = `http://127.0.0.1:${portB}/api`;
+  apis = await startApis(2, env);
+  [baseA, baseB] = apis.bases as [string, string];
   const login = await fetch(`${baseA}/auth/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -67,11 +60,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  for (const p of [a, b]) {
-    if (!p) continue;
-    await p.stop('SIGTERM');
-    if (p.child.exitCode === null) p.child.kill('SIGKILL');
-  }
+  await apis?.stop();
   await db.drop();
 });
 

@@ -65,3 +65,31 @@ export function spawnNode(args: string[], env: Record<string, string>): Spawned 
     },
   };
 }
+
+const LISTENING = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/;
+
+/** API processes started from source on one database; `bases` are their `/api` URLs, in start order. */
+export interface ApiProcesses {
+  bases: string[];
+  processes: Spawned[];
+  /** SIGTERM to each (SIGKILL for one that does not exit). */
+  stop(): Promise<void>;
+}
+
+/** Starts `count` API processes with the given environment on ephemeral loopback ports. */
+export async function startApis(count: number, env: Record<string, string>, timeoutMs = 170_000): Promise<ApiProcesses> {
+  const processes = Array.from({ length: count }, () => spawnEntry('apps/api/src/main.ts', { ...env, PORT: '0', HOST: '127.0.0.1' }));
+  const stop = async () => {
+    for (const p of processes) {
+      await p.stop('SIGTERM');
+      if (p.child.exitCode === null) p.child.kill('SIGKILL');
+    }
+  };
+  try {
+    const ports = await Promise.all(processes.map(async (p) => (await p.waitFor(LISTENING, timeoutMs))[1]));
+    return { bases: ports.map((port) => `http://127.0.0.1:${port}/api`), processes, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
