@@ -1,3 +1,4 @@
+import { confInsights } from '@cfaq/db/schema/index';
 import { createTestContext, createUser, type TestContext } from '@cfaq/testkit';
 import { Type as T } from '@sinclair/typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,13 +31,14 @@ import {
   PostShape,
   VoteOutcomeShape,
 } from '../src/community/shape.js';
-import { listInsights } from '../src/conf/insights.js';
+import { convertInsightToFaq, listInsights, updateInsight } from '../src/conf/insights.js';
 import { confHealth, confPublicStats, getMeeting, listMeetings, reprocessMeeting } from '../src/conf/meetings.js';
 import { confConnection } from '../src/conf/oauth.js';
 import {
   ConfConnectionShape,
   ConfHealthShape,
   ConfPublicStatsShape,
+  ConvertInsightResultShape,
   InsightShape,
   MeetingDetailShape,
   MeetingShape,
@@ -255,7 +257,25 @@ describe('meeting and knowledge shapes hold real results', () => {
     expectShape(UploadResultShape, upload);
     expectShape(pageOf(MeetingShape), await listMeetings(t.ctx, { page: 1, limit: 20 }));
     expectShape(MeetingDetailShape, await getMeeting(t.ctx, upload.meetingId));
-    expectShape(pageOf(InsightShape), await listInsights(t.ctx, { page: 1, limit: 20 }));
+    // No AI provider in tests, so the upload extracted no insight: one as the extraction stores it.
+    const [row] = await t.ctx.db
+      .insert(confInsights)
+      .values({
+        meetingId: upload.meetingId,
+        question: 'Where do response shapes live?',
+        answer: 'In core, next to their domain.',
+        context: 'Bob: In core, next to their domain, declared once.',
+        speaker: 'Bob',
+        cueStartMs: 1000,
+        cueEndMs: 4000,
+      })
+      .returning({ id: confInsights.id });
+    if (!row) throw new Error('no insight');
+    const insights = await listInsights(t.ctx, { page: 1, limit: 20 });
+    expect(insights.items.map((i) => i.id)).toContain(row.id);
+    expectShape(pageOf(InsightShape), insights);
+    expectShape(InsightShape, await updateInsight(t.ctx, admin, row.id, { status: 'approved' }));
+    expectShape(ConvertInsightResultShape, await convertInsightToFaq(t.ctx, admin, row.id, { faqId: null }));
     expectShape(MeetingShape, await reprocessMeeting(t.ctx, upload.meetingId));
     expectShape(ConfConnectionShape, await confConnection(t.ctx, admin.id));
     expectShape(ConfHealthShape, await confHealth(t.ctx, admin.id));
