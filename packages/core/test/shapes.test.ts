@@ -97,6 +97,24 @@ import { defaultProgramSettings, getProgramSettings, putProgramSettings } from '
 import { ProgramSettingsShape, ProgramShape } from '../src/programs/shape.js';
 import { adminAwardPoints, adminIssueBadge, leaderboard, reputationHistory } from '../src/reputation/service.js';
 import { LeaderboardShape, ReputationLogShape, ReputationSummaryShape } from '../src/reputation/shape.js';
+import {
+  adminListUnresolved,
+  listOpenUnresolved,
+  logUnresolvedSearch,
+  resolveUnresolvedSearch,
+  suggestSearches,
+  trendingSearches,
+  unresolvedStats,
+} from '../src/search/queries.js';
+import { createSearchService } from '../src/search/service.js';
+import {
+  PublicUnresolvedItemShape,
+  SearchResponseShape,
+  SuggestResponseShape,
+  TrendingResponseShape,
+  UnresolvedSearchItemShape,
+  UnresolvedStatsShape,
+} from '../src/search/shape.js';
 import type { Actor } from '../src/shared/db.js';
 import { DateTime, pageOf } from '../src/shared/shape.js';
 import { expectShape, shapeDrift } from './shape-check.js';
@@ -257,6 +275,30 @@ describe('meeting and knowledge shapes hold real results', () => {
     expectShape(PostChatAnswerShape, await answerPostFromKnowledge(t.ctx, post.id));
     expectShape(UpvoteKnowledgeShape, await processUpvotes(t.ctx, {}));
     expectShape(PromoteKnowledgeShape, await promoteKnowledge(t.ctx, admin, item.id, { faqId: null }));
+  });
+});
+
+describe('search shapes hold real results', () => {
+  it('search (cached and per source), trending, suggestions, unresolved (log, lists, stats, resolve)', async () => {
+    await createFaq(t.ctx, admin, { question: 'How are search results shaped?', answer: 'One shape, in core.' });
+    const search = createSearchService(t.ctx);
+    try {
+      const found = await search.search({ query: 'search results shaped', userId: user.id });
+      expect(found.results.length).toBeGreaterThan(0);
+      expectShape(SearchResponseShape, found);
+      expectShape(SearchResponseShape, await search.search({ query: 'search results shaped', userId: user.id }));
+      expectShape(SearchResponseShape, await search.searchSources({ query: 'search results', sources: ['faq'], modes: ['text'] }));
+    } finally {
+      await search.close();
+    }
+    expectShape(TrendingResponseShape, await trendingSearches(t.ctx, {}));
+    expectShape(SuggestResponseShape, await suggestSearches(t.ctx, { q: 'how' }));
+    const logged = await logUnresolvedSearch(t.ctx, { query: 'Nobody answered this yet', userId: user.id });
+    expectShape(UnresolvedSearchItemShape, logged);
+    expectShape(pageOf(PublicUnresolvedItemShape), await listOpenUnresolved(t.ctx, { page: 1, limit: 20 }));
+    expectShape(pageOf(UnresolvedSearchItemShape), await adminListUnresolved(t.ctx, { page: 1, limit: 20 }));
+    expectShape(UnresolvedStatsShape, await unresolvedStats(t.ctx, {}));
+    expectShape(UnresolvedSearchItemShape, await resolveUnresolvedSearch(t.ctx, { id: logged.id, adminId: admin.id }));
   });
 });
 

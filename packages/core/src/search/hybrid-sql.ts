@@ -1,3 +1,4 @@
+import type { SearchResult } from './shape.js';
 import { type SearchSource, SOURCE_TABLES, type SourceTable } from './sources.js';
 import { bm25, textCte } from './text-sql.js';
 import {
@@ -43,17 +44,8 @@ export interface HybridSqlOptions {
   limit?: number;
 }
 
-export interface HybridRow {
-  id: string;
-  source: SearchSource;
-  title: string;
-  snippet: string;
-  rrfScore: number;
-  textScore: number;
-  vectorScore: number;
-  textRank: number | null;
-  vectorRank: number | null;
-}
+/** A row of the statement: the search result shape (shape.ts). */
+export type HybridRow = SearchResult;
 
 function vectorCte(t: SourceTable): string {
   const a = `${t.alias}_v`;

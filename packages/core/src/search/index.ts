@@ -6,5 +6,6 @@ export * from './lexeme-stats-job.js';
 export * from './log-buffer.js';
 export * from './queries.js';
 export * from './service.js';
+export * from './shape.js';
 export * from './sources.js';
 export * from './tuning.js';

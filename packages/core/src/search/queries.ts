@@ -8,6 +8,7 @@ import { type Page, type PageQuery, pageWindow, toPage } from '../shared/paginat
 import { toDate } from '../shared/shape.js';
 import { searchClientKey } from './client-key.js';
 import { normalizeQuery } from './service.js';
+import type { Suggestion, SuggestResponse, TrendingResponse, UnresolvedSearchItem, UnresolvedStats } from './shape.js';
 
 type Ctx = Pick<CoreContext, 'db' | 'clock' | 'config'>;
 
@@ -22,17 +23,14 @@ const searchedByEnough = (ctx: Pick<CoreContext, 'config'>) =>
 /** Searches in a group of search-log rows: a row can stand for several cache hits (its `count`). */
 const searchCount = () => sql<number>`sum(${searchLogs.count})::int`.mapWith(Number);
 
-export interface TrendingQuery {
-  query: string;
-  count: number;
-  lastSearchedAt: Date;
-}
-
 /**
  * The most searched normalised queries of a program over the last `days` days (search log), among
  * those SEARCH_SUGGEST_MIN_USERS distinct users or clients searched.
  */
-export async function trendingSearches(ctx: Ctx, p: { batchId?: string | undefined; days?: number; limit?: number }) {
+export async function trendingSearches(
+  ctx: Ctx,
+  p: { batchId?: string | undefined; days?: number; limit?: number },
+): Promise<TrendingResponse> {
   const programId = await resolveProgramId(ctx, p.batchId);
   const since = new Date(ctx.clock.now().getTime() - (p.days ?? 7) * DAY_MS);
   const n = searchCount();
@@ -47,12 +45,6 @@ export async function trendingSearches(ctx: Ctx, p: { batchId?: string | undefin
   return { items: rows.map((r) => ({ query: r.query, count: r.count, lastSearchedAt: toDate(r.last) })) };
 }
 
-export interface Suggestion {
-  text: string;
-  source: 'faq' | 'query';
-  faqId: string | null;
-}
-
 const likePrefix = (s: string) => `${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /**
@@ -60,10 +52,7 @@ const likePrefix = (s: string) => `${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
  * program, most viewed first), then popular past queries starting with it (last 30 days) that at
  * least SEARCH_SUGGEST_MIN_USERS distinct users or clients searched.
  */
-export async function suggestSearches(
-  ctx: Ctx,
-  p: { q: string; batchId?: string | undefined; limit?: number },
-): Promise<{ suggestions: Suggestion[] }> {
+export async function suggestSearches(ctx: Ctx, p: { q: string; batchId?: string | undefined; limit?: number }): Promise<SuggestResponse> {
   const prefix = normalizeQuery(p.q);
   const limit = p.limit ?? 8;
   const programId = await resolveProgramId(ctx, p.batchId);
@@ -102,20 +91,6 @@ export async function suggestSearches(
     suggestions.push({ text: r.query, source: 'query', faqId: null });
   }
   return { suggestions: suggestions.slice(0, limit) };
-}
-
-export interface UnresolvedSearchItem {
-  id: string;
-  query: string;
-  normalizedQuery: string;
-  count: number;
-  status: 'open' | 'resolved';
-  batchId: string | null;
-  resolvedFaqId: string | null;
-  resolvedBy: string | null;
-  resolvedAt: Date | null;
-  lastSeenAt: Date;
-  createdAt: Date;
 }
 
 const unresolvedColumns = {
@@ -214,15 +189,6 @@ export async function adminListUnresolved(
     p.status ? eq(unresolvedSearches.status, p.status) : undefined,
   );
   return listUnresolved(ctx, where, p);
-}
-
-export interface UnresolvedStats {
-  open: number;
-  resolved: number;
-  /** Times open queries were searched (sum of counts). */
-  openSearches: number;
-  resolvedLast7Days: number;
-  top: { id: string; query: string; count: number }[];
 }
 
 export async function unresolvedStats(ctx: Ctx, p: { batchId?: string | undefined }): Promise<UnresolvedStats> {

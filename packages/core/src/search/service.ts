@@ -6,17 +6,10 @@ import { resolveProgramId } from '../programs/resolve.js';
 import { CacheGeneration } from './cache-generation.js';
 import { searchClientKey } from './client-key.js';
 import { runHybridSearch } from './hybrid-runner.js';
-import type { HybridRow, SearchMode } from './hybrid-sql.js';
+import type { SearchMode } from './hybrid-sql.js';
 import { SearchLogBuffer } from './log-buffer.js';
+import type { SearchResponse, SearchResult } from './shape.js';
 import { HYBRID_SEARCH_SOURCES, type SearchSource } from './sources.js';
-
-export type SearchResult = HybridRow;
-
-export interface SearchResponse {
-  results: SearchResult[];
-  /** Present (true) when the embedder failed and the ranking is text-only. */
-  degraded?: true;
-}
 
 export interface SearchParams {
   query: string;

@@ -1,6 +1,15 @@
-import { HYBRID_SEARCH_SOURCES, type SearchSource } from '@cfaq/core';
+import { PublicUnresolvedItemShape, UnresolvedSearchItemShape } from '@cfaq/core';
 import { Type as T } from '@sinclair/typebox';
-import { BatchQuery, DateTime, listOf, Nullable, PageQuery, Uuid } from '../../lib/schemas.js';
+import { BatchQuery, listOf, PageQuery, Uuid } from '../../lib/schemas.js';
+
+export {
+  SearchResponseShape as SearchResponse,
+  SearchResultShape as SearchResult,
+  SuggestResponseShape as SuggestResponse,
+  TrendingResponseShape as TrendingResponse,
+  UnresolvedStatsShape as UnresolvedStats,
+} from '@cfaq/core';
+export { PublicUnresolvedItemShape as PublicUnresolvedItem, UnresolvedSearchItemShape as UnresolvedItem };
 
 const Query = T.String({
   minLength: 1,
@@ -17,34 +26,6 @@ export const SearchBody = T.Object(
   },
   { additionalProperties: false },
 );
-
-// The result schema avoids anyOf (unions, Nullable): fast-json-stringify resolves anyOf with a
-// validation per value, which is most of a cache hit's serialisation cost.
-const Source = T.Unsafe<SearchSource>({
-  type: 'string',
-  enum: [...HYBRID_SEARCH_SOURCES],
-  description:
-    "faq or community (the spec's two); POST /search also searches the knowledge base: transcript_knowledge " +
-    '(meeting transcripts) and document_insight (ingested documents, upvoted answers), approved rows of the program only',
-});
-const Rank = T.Unsafe<number | null>({ type: ['integer', 'null'], minimum: 1, description: '1-based rank in that list; null when absent' });
-
-export const SearchResult = T.Object({
-  id: Uuid,
-  source: Source,
-  title: T.String({ description: 'FAQ question, post title or knowledge item title' }),
-  snippet: T.String({ description: 'start of the answer, post body or knowledge item content' }),
-  rrfScore: T.Number({ description: 'sum over the lists the document is in of 1 / (60 + rank)' }),
-  textScore: T.Number({ description: 'keyword score in (0, 1]; 0 when not in the keyword list' }),
-  vectorScore: T.Number({ description: 'cosine similarity; 0 when not in the vector list' }),
-  textRank: Rank,
-  vectorRank: Rank,
-});
-
-export const SearchResponse = T.Object({
-  results: T.Array(SearchResult, { maxItems: 5 }),
-  degraded: T.Optional(T.Literal(true, { description: 'the embedder failed: text-only ranking' })),
-});
 
 /**
  * GET searches take `thresholds` like POST /search and ignore it, in whatever form a client sends it
@@ -71,9 +52,6 @@ export const TrendingQuery = T.Composite(
   ],
   { additionalProperties: false },
 );
-export const TrendingResponse = T.Object({
-  items: T.Array(T.Object({ query: T.String(), count: T.Integer(), lastSearchedAt: DateTime })),
-});
 
 export const SuggestQuery = T.Composite(
   [
@@ -82,45 +60,17 @@ export const SuggestQuery = T.Composite(
   ],
   { additionalProperties: false },
 );
-export const SuggestResponse = T.Object({
-  suggestions: T.Array(T.Object({ text: T.String(), source: T.Union([T.Literal('faq'), T.Literal('query')]), faqId: Nullable(Uuid) })),
-});
 
 export const UnresolvedBody = T.Object({ query: Query, batchId: T.Optional(Uuid) }, { additionalProperties: false });
 
-export const UnresolvedItem = T.Object({
-  id: Uuid,
-  query: T.String(),
-  normalizedQuery: T.String(),
-  count: T.Integer({ description: 'times this open query was logged' }),
-  status: T.Union([T.Literal('open'), T.Literal('resolved')]),
-  batchId: Nullable(Uuid),
-  resolvedFaqId: Nullable(Uuid),
-  resolvedBy: Nullable(Uuid),
-  resolvedAt: Nullable(DateTime),
-  lastSeenAt: DateTime,
-  createdAt: DateTime,
-});
-
-/** The public view of an open unresolved search: no user or admin ids. */
-export const PublicUnresolvedItem = T.Pick(UnresolvedItem, ['id', 'query', 'normalizedQuery', 'count', 'lastSeenAt', 'createdAt']);
-
-export const PublicUnresolvedList = listOf(PublicUnresolvedItem);
-export const UnresolvedList = listOf(UnresolvedItem);
+export const PublicUnresolvedList = listOf(PublicUnresolvedItemShape);
+export const UnresolvedList = listOf(UnresolvedSearchItemShape);
 
 export const PublicUnresolvedQuery = T.Composite([PageQuery, BatchQuery], { additionalProperties: false });
 export const AdminUnresolvedQuery = T.Composite(
   [PageQuery, BatchQuery, T.Object({ status: T.Optional(T.Union([T.Literal('open'), T.Literal('resolved')])) })],
   { additionalProperties: false },
 );
-
-export const UnresolvedStats = T.Object({
-  open: T.Integer(),
-  resolved: T.Integer(),
-  openSearches: T.Integer({ description: 'sum of the counts of open rows' }),
-  resolvedLast7Days: T.Integer(),
-  top: T.Array(T.Object({ id: Uuid, query: T.String(), count: T.Integer() })),
-});
 
 export const ResolveBody = T.Object(
   { faqId: T.Optional(Uuid) },
