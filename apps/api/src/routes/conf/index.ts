@@ -13,7 +13,6 @@ import {
   invalidField,
   listInsights,
   listMeetings,
-  reprocessMeeting,
   startConfConnect,
   updateInsight,
   uploadTranscript,
@@ -25,6 +24,7 @@ import { signedIn } from '../../lib/actor.js';
 import { problemResponses } from '../../lib/problem.js';
 import { IdParams, listOf } from '../../lib/schemas.js';
 import type { RoutePlugin } from '../../lib/types.js';
+import { reprocessMeetingRoute } from './reprocess.js';
 import {
   BackfillQuery,
   BackfillResult,
@@ -169,18 +169,11 @@ export const confRoutes: RoutePlugin = async (app) => {
     async (request) => getMeeting(ctx, request.params.id),
   );
 
-  app.post(
+  reprocessMeetingRoute(
+    app,
     '/conf/meetings/:id/transcript',
-    {
-      config: { access: 'admin' },
-      schema: {
-        tags,
-        summary: 'Re-processes a completed or failed meeting (queued; 409 while it is pending)',
-        params: IdParams,
-        response: { 202: Meeting, ...problemResponses(404, 409) },
-      },
-    },
-    async (request, reply) => reply.status(202).send(await reprocessMeeting(ctx, request.params.id)),
+    tags,
+    'Re-processes a completed or failed meeting (queued; 409 while it is pending)',
   );
 
   app.get(

@@ -13,7 +13,6 @@ import {
   PromoteKnowledgeShape,
   processUpvotes,
   promoteKnowledge,
-  reprocessMeeting,
   searchKnowledgeItems,
   setKnowledgeStatus,
   UpvoteKnowledgeShape,
@@ -23,7 +22,7 @@ import { signedIn } from '../../lib/actor.js';
 import { problemResponses } from '../../lib/problem.js';
 import { IdParams, listOf, PageQuery, Uuid } from '../../lib/schemas.js';
 import type { RoutePlugin } from '../../lib/types.js';
-import { Meeting } from '../conf/schemas.js';
+import { reprocessMeetingRoute } from '../conf/reprocess.js';
 
 const tags = ['knowledge'];
 const Query = T.Object({ q: T.String({ minLength: 1, maxLength: 500 }), batchId: T.Optional(Uuid) });
@@ -171,18 +170,11 @@ export const knowledgeRoutes: RoutePlugin = async (app) => {
     async (request) => processUpvotes(ctx, request.query),
   );
 
-  app.post(
+  reprocessMeetingRoute(
+    app,
     '/knowledge/process-meeting/:id',
-    {
-      config: { access: 'admin' },
-      schema: {
-        tags,
-        summary: 'Re-processes a meeting into knowledge and insights (same as POST /conf/meetings/:id/transcript)',
-        params: IdParams,
-        response: { 202: Meeting, ...problemResponses(404, 409) },
-      },
-    },
-    async (request, reply) => reply.status(202).send(await reprocessMeeting(ctx, request.params.id)),
+    tags,
+    'Re-processes a meeting into knowledge and insights (same as POST /conf/meetings/:id/transcript)',
   );
 
   app.post(
