@@ -8,7 +8,16 @@ import type { Actor } from '../shared/db.js';
 import { generateStructured } from './generate.js';
 import { AI_PROVIDERS, type AiProviderName, DETECTION_ORDER } from './providers.js';
 import { AI_CONFIG_SCOPE, AI_PIPELINES, type AiConfigRow, keyAad, loadAiConfigRow, type ResolvedAi, resolveAiFromRow } from './settings.js';
-import type { ActiveMap, AiConfigView, ProvidersReport, ProviderTest, ProviderTestResult, ProviderView, ResetUsage } from './shape.js';
+import type {
+  ActiveMap,
+  AiConfigView,
+  ProvidersReport,
+  ProviderTest,
+  ProviderTestResult,
+  ProviderView,
+  ResetUsage,
+  RevealedKey,
+} from './shape.js';
 import { clearUsage, usageReport } from './usage.js';
 
 /**
@@ -233,11 +242,7 @@ export async function testAiProviders(ctx: Ctx): Promise<ProviderTest> {
 }
 
 /** The one place a stored key leaves the database in clear; audit-logged. 404 when no key is stored. */
-export async function revealApiKey(
-  ctx: Ctx,
-  actor: Actor & { ip?: string },
-  provider: AiProviderName,
-): Promise<{ provider: AiProviderName; apiKey: string }> {
+export async function revealApiKey(ctx: Ctx, actor: Actor & { ip?: string }, provider: AiProviderName): Promise<RevealedKey> {
   const row = await loadAiConfigRow(ctx);
   const enc = row?.apiKeys?.[provider];
   if (!row || !enc) throw notFound(`Stored ${provider} API key`, Code.API_KEY_NOT_FOUND);

@@ -90,3 +90,7 @@ export const ProviderTestResultShape = T.Object({
 export type ProviderTestResult = Static<typeof ProviderTestResultShape>;
 export const ProviderTestShape = T.Object({ results: T.Array(ProviderTestResultShape), notConfigured: T.Array(AiProviderNameShape) });
 export type ProviderTest = Static<typeof ProviderTestShape>;
+
+/** The one read of a stored key (audit-logged). */
+export const RevealedKeyShape = T.Object({ provider: AiProviderNameShape, apiKey: T.String() });
+export type RevealedKey = Static<typeof RevealedKeyShape>;

@@ -9,6 +9,7 @@ export {
   ProvidersReportShape as Providers,
   ProviderTestShape as ProviderTest,
   ResetUsageShape as ResetUsage,
+  RevealedKeyShape as RevealedKey,
   ReviewQueueEntryShape as QueueItem,
   RunItemShape as RunItem,
   RunReportShape as RunReport,
@@ -53,4 +54,3 @@ export const CalibrationQuery = T.Object({
   publishedBy: T.Optional(T.Union([T.Literal('auto'), T.Literal('admin'), T.Literal('all')], { default: 'auto' })),
 });
 export const ProviderParams = T.Object({ provider: ProviderName });
-export const RevealedKey = T.Object({ provider: ProviderName, apiKey: T.String() });
