@@ -140,7 +140,7 @@ export const reputationTotals = pgTable(
 /**
  * How many users have positive points on each leaderboard (program, period, period start): the
  * leaderboard's total without counting the board. Kept by a deferred trigger on reputation_totals
- * (migration 0024), which moves it when a user's points cross zero, however the row changes
+ * (migration 0025), which moves it when a user's points cross zero, however the row changes
  * (awards, reversals, a deleted user's cascade).
  */
 export const reputationBoardSizes = pgTable(
