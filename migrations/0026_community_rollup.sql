@@ -13,6 +13,7 @@ CREATE TABLE "community_daily_stats" (
 	"ai_reviewed" integer NOT NULL,
 	"ai_approved" integer NOT NULL,
 	"escalated" integer NOT NULL,
+	"ai_awaiting" integer NOT NULL,
 	"status_open" integer NOT NULL,
 	"status_answered" integer NOT NULL,
 	"status_pending" integer NOT NULL,

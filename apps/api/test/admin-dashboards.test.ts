@@ -341,6 +341,8 @@ describe('community rollup (analytics.rollup)', () => {
     `/analytics/overview?${RANGE_B()}`,
     '/analytics/overview?from=2026-02-01&to=2026-03-15',
     `/analytics/community?${RANGE_B()}&interval=week`,
+    '/admin/stats',
+    `/admin/stats?batchId=${progB}`,
   ];
   const answers = () => Promise.all(URLS().map(async (u) => (await get(u, admin)).json()));
   /** The same requests with the rollup switched off: every day read from the raw tables. */

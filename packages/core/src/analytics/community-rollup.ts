@@ -78,6 +78,7 @@ export const COMMUNITY_FACTS = [
   'ai_reviewed',
   'ai_approved',
   'escalated',
+  'ai_awaiting',
   'status_open',
   'status_answered',
   'status_pending',
@@ -92,9 +93,10 @@ const postAggregates = sql`count(*), count(p.answered_at), count(p.ai_answer_sta
   count(*) filter (where p.ai_answer_status = 'approved' and p.ai_answer_reviewed_at is null),
   count(p.ai_answer_reviewed_at), count(*) filter (where p.ai_answer_reviewed_at is not null and p.ai_answer_status = 'approved'),
   count(*) filter (where p.escalation_status = 'escalated'),
+  count(*) filter (where p.ai_answer_status in ('suggested', 'escalated')),
   count(*) filter (where p.status = 'open'), count(*) filter (where p.status = 'answered'),
   count(*) filter (where p.status = 'pending'), count(*) filter (where p.status = 'closed'), 0, 0`;
-const commentAggregates = sql`0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, count(*), count(*) filter (where c.is_accepted)`;
+const commentAggregates = sql`0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, count(*), count(*) filter (where c.is_accepted)`;
 
 /** Comments (alias c) in `when`, of the program's posts when one is given (a comment counts in its post's program). */
 const commentsWhere = (when: SQL, batchId: string | null) =>

@@ -78,6 +78,8 @@ export const communityDailyStats = pgTable(
     aiReviewed: integer().notNull(),
     aiApproved: integer().notNull(),
     escalated: integer().notNull(),
+    /** AI answers waiting for staff review (suggested or escalated). */
+    aiAwaiting: integer().notNull(),
     statusOpen: integer().notNull(),
     statusAnswered: integer().notNull(),
     statusPending: integer().notNull(),
