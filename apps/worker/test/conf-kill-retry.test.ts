@@ -108,10 +108,12 @@ afterAll(async () => {
 });
 
 const jobRow = async () =>
-  (await t.ctx.pool.query<{ id: string; state: string; retry_count: number }>(
-    `SELECT id, state, retry_count FROM pgboss.job WHERE name = $1 AND data->>'meetingUuid' = $2`,
-    [confIngestJob.name, UUID],
-  )).rows;
+  (
+    await t.ctx.pool.query<{ id: string; state: string; retry_count: number }>(
+      `SELECT id, state, retry_count FROM pgboss.job WHERE name = $1 AND data->>'meetingUuid' = $2`,
+      [confIngestJob.name, UUID],
+    )
+  ).rows;
 
 describe('conf ingestion after kill -9 of the worker mid-job', () => {
   it('a second worker retries the job and completes exactly one meeting, with one set of rows', async () => {
@@ -148,12 +150,21 @@ describe('conf ingestion after kill -9 of the worker mid-job', () => {
 
     const log = () => second.output().slice(-4000);
     const meetings = await t.ctx.db.select().from(confMeetings).where(eq(confMeetings.confMeetingId, UUID));
-    expect(meetings.map((m) => m.status), log()).toEqual(['completed']);
+    expect(
+      meetings.map((m) => m.status),
+      log(),
+    ).toEqual(['completed']);
     const meeting = meetings[0] as (typeof meetings)[number];
     expect(meeting.id).toBe(pending[0]?.id);
-    expect((await jobRow()).map((j) => [j.state, j.retry_count]), log()).toEqual([['completed', 1]]);
+    expect(
+      (await jobRow()).map((j) => [j.state, j.retry_count]),
+      log(),
+    ).toEqual([['completed', 1]]);
     // Two downloads in all: the hung one and the retry's.
-    expect(fake.requests.filter((r) => r.path.startsWith('/rec/download/')), log()).toHaveLength(2);
+    expect(
+      fake.requests.filter((r) => r.path.startsWith('/rec/download/')),
+      log(),
+    ).toHaveLength(2);
     // One set of rows: the transcript's single knowledge row, no insight (no AI provider configured).
     const knowledge = await t.ctx.db.select().from(transcriptKnowledge).where(eq(transcriptKnowledge.meetingId, meeting.id));
     expect(knowledge).toHaveLength(1);
