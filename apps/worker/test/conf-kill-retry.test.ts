@@ -156,8 +156,15 @@ describe('conf ingestion after kill -9 of the worker mid-job', () => {
     ).toEqual(['completed']);
     const meeting = meetings[0] as (typeof meetings)[number];
     expect(meeting.id).toBe(pending[0]?.id);
+    // pg-boss settles the job just after the handler's "job done" line (no job events cross processes).
+    const settledBy = Date.now() + 10_000;
+    let rows = await jobRow();
+    while (rows[0]?.state === 'active' && Date.now() < settledBy) {
+      await new Promise((r) => setTimeout(r, 100));
+      rows = await jobRow();
+    }
     expect(
-      (await jobRow()).map((j) => [j.state, j.retry_count]),
+      rows.map((j) => [j.state, j.retry_count]),
       log(),
     ).toEqual([['completed', 1]]);
     // Two downloads in all: the hung one and the retry's.
