@@ -56,6 +56,8 @@ describe('loadConfig', () => {
     ['JWT_SECRET', 'short'],
     ['ENCRYPTION_KEY', 'abcd'],
     ['CONF_TOPIC_BLACKLIST', 'ok,(unclosed'],
+    ['CONF_INGEST_RETRY_DELAY_SECONDS', '0'],
+    ['JOB_SUPERVISE_INTERVAL_SECONDS', '0'],
     ['FAQ_FRESHNESS_CRON_SCHEDULE', 'every day'],
     ['FAQ_FRESHNESS_CRON_SCHEDULE', '0 6 * * 99'],
     ['FAQ_FRESHNESS_CRON_SCHEDULE', '61 * * * *'],

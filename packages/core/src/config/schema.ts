@@ -221,6 +221,12 @@ export const ConfigSchema = T.Object({
     description: 'unanswered window of the time-trial; the spec describes it as 16 hours, so the value is read as hours',
   }),
   UNANSWERED_ESCALATION_COMMENTS: Int(3, 1, 1000, 'unanswered comments that escalate a post'),
+  JOB_SUPERVISE_INTERVAL_SECONDS: Int(
+    60,
+    1,
+    3600,
+    'how often a worker fails expired jobs and jobs whose worker stopped heartbeating (killed mid-job), so they are retried',
+  ),
 
   // Meeting provider (conf)
   CONF_CLIENT_ID: Str('OAuth client id (required for the conf integration)'),
@@ -236,6 +242,12 @@ export const ConfigSchema = T.Object({
   }),
   CONF_DOWNLOAD_MAX_BYTES: Int(10_485_760, 1024, 104_857_600, 'largest transcript download'),
   CONF_DOWNLOAD_TIMEOUT_MS: Int(30_000, 1000, 600_000, 'transcript download timeout'),
+  CONF_INGEST_RETRY_DELAY_SECONDS: Int(
+    30,
+    1,
+    3600,
+    'delay before the first retry of a failed or abandoned transcript ingestion job (doubling, with jitter, on each further retry)',
+  ),
 });
 
 export type Config = Static<typeof ConfigSchema>;
