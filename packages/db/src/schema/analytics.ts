@@ -87,9 +87,7 @@ export const communityDailyStats = pgTable(
     comments: integer().notNull(),
     commentsAccepted: integer().notNull(),
   },
-  (t) => [
-    uniqueIndex('community_daily_stats_key').on(t.day, sql`coalesce(${t.batchId}, '00000000-0000-0000-0000-000000000000'::uuid)`),
-  ],
+  (t) => [uniqueIndex('community_daily_stats_key').on(t.day, sql`coalesce(${t.batchId}, '00000000-0000-0000-0000-000000000000'::uuid)`)],
 );
 
 /** Accounts created per day (UTC), rolled up with the community totals. */
