@@ -53,6 +53,14 @@ export const ConfigSchema = T.Object({
     'seconds after a refresh in which the same refresh token answers the same successor (a second tab or a retry); reuse later revokes the sign-in (RFC 9700 4.14.2); 0 = no grace',
   ),
   ENCRYPTION_KEY: Str('32-byte key (64 hex chars or base64) for AES-256-GCM secrets at rest; generated into DATA_DIR outside production'),
+  PASSWORD_HASH_MEMORY_KIB: Int(
+    65_536,
+    1024,
+    1_048_576,
+    'argon2id memory per password hash, in KiB; production needs at least 19456 (OWASP); stored hashes made at another cost are re-hashed at sign-in',
+  ),
+  PASSWORD_HASH_ITERATIONS: Int(3, 1, 20, 'argon2id passes per password hash; production needs at least 2 (OWASP)'),
+  PASSWORD_HASH_PARALLELISM: Int(4, 1, 16, 'argon2id lanes per password hash'),
   ADMIN_EMAIL: Str('initial admin account, created at start if missing'),
   ADMIN_PASSWORD: Str('initial admin password; if unset a password is generated and printed once'),
   ADMIN_2FA_REQUIRED: T.Optional(
