@@ -39,7 +39,7 @@ interface Variant {
   bigram?: number;
   tri?: number;
   correct?: 'none' | 'add' | 'replace';
-  kwCorrect?: boolean;
+  kwCorrect?: boolean | 'replace';
   useCorrect?: boolean;
   minText?: number;
   docCorrect?: boolean;
@@ -207,6 +207,7 @@ for (const f of readdirSync(DATA_DIR).filter((x) => x.endsWith('.json'))) {
   const idf = (l: string) => Math.log(1 + (n - (df.get(l) ?? 0) + 0.5) / ((df.get(l) ?? 0) + 0.5));
   const qLexPlain = await lexemes(qNorm);
   const qLexFixed = await lexemes(qNorm.map((q) => correct(q, 'add')));
+  const qLexReplaced = await lexemes(qNorm.map((q) => correct(q, 'replace')));
   const idOf = new Map(ds.faqs.map((x, i) => [x.id, i]));
   console.log(
     `\n## ${ds.name}${TYPOS ? ' (a typo in every query)' : ''}: vector P@1/MRR/Hit | fused P@1/MRR/Hit | true>=.80 unrel>=.80 | dup block/prec @.82 | dup prec @25%`,
@@ -224,7 +225,7 @@ for (const f of readdirSync(DATA_DIR).filter((x) => x.endsWith('.json'))) {
       const lexText = v.correct && v.correct !== 'none' ? correct(qt, v.correct) : qt;
       const qv = combine(lexText, cache.get(useText) as number[], v);
       const vs = docV.map((d) => cosineSimilarity(qv, d));
-      const words = [...((v.kwCorrect ? qLexFixed : qLexPlain)[qi] as Map<string, number>).keys()];
+      const words = [...((v.kwCorrect === 'replace' ? qLexReplaced : v.kwCorrect ? qLexFixed : qLexPlain)[qi] as Map<string, number>).keys()];
       const total = words.reduce((s, l) => s + idf(l), 0) * (BM25_K1 + 1);
       const ts = docs.map((d) => {
         let s = 0;
