@@ -1,8 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { cloneDatabase, REPO_ROOT, type Spawned, spawnNode, TEST_ENV } from '@cfaq/testkit';
+import { cloneDatabase, embeddedDataDir, REPO_ROOT, type Spawned, spawnNode, TEST_ENV } from '@cfaq/testkit';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 /**
@@ -72,7 +71,7 @@ describe('the compiled build', () => {
   }, 120_000);
 
   it('npm run start:dist (API and worker in one process) serves on the embedded database and stops within 10 s', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'cfaq-dist-'));
+    const dataDir = await embeddedDataDir('migrated', 'cfaq-dist-');
     try {
       const { DATABASE_URL: _unused, ...embeddedEnv } = env;
       const all = spawnNode([...NODE, 'dist/start.js'], { ...embeddedEnv, DATA_DIR: dataDir, MIGRATE_ON_START: 'true' });

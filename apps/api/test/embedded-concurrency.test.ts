@@ -1,7 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { type Spawned, spawnEntry } from '@cfaq/testkit';
+import { rmSync } from 'node:fs';
+import { embeddedDataDir, type Spawned, spawnEntry } from '@cfaq/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
@@ -35,7 +33,8 @@ const ok = (r: Res, status = 200) => {
 };
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'cfaq-embedded-conc-'));
+  // A copy of a migrated PGlite folder: the first-start path (initdb, migrations) is process.test.ts's.
+  dataDir = await embeddedDataDir('migrated', 'cfaq-embedded-conc-');
   p = spawnEntry('scripts/start.ts', {
     NODE_ENV: 'development',
     LOG_LEVEL: 'info',

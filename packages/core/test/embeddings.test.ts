@@ -170,7 +170,7 @@ describe('Ollama embedder', () => {
     const base = { DATABASE_URL: t.url };
     expect(createEmbedder(testConfig({ ...base, OLLAMA_HOST: ollama.url }), log)).toBeInstanceOf(OllamaEmbedder);
     expect(createEmbedder(testConfig(base), log)).toBeInstanceOf(SentenceEmbedder);
-    expect(createEmbedder(testConfig(base), log).model).toBe('local-hash-use-lite-joined-25-15-60-c59-spell');
+    expect(createEmbedder(testConfig(base), log).model).toBe('local-hash-use-lite-joined-25-25-50-c59-spell');
     expect(createEmbedder(testConfig({ ...base, EMBEDDER_LAYOUT: 'replace' }), log).model).toBe(
       'local-hash-use-lite-replace-30-0-70-c59-spell',
     );

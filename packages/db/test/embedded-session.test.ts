@@ -1,6 +1,6 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { embeddedDatabaseDir } from '@cfaq/testkit';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPool } from '../src/client.js';
@@ -13,7 +13,8 @@ let embedded: EmbeddedDatabase;
 let pools: pg.Pool[] = [];
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'cfaq-embedded-session-'));
+  // A copy of a fresh (unmigrated) PGlite cluster: initdb in WebAssembly is the slow part, and not what this tests.
+  dir = await embeddedDatabaseDir('bare');
   embedded = await openEmbeddedDatabase(dir);
   pools = [0, 1, 2].map(() => createPool({ connectionString: embedded.url, max: 8 }));
 }, 180_000);

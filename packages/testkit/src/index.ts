@@ -1,6 +1,7 @@
 export * from './config.js';
 export * from './context.js';
 export * from './database.js';
+export * from './embedded-template.js';
 export * from './factories.js';
 export * from './fakes/ai/index.js';
 export * from './fakes/conf-provider.js';
