@@ -5,17 +5,21 @@ import { HNSW_EF_SEARCH } from './tuning.js';
 
 /** Running the hybrid statement on PostgreSQL or PGlite through a `pg` pool (the SQL text is hybrid-sql.ts). */
 
-const prepared = new WeakSet<pg.PoolClient>();
+/** The hnsw.ef_search each pooled connection was prepared with. */
+const prepared = new WeakMap<pg.PoolClient, number>();
 
 /**
  * Session settings for the vector sub-searches, applied once per pooled connection so each search
  * stays one statement: iterative index scans (pgvector 0.8) so a filtered nearest-neighbour query
- * still finds 5 rows, and the HNSW candidate list size.
+ * still finds 5 rows, and the HNSW candidate list size (the SEARCH_HNSW_EF_SEARCH setting; the
+ * default when not given).
  */
-export async function prepareSearchConnection(client: pg.PoolClient): Promise<void> {
-  if (prepared.has(client)) return;
-  await client.query(`SET hnsw.iterative_scan = relaxed_order; SET hnsw.ef_search = ${HNSW_EF_SEARCH}`);
-  prepared.add(client);
+export async function prepareSearchConnection(client: pg.PoolClient, efSearch: number = HNSW_EF_SEARCH): Promise<void> {
+  if (prepared.get(client) === efSearch) return;
+  if (!Number.isInteger(efSearch) || efSearch < 1 || efSearch > 1000)
+    throw new Error(`hnsw.ef_search must be an integer in 1..1000, got ${efSearch}`);
+  await client.query(`SET hnsw.iterative_scan = relaxed_order; SET hnsw.ef_search = ${efSearch}`);
+  prepared.set(client, efSearch);
 }
 
 /**
@@ -47,6 +51,8 @@ export interface HybridValues {
   /** null: text-only (the embedder failed or vector mode is off). */
   embedding: readonly number[] | null;
   programId: string;
+  /** hnsw.ef_search (the SEARCH_HNSW_EF_SEARCH setting); HNSW_EF_SEARCH when omitted. */
+  efSearch?: number | undefined;
 }
 
 export interface RunHybridParams extends HybridSqlOptions, HybridValues {}
@@ -55,7 +61,7 @@ export interface RunHybridParams extends HybridSqlOptions, HybridValues {}
 export async function runHybridStatement(pool: pg.Pool, statement: HybridStatement, v: HybridValues): Promise<HybridRow[]> {
   const client = await pool.connect();
   try {
-    await prepareSearchConnection(client);
+    await prepareSearchConnection(client, v.efSearch);
     const res = await client.query<HybridRow>({
       ...statement,
       values: [v.query, v.embedding ? toVectorLiteral(v.embedding) : null, v.programId],
