@@ -167,6 +167,27 @@ describe('migrations', () => {
     }
   });
 
+  it('index every FAQ foreign key of the knowledge tables (proposed, converted, promoted)', async () => {
+    // Each FK column referencing faqs must lead an index, so deleting a FAQ (ON DELETE SET NULL) and
+    // "rows linked to FAQ X" do not scan the whole table.
+    const fks = await q<{ table_name: string; column_name: string }>(
+      `select c.conrelid::regclass::text as table_name, a.attname as column_name
+         from pg_constraint c join pg_attribute a on a.attrelid = c.conrelid and a.attnum = c.conkey[1]
+        where c.contype = 'f' and c.confrelid = 'faqs'::regclass
+          and c.conrelid::regclass::text in ('conf_insights', 'transcript_knowledge', 'document_insights')
+        order by 1, 2`,
+    );
+    expect(fks).toHaveLength(6);
+    for (const fk of fks) {
+      const led = await q(
+        `select 1 from pg_index i join pg_attribute a on a.attrelid = i.indrelid and a.attnum = i.indkey[0]
+          where i.indrelid = $1::regclass and a.attname = $2`,
+        [fk.table_name, fk.column_name],
+      );
+      expect(led.length, `${fk.table_name}.${fk.column_name} leads an index`).toBeGreaterThan(0);
+    }
+  });
+
   it("use Postgres enums with the spec's values", async () => {
     const values = async (type: string) =>
       (await q<{ v: string }>('select unnest(enum_range(null::' + type + '))::text as v')).map((r) => r.v);

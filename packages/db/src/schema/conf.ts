@@ -72,7 +72,14 @@ export const confInsights = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [index('conf_insights_meeting_idx').on(t.meetingId), index('conf_insights_status_idx').on(t.status)],
+  (t) => [
+    index('conf_insights_meeting_idx').on(t.meetingId),
+    index('conf_insights_status_idx').on(t.status),
+    // The FAQ foreign keys: deleting a FAQ (ON DELETE SET NULL) and "rows linked to FAQ X" look them up.
+    // Partial: most rows link no FAQ.
+    index('conf_insights_converted_faq_idx').on(t.convertedFaqId).where(sql`converted_faq_id IS NOT NULL`),
+    index('conf_insights_proposed_faq_idx').on(t.proposedFaqId).where(sql`proposed_faq_id IS NOT NULL`),
+  ],
 );
 
 /** Path B of ingestion: approved on creation, embedded inline, searchable at once. */
@@ -104,6 +111,8 @@ export const transcriptKnowledge = pgTable(
     index('transcript_knowledge_search_vector_idx').using('gin', t.searchVector),
     // The title's own words: POST /search picks keyword candidates by title hits (search/text-sql.ts).
     index('transcript_knowledge_title_tsv_idx').using('gin', sql`to_tsvector('english'::regconfig, ${t.title})`),
+    index('transcript_knowledge_promoted_faq_idx').on(t.promotedFaqId).where(sql`promoted_faq_id IS NOT NULL`),
+    index('transcript_knowledge_proposed_faq_idx').on(t.proposedFaqId).where(sql`proposed_faq_id IS NOT NULL`),
   ],
 );
 
@@ -138,5 +147,7 @@ export const documentInsights = pgTable(
     index('document_insights_embedding_hnsw_idx').using('hnsw', t.embedding.op('vector_cosine_ops')),
     index('document_insights_search_vector_idx').using('gin', t.searchVector),
     index('document_insights_title_tsv_idx').using('gin', sql`to_tsvector('english'::regconfig, ${t.title})`),
+    index('document_insights_promoted_faq_idx').on(t.promotedFaqId).where(sql`promoted_faq_id IS NOT NULL`),
+    index('document_insights_proposed_faq_idx').on(t.proposedFaqId).where(sql`proposed_faq_id IS NOT NULL`),
   ],
 );
