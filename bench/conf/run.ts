@@ -6,6 +6,7 @@
  * `bench_conf` on the local server.
  */
 import { createHmac } from 'node:crypto';
+import { loadavg } from 'node:os';
 import {
   BossJobQueue,
   createCoreContext,
@@ -27,6 +28,10 @@ const SERVER = process.env.BENCH_SERVER_URL ?? 'postgres://postgres@127.0.0.1:54
 const DB = 'bench_conf';
 const SECRET = 'bench-webhook-secret';
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
+/** `webhook`, `transcript` or both (default). */
+const PART = process.env.BENCH_PART ?? 'all';
+/** The machine's load average (1, 5, 15 minutes), printed with every figure: on a shared machine it decides what a figure means. */
+const load = () => loadavg().map((l) => Number(l.toFixed(2)));
 
 async function freshDatabase(): Promise<string> {
   if (process.env.BENCH_DATABASE_URL) return process.env.BENCH_DATABASE_URL;
@@ -81,7 +86,15 @@ async function main() {
   const log = createLogger({ level: 'silent' });
   const ctx = createCoreContext({ config, log, pool, jobs: new BossJobQueue(boss) });
 
-  // (1) webhook acknowledgement
+  console.log(JSON.stringify({ start: new Date().toISOString(), loadAverage: load(), embedder: ctx.embedder.model }));
+  if (PART !== 'transcript') await webhookBench(ctx, pool);
+  if (PART !== 'webhook') await transcriptBench(ctx);
+  await boss.stop({ graceful: false, close: true });
+  await pool.end();
+}
+
+/** (1) webhook acknowledgement */
+async function webhookBench(ctx: ReturnType<typeof createCoreContext>, pool: pg.Pool) {
   const app = await buildApp({ ctx, logger: false });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const port = (app.server.address() as { port: number }).port;
@@ -125,14 +138,17 @@ async function main() {
           latencyMs: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max },
           jobsCommitted: rows[0].n,
           processCpuSeconds: Number(((cpu.user + cpu.system) / 1e6).toFixed(1)),
+          loadAverage: load(),
         },
       },
       null,
       2,
     ),
   );
+}
 
-  // (2) two-hour transcript: parse and store (worker time, no AI call)
+/** (2) two-hour transcript: parse and store (worker time, no AI call) */
+async function transcriptBench(ctx: ReturnType<typeof createCoreContext>) {
   const vtt = twoHourVtt();
   await ctx.embedder.warm();
   const runs: number[] = [];
@@ -157,12 +173,11 @@ async function main() {
           knowledgeRows: stored.status === 'completed' ? stored.knowledgeCount : 0,
           wallMs: Math.round(runs[r] as number),
           cpuMs: Math.round((c.user + c.system) / 1000),
+          loadAverage: load(),
         },
       }),
     );
   }
-  await boss.stop({ graceful: false, close: true });
-  await pool.end();
 }
 
 main().catch((err) => {

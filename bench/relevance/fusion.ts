@@ -20,6 +20,7 @@ import {
   createEmbedder,
   createLogger,
   embeddingText,
+  keywordQuery,
   loadConfig,
   normalizeQuery,
   PER_LIST,
@@ -83,7 +84,8 @@ for (const f of readdirSync(DATA_DIR).filter((x) => x.endsWith('.json'))) {
   const n = ds.faqs.length;
   const qLex = await lexemes(ds.faqs.map((x) => x.question));
   const aLex = await lexemes(ds.faqs.map((x) => x.answer));
-  const queryLex = await lexemes(ds.queries.map((q) => normalizeQuery(q.text)));
+  // The keyword side's query as the service builds it (spelling corrections appended).
+  const queryLex = await lexemes(ds.queries.map((q) => keywordQuery(normalizeQuery(q.text))));
   const docs = ds.faqs.map((_, i) => {
     const tf = new Map<string, number>();
     for (const [l, c] of qLex[i] as Map<string, number>) tf.set(l, c);

@@ -25,6 +25,7 @@ import {
   DUPLICATE_THRESHOLD,
   embeddingText,
   HYBRID_SEARCH_SOURCES,
+  keywordQuery,
   loadConfig,
   normalizeQuery,
   runHybridSearch,
@@ -259,7 +260,9 @@ async function runDataset(ds: Dataset) {
       fused: hybrid(['vector', 'text']),
       'keyword list': hybrid(['text']),
       'keyword list unbounded': async (_q, normalized) =>
-        (await runHybridStatement(pool, { text: unboundedKeywordSql }, { query: normalized, embedding: null, programId })).map((r) => r.id),
+        (
+          await runHybridStatement(pool, { text: unboundedKeywordSql }, { query: keywordQuery(normalized), embedding: null, programId })
+        ).map((r) => r.id),
       'vector list (unfiltered)': hybrid(['vector'], false),
       'BM25 question + answer': (q) => bmQa(q.text),
       'BM25 question': (q) => bmQ(q.text),

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { sha256Hex } from '@cfaq/core';
+import { hashPassword, sha256Hex } from '@cfaq/core';
 import {
   badges,
   comments,
@@ -131,6 +131,22 @@ describe('POST /auth/login', () => {
       'INVALID_CREDENTIALS',
     );
     expect(a.detail).toBe(b.detail);
+  });
+
+  it('re-hashes a password stored at another cost at the next sign-in, and only after the password checked out', async () => {
+    const u = await registerUser();
+    const older = await hashPassword(u.password, {
+      PASSWORD_HASH_MEMORY_KIB: 2048,
+      PASSWORD_HASH_ITERATIONS: 2,
+      PASSWORD_HASH_PARALLELISM: 1,
+    });
+    await t.ctx.db.update(users).set({ passwordHash: older }).where(eq(users.id, u.user.id));
+    const stored = async () => (await t.ctx.db.select({ h: users.passwordHash }).from(users).where(eq(users.id, u.user.id)))[0]?.h;
+    expectProblem(await post('/auth/login', { email: u.email, password: 'wrong-password' }), 401, 'INVALID_CREDENTIALS');
+    expect(await stored()).toBe(older);
+    expect((await post('/auth/login', { email: u.email, password: u.password })).statusCode).toBe(200);
+    expect((await stored())?.split('$')[3]?.split(',').sort()).toEqual(['m=1024', 'p=1', 't=1']);
+    expect((await post('/auth/login', { email: u.email, password: u.password })).statusCode).toBe(200);
   });
 
   it('refuses a suspended account (403) and lets it in once the suspension has lapsed', async () => {

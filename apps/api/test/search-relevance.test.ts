@@ -1,4 +1,4 @@
-import { embedRow } from '@cfaq/core';
+import { embedRow, keywordQuery, resolveProgramId, runHybridSearch } from '@cfaq/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './helpers.js';
 
@@ -65,5 +65,14 @@ describe('POST /search ranks the FAQ a rephrasing asks for first', () => {
 
   it('tolerates a misspelt word', async () => {
     expect(await top('recordngs of past sessions')).toBe('Where can I watch recordings of past sessions?');
+  });
+
+  it('matches a misspelt word by keyword through its spelling correction', async () => {
+    expect(keywordQuery('refnud policy')).toBe('refnud policy refund');
+    const programId = await resolveProgramId(t.ctx, undefined);
+    const keyword = async (query: string) =>
+      (await runHybridSearch(t.ctx.pool, { query, embedding: null, programId, sources: ['faq'], modes: ['text'] })).map((r) => r.title);
+    expect((await keyword('refnud'))[0]).toBe('Can I get a refund if I leave the program?');
+    expect((await keyword('authenticatr app'))[0]).toBe('How do I turn on two-factor authentication?');
   });
 });

@@ -58,6 +58,8 @@ describe('loadConfig', () => {
     ['JWT_SECRET', 'short'],
     ['ENCRYPTION_KEY', 'abcd'],
     ['CONF_TOPIC_BLACKLIST', 'ok,(unclosed'],
+    ['CONF_INGEST_RETRY_DELAY_SECONDS', '0'],
+    ['JOB_SUPERVISE_INTERVAL_SECONDS', '0'],
     ['FAQ_FRESHNESS_CRON_SCHEDULE', 'every day'],
     ['FAQ_FRESHNESS_CRON_SCHEDULE', '0 6 * * 99'],
     ['FAQ_FRESHNESS_CRON_SCHEDULE', '61 * * * *'],
@@ -81,6 +83,15 @@ describe('loadConfig', () => {
     } catch (err) {
       expect((err as Error).message).not.toContain('not-a-valid-key-value');
     }
+  });
+
+  it("refuses a password-hash cost under OWASP's argon2id floor in production only", () => {
+    const prod = { NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(40), ENCRYPTION_KEY: key };
+    expect(() => loadConfig({ ...prod, PASSWORD_HASH_MEMORY_KIB: '1024' })).toThrow(/PASSWORD_HASH_MEMORY_KIB/);
+    expect(() => loadConfig({ ...prod, PASSWORD_HASH_ITERATIONS: '1' })).toThrow(/PASSWORD_HASH_ITERATIONS/);
+    expect(loadConfig({ ...prod, PASSWORD_HASH_MEMORY_KIB: '19456', PASSWORD_HASH_ITERATIONS: '2' }).PASSWORD_HASH_MEMORY_KIB).toBe(19456);
+    expect(loadConfig({ PASSWORD_HASH_MEMORY_KIB: '1024', PASSWORD_HASH_ITERATIONS: '1' }).PASSWORD_HASH_ITERATIONS).toBe(1);
+    expect(() => loadConfig({ PASSWORD_HASH_MEMORY_KIB: '512' })).toThrow(/PASSWORD_HASH_MEMORY_KIB/);
   });
 
   it('requires JWT_SECRET and ENCRYPTION_KEY in production', () => {

@@ -12,6 +12,8 @@ import {
   resolveProgramId,
   SentenceEmbedder,
   sentenceEncoder,
+  spellingCorrections,
+  withSpelling,
 } from '@cfaq/core';
 import { communityPosts, documentInsights, faqs, transcriptKnowledge } from '@cfaq/db/schema/index';
 import { createTestContext, type FakeOllama, startFakeOllama, type TestContext, testConfig } from '@cfaq/testkit';
@@ -65,6 +67,34 @@ describe('local embedder', () => {
   });
 });
 
+describe('spelling corrections', () => {
+  it('maps a word the word list lacks to the most frequent known word one edit away', () => {
+    expect(spellingCorrections('How do I recieve my scholarhsip?')).toEqual(
+      new Map([
+        ['recieve', 'receive'],
+        ['scholarhsip', 'scholarship'],
+      ]),
+    );
+  });
+
+  it('leaves known words, short words, words with digits and words with no near neighbour alone', () => {
+    expect(spellingCorrections('reset password wifi 2fa ssn fafsa zoom')).toEqual(new Map());
+  });
+
+  it('appends corrections for matching and swaps them in for the sentence encoder', () => {
+    expect(withSpelling('Scholarhsip deadline')).toEqual({
+      added: 'Scholarhsip deadline scholarship',
+      replaced: 'scholarship deadline',
+      corrections: 1,
+    });
+    expect(withSpelling('scholarship deadline')).toEqual({
+      added: 'scholarship deadline',
+      replaced: 'scholarship deadline',
+      corrections: 0,
+    });
+  });
+});
+
 describe('sentence embedder (hashing + GloVe + Universal Sentence Encoder lite, offline)', () => {
   const embedder = new SentenceEmbedder();
   const sim = async (a: string, b: string) => {
@@ -86,6 +116,10 @@ describe('sentence embedder (hashing + GloVe + Universal Sentence Encoder lite, 
     expect(await sim('sign up for the next cohort', 'register for the next batch')).toBeGreaterThan(
       await sim('sign up for the next cohort', 'change my profile photo'),
     );
+  });
+
+  it('reads a misspelt word as its correction (0.87 without the correction)', async () => {
+    expect(await sim('scholarhsip deadline', 'scholarship deadline')).toBeGreaterThan(0.95);
   });
 
   it('keeps cosine on the calibrated scale: c + (1 - c) x the parts, so unrelated texts stay under 0.80', async () => {
@@ -136,8 +170,10 @@ describe('Ollama embedder', () => {
     const base = { DATABASE_URL: t.url };
     expect(createEmbedder(testConfig({ ...base, OLLAMA_HOST: ollama.url }), log)).toBeInstanceOf(OllamaEmbedder);
     expect(createEmbedder(testConfig(base), log)).toBeInstanceOf(SentenceEmbedder);
-    expect(createEmbedder(testConfig(base), log).model).toBe('local-hash-use-lite-joined-25-15-60-c59');
-    expect(createEmbedder(testConfig({ ...base, EMBEDDER_LAYOUT: 'replace' }), log).model).toBe('local-hash-use-lite-replace-30-0-70-c59');
+    expect(createEmbedder(testConfig(base), log).model).toBe('local-hash-use-lite-joined-25-15-60-c59-spell');
+    expect(createEmbedder(testConfig({ ...base, EMBEDDER_LAYOUT: 'replace' }), log).model).toBe(
+      'local-hash-use-lite-replace-30-0-70-c59-spell',
+    );
     expect(createEmbedder(testConfig({ ...base, EMBEDDER: 'local' }), log).model).toBe('local-hash-glove-v2');
     expect(createEmbedder(testConfig({ ...base, OLLAMA_HOST: ollama.url, EMBEDDER: 'local' }), log).model).toBe('local-hash-glove-v2');
   });

@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
+import { hashPassword } from '../src/identity/password.js';
 import { createLoggerOptions } from '../src/runtime/logger.js';
 
 function capture() {
@@ -50,6 +51,19 @@ describe('logger redaction by value', () => {
     }
     expect(out).toContain('token was [redacted]');
     expect(out).toContain('Bearer [redacted]');
+  });
+
+  it('redacts a hash exactly as the service makes it (the argon2 package orders its parameters m,p,t)', async () => {
+    const made = await hashPassword('hunter2-hunter2', {
+      PASSWORD_HASH_MEMORY_KIB: 1024,
+      PASSWORD_HASH_ITERATIONS: 1,
+      PASSWORD_HASH_PARALLELISM: 1,
+    });
+    const { log, text } = capture();
+    log.info({ row: { passwordHash: made } }, `stored ${made}`);
+    const out = text();
+    expect(out).not.toContain(made.split('$').pop() as string);
+    expect(out).toContain('[redacted]');
   });
 
   it('logs a database error without its parameters, keeping the statement', () => {

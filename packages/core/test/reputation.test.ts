@@ -56,7 +56,17 @@ async function expectTotalsMatchLog(userId: string) {
       where user_id = ${userId} and batch_id = ${batchId} and period = ${period} and points <> 0 order by 1`);
     expect(totals.rows).toEqual(fromLog.rows.filter((r) => r.n !== 0));
   }
+  await expectBoardSizesMatch();
   return logSum?.n ?? 0;
+}
+
+/** Every leaderboard's kept size (reputation_board_sizes) against a count of its positive totals. */
+async function expectBoardSizesMatch() {
+  const sizes = await t.ctx.db.execute<{ k: string; n: number }>(sql`
+    select batch_id || period || period_start as k, users as n from reputation_board_sizes where users <> 0 order by 1`);
+  const counted = await t.ctx.db.execute<{ k: string; n: number }>(sql`
+    select batch_id || period || period_start as k, count(*)::int as n from reputation_totals where points > 0 group by 1 order by 1`);
+  expect(sizes.rows).toEqual(counted.rows);
 }
 
 describe('awardPoints', () => {
@@ -240,5 +250,11 @@ describe('leaderboard and summary', () => {
     // Another program's board does not list them.
     const other = await leaderboard(t.ctx, { period: 'all', limit: 100 });
     expect(other.items.some((i) => us.some(({ u }) => u.id === i.userId))).toBe(false);
+    // The total is kept, not counted: a user falling to zero leaves the board, a deleted user too.
+    await t.ctx.db.transaction((tx) => awardPoints(tx, { userId: us[3]!.u.id, batchId: b, points: -10, reason: 'x' }));
+    expect((await leaderboard(t.ctx, { batchId: b, period: 'week' })).total).toBe(3);
+    await t.ctx.db.delete(users).where(eq(users.id, us[0]!.u.id));
+    expect((await leaderboard(t.ctx, { batchId: b, period: 'month' })).total).toBe(2);
+    await expectBoardSizesMatch();
   });
 });

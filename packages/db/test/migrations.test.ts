@@ -37,6 +37,7 @@ const TABLES = [
   'tea_notification_reads',
   'reputation_logs',
   'reputation_totals',
+  'reputation_board_sizes',
   'badges',
   'support_requests',
   'search_logs',

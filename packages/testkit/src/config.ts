@@ -9,6 +9,10 @@ export const TEST_ENV: Record<string, string> = {
   ADMIN_EMAIL: 'admin@example.test',
   ADMIN_PASSWORD: 'admin-password-for-tests',
   MIGRATE_ON_START: 'false',
+  // argon2id at its smallest cost: the suite signs in thousands of times; production refuses these values.
+  PASSWORD_HASH_MEMORY_KIB: '1024',
+  PASSWORD_HASH_ITERATIONS: '1',
+  PASSWORD_HASH_PARALLELISM: '1',
 };
 
 export function testConfig(overrides: Record<string, string | undefined> = {}): Config {

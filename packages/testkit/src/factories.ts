@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type CoreContext, hashPassword, type Role } from '@cfaq/core';
 import { batches, documentInsights, transcriptKnowledge, users } from '@cfaq/db/schema/index';
 import { eq } from 'drizzle-orm';
+import { testConfig } from './config.js';
 
 export interface CreatedUser {
   id: string;
@@ -13,7 +14,7 @@ export interface CreatedUser {
 
 let cachedHash: { password: string; hash: string } | null = null;
 
-/** Inserts a user. The default password's hash is computed once per file: argon2 is slow on purpose. */
+/** Inserts a user, its password hashed at the tests' cost (TEST_ENV); the default password's hash is computed once per file. */
 export async function createUser(
   ctx: Pick<CoreContext, 'db'>,
   opts: { role?: Role; email?: string; name?: string; password?: string; status?: 'active' | 'suspended' } = {},
@@ -22,7 +23,7 @@ export async function createUser(
   let hash: string;
   if (!opts.password && cachedHash) hash = cachedHash.hash;
   else {
-    hash = await hashPassword(password);
+    hash = await hashPassword(password, testConfig());
     if (!opts.password) cachedHash = { password, hash };
   }
   const email = opts.email ?? `user-${randomBytes(4).toString('hex')}@example.test`;

@@ -11,7 +11,11 @@ import { derivedJobId, RecordingPayload } from './recording.js';
 export const confIngestJob = defineJob({
   name: 'conf.ingest-recording',
   payload: RecordingPayload,
-  policy: { ...DEFAULT_POLICY, retryLimit: 4, retryDelaySeconds: 30, retryBackoff: true, expireInSeconds: 10 * 60 },
+  // The heartbeat: a job whose worker was killed mid-download is retried within about 10 s plus the
+  // supervision interval (JOB_SUPERVISE_INTERVAL_SECONDS) and the retry delay, not after its 10-minute
+  // expiry; the retry resumes the meeting it left pending (ingestRecording).
+  policy: { ...DEFAULT_POLICY, retryLimit: 4, retryDelaySeconds: 30, retryBackoff: true, expireInSeconds: 10 * 60, heartbeatSeconds: 10 },
+  policyFromConfig: (config) => ({ retryDelaySeconds: config.CONF_INGEST_RETRY_DELAY_SECONDS }),
   jobId: (p) => derivedJobId(`conf-ingest:${p.event}:${p.meetingUuid}`),
   handler: (ctx, payload, meta) => ingestRecording(ctx, payload, { jobId: meta.id }),
 });

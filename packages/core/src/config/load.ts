@@ -50,6 +50,9 @@ function checkCrossField(c: Config): void {
     for (const key of ['JWT_SECRET', 'ENCRYPTION_KEY'] as const) {
       if (!c[key]) throw new ConfigError(key, 'is required in production');
     }
+    // OWASP's argon2id floor (19 MiB, 2 passes): the low costs the tests run with never reach production.
+    if (c.PASSWORD_HASH_MEMORY_KIB < 19_456) throw new ConfigError('PASSWORD_HASH_MEMORY_KIB', 'must be at least 19456 in production');
+    if (c.PASSWORD_HASH_ITERATIONS < 2) throw new ConfigError('PASSWORD_HASH_ITERATIONS', 'must be at least 2 in production');
   }
   if (c.AUTO_ANSWER_SUGGEST_THRESHOLD > c.AUTO_ANSWER_APPROVE_THRESHOLD) {
     throw new ConfigError('AUTO_ANSWER_SUGGEST_THRESHOLD', 'must not exceed AUTO_ANSWER_APPROVE_THRESHOLD');

@@ -53,6 +53,14 @@ export const ConfigSchema = T.Object({
     'seconds after a refresh in which the same refresh token answers the same successor (a second tab or a retry); reuse later revokes the sign-in (RFC 9700 4.14.2); 0 = no grace',
   ),
   ENCRYPTION_KEY: Str('32-byte key (64 hex chars or base64) for AES-256-GCM secrets at rest; generated into DATA_DIR outside production'),
+  PASSWORD_HASH_MEMORY_KIB: Int(
+    65_536,
+    1024,
+    1_048_576,
+    'argon2id memory per password hash, in KiB; production needs at least 19456 (OWASP); stored hashes made at another cost are re-hashed at sign-in',
+  ),
+  PASSWORD_HASH_ITERATIONS: Int(3, 1, 20, 'argon2id passes per password hash; production needs at least 2 (OWASP)'),
+  PASSWORD_HASH_PARALLELISM: Int(4, 1, 16, 'argon2id lanes per password hash'),
   ADMIN_EMAIL: Str('initial admin account, created at start if missing'),
   ADMIN_PASSWORD: Str('initial admin password; if unset a password is generated and printed once'),
   ADMIN_2FA_REQUIRED: T.Optional(
@@ -219,6 +227,12 @@ export const ConfigSchema = T.Object({
     description: 'unanswered window of the time-trial; the spec describes it as 16 hours, so the value is read as hours',
   }),
   UNANSWERED_ESCALATION_COMMENTS: Int(3, 1, 1000, 'unanswered comments that escalate a post'),
+  JOB_SUPERVISE_INTERVAL_SECONDS: Int(
+    60,
+    1,
+    3600,
+    'how often a worker fails expired jobs and jobs whose worker stopped heartbeating (killed mid-job), so they are retried',
+  ),
 
   // Meeting provider (conf)
   CONF_CLIENT_ID: Str('OAuth client id (required for the conf integration)'),
@@ -234,6 +248,12 @@ export const ConfigSchema = T.Object({
   }),
   CONF_DOWNLOAD_MAX_BYTES: Int(10_485_760, 1024, 104_857_600, 'largest transcript download'),
   CONF_DOWNLOAD_TIMEOUT_MS: Int(30_000, 1000, 600_000, 'transcript download timeout'),
+  CONF_INGEST_RETRY_DELAY_SECONDS: Int(
+    30,
+    1,
+    3600,
+    'delay before the first retry of a failed or abandoned transcript ingestion job (doubling, with jitter, on each further retry)',
+  ),
 });
 
 export type Config = Static<typeof ConfigSchema>;

@@ -119,6 +119,38 @@ function nearestKnown(vectors: ReturnType<typeof wordVectors>, w: string): numbe
   return best;
 }
 
+/**
+ * Spelling corrections of a text: each word of four letters or more that the word list does not know
+ * (a typo, mostly: "scholarhsip", "recieve"), mapped to the most frequent known word one edit away,
+ * where there is one. Known words, short words, words with digits and function words are left alone.
+ */
+export function spellingCorrections(text: string): Map<string, string> {
+  const vectors = wordVectors();
+  const out = new Map<string, string>();
+  for (const w of words(text)) {
+    if (out.has(w) || vectors.rank(w) !== undefined) continue;
+    const rank = rankOf(vectors, w);
+    const fixed = rank === undefined ? undefined : vectors.word(rank);
+    if (fixed !== undefined && fixed !== w) out.set(w, fixed);
+  }
+  return out;
+}
+
+/**
+ * A text with its spelling corrections: `added` keeps every word and appends the corrections (for
+ * matching: a name or jargon word the list lacks still matches itself), `replaced` swaps them in (for
+ * the sentence encoder, whose subword pieces of a misspelt word mean little).
+ */
+export function withSpelling(text: string): { added: string; replaced: string; corrections: number } {
+  const fixes = spellingCorrections(text);
+  if (fixes.size === 0) return { added: text, replaced: text, corrections: 0 };
+  return {
+    added: `${text} ${[...fixes.values()].join(' ')}`,
+    replaced: text.replace(WORD, (w) => fixes.get(w.toLowerCase()) ?? w),
+    corrections: fixes.size,
+  };
+}
+
 export function semanticPart(vec: Float64Array, offset: number, text: string): void {
   const vectors = wordVectors();
   let weights = 0;

@@ -1,5 +1,5 @@
 import { EMBEDDING_DIMENSIONS, type Embedder } from './embedder.js';
-import { lexicalPart, scale, semanticPart } from './local-embedder.js';
+import { lexicalPart, scale, semanticPart, withSpelling } from './local-embedder.js';
 import { encodeSentences, SENTENCE_DIMS, sentenceEncoder } from './sentence-encoder.js';
 import { wordVectors } from './word-vectors.js';
 
@@ -74,12 +74,19 @@ export class SentenceEmbedder implements Embedder {
 
   constructor(readonly layout: SentenceLayout = SENTENCE_LAYOUTS.replace) {
     const pct = (x: number) => Math.round(x * 100);
-    this.model = `local-hash-use-lite-${layout.name}-${pct(layout.lexical)}-${pct(layout.glove)}-${pct(layout.sentence)}-c${pct(layout.calibration)}`;
+    this.model = `local-hash-use-lite-${layout.name}-${pct(layout.lexical)}-${pct(layout.glove)}-${pct(layout.sentence)}-c${pct(layout.calibration)}-spell`;
   }
 
+  /**
+   * Misspelt words are corrected first (spellingCorrections: the most frequent known word one edit
+   * away): the encoder reads the corrected text, the hashing and GloVe parts the text with the
+   * corrections appended. With a typo in every query of bench/relevance, the vector list's P@1 went
+   * from 48.2 to 57.6 (cohort-program) and 54.0 to 58.7 (public-library); without, within a point.
+   */
   async embed(texts: string[]): Promise<number[][]> {
-    const sentences = await encodeSentences(texts);
-    return texts.map((t, i) => combineVector(t, sentences[i] as number[], this.layout));
+    const spelled = texts.map(withSpelling);
+    const sentences = await encodeSentences(spelled.map((s) => s.replaced));
+    return spelled.map((s, i) => combineVector(s.added, sentences[i] as number[], this.layout));
   }
 
   async warm() {

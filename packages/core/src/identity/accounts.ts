@@ -1,8 +1,8 @@
 import { users } from '@cfaq/db/schema/index';
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { badRequest, Code, conflict, forbidden, notFound, unauthorized } from '../errors/index.js';
-import { hashPassword, normalizeEmail, verifyPassword } from './password.js';
+import { hashPassword, needsRehash, normalizeEmail, verifyPassword } from './password.js';
 import { type ClientMeta, createRefreshToken, type Session, sessionOf, startSession, type TokenSigner } from './sessions.js';
 import { isSuspended, revokeUserTokens, userColumns } from './users.js';
 
@@ -28,7 +28,7 @@ export async function register(
 ): Promise<Session> {
   checkPassword('body.password', params.password);
   const email = normalizeEmail(params.email);
-  const passwordHash = await hashPassword(params.password);
+  const passwordHash = await hashPassword(params.password, ctx.config);
   const [row] = await ctx.db
     .insert(users)
     .values({ email, passwordHash, name: params.name.trim(), role: 'user' })
@@ -43,8 +43,17 @@ export interface TwoFactorChallenge {
   challengeToken: string;
 }
 
-// Verified against when the email is unknown, so both failures take the same time.
-let dummyHash: Promise<string> | null = null;
+// Verified against when the email is unknown, so both failures take the same time (one per cost).
+const dummyHashes = new Map<string, Promise<string>>();
+function dummyHash(ctx: Ctx): Promise<string> {
+  const key = `${ctx.config.PASSWORD_HASH_MEMORY_KIB}/${ctx.config.PASSWORD_HASH_ITERATIONS}/${ctx.config.PASSWORD_HASH_PARALLELISM}`;
+  let hash = dummyHashes.get(key);
+  if (!hash) {
+    hash = hashPassword('not-a-real-password', ctx.config);
+    dummyHashes.set(key, hash);
+  }
+  return hash;
+}
 
 /**
  * Email and password. Unknown email and wrong password are the same 401; a suspended account is
@@ -64,14 +73,21 @@ export async function login(
     .where(eq(users.email, email))
     .limit(1);
   if (!row) {
-    dummyHash ??= hashPassword('not-a-real-password');
-    await verifyPassword(await dummyHash, params.password);
+    await verifyPassword(await dummyHash(ctx), params.password);
     throw unauthorized('Email or password is incorrect', Code.INVALID_CREDENTIALS);
   }
   if (!(await verifyPassword(row.passwordHash, params.password))) {
     throw unauthorized('Email or password is incorrect', Code.INVALID_CREDENTIALS);
   }
   if (isSuspended(row, ctx.clock.now())) throw forbidden('This account is suspended', Code.ACCOUNT_SUSPENDED);
+  if (needsRehash(row.passwordHash, ctx.config)) {
+    // The cost changed since this hash was made: store one at today's cost while the password is at hand.
+    const rehashed = await hashPassword(params.password, ctx.config);
+    await ctx.db
+      .update(users)
+      .set({ passwordHash: rehashed })
+      .where(and(eq(users.id, row.id), eq(users.passwordHash, row.passwordHash)));
+  }
   if (row.totpEnabled) return { twoFactorRequired: true, challengeToken: signer.challengeToken(row.id) };
   const { passwordHash: _omit, ...user } = row;
   return startSession(ctx, signer, user, meta);
@@ -95,7 +111,7 @@ export async function changePassword(
   if (!(await verifyPassword(row.passwordHash, params.currentPassword))) {
     throw badRequest(Code.WRONG_PASSWORD, 'The current password is incorrect', [{ path: 'body.currentPassword', message: 'is incorrect' }]);
   }
-  const passwordHash = await hashPassword(params.newPassword);
+  const passwordHash = await hashPassword(params.newPassword, ctx.config);
   const now = ctx.clock.now();
   const { user, refreshToken } = await ctx.db.transaction(async (tx) => {
     const [updated] = await tx.update(users).set({ passwordHash, updatedAt: now }).where(eq(users.id, userId)).returning(userColumns);

@@ -24,7 +24,7 @@ export async function ensureInitialAdmin(ctx: Pick<CoreContext, 'db' | 'config' 
   const password = ctx.config.ADMIN_PASSWORD ?? (generated as string);
   const inserted = await ctx.db
     .insert(users)
-    .values({ email, name: 'Administrator', passwordHash: await hashPassword(password), role: 'admin' })
+    .values({ email, name: 'Administrator', passwordHash: await hashPassword(password, ctx.config), role: 'admin' })
     .onConflictDoNothing()
     .returning({ id: users.id });
   if (inserted.length === 0) return { created: false, email };

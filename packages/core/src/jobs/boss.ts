@@ -2,18 +2,23 @@ import type { PgBoss } from 'pg-boss';
 import type { Config } from '../config/schema.js';
 import { type AnyJobDefinition, deadLetterName, toScheduleExpression } from './contract.js';
 
-/** Creates each queue (and its dead-letter queue) with its policy; existing queues get the policy updated. */
-export async function ensureQueues(boss: PgBoss, jobs: readonly AnyJobDefinition[]): Promise<void> {
+/**
+ * Creates each queue (and its dead-letter queue) with its policy; existing queues get the policy
+ * updated. With `config`, a job's `policyFromConfig` applies over its policy.
+ */
+export async function ensureQueues(boss: PgBoss, jobs: readonly AnyJobDefinition[], config?: Config): Promise<void> {
   const existing = new Set((await boss.getQueues()).map((q) => q.name));
   for (const job of jobs) {
     const dead = deadLetterName(job.name);
-    if (job.policy.deadLetter && !existing.has(dead)) await boss.createQueue(dead, { retentionSeconds: 14 * 86_400 });
+    const policy = { ...job.policy, ...(config && job.policyFromConfig ? job.policyFromConfig(config) : {}) };
+    if (policy.deadLetter && !existing.has(dead)) await boss.createQueue(dead, { retentionSeconds: 14 * 86_400 });
     const options = {
-      retryLimit: job.policy.retryLimit,
-      retryDelay: job.policy.retryDelaySeconds,
-      retryBackoff: job.policy.retryBackoff,
-      expireInSeconds: job.policy.expireInSeconds,
-      ...(job.policy.deadLetter ? { deadLetter: dead } : {}),
+      retryLimit: policy.retryLimit,
+      retryDelay: policy.retryDelaySeconds,
+      retryBackoff: policy.retryBackoff,
+      expireInSeconds: policy.expireInSeconds,
+      ...(policy.heartbeatSeconds ? { heartbeatSeconds: policy.heartbeatSeconds } : {}),
+      ...(policy.deadLetter ? { deadLetter: dead } : {}),
     };
     if (existing.has(job.name)) await boss.updateQueue(job.name, options);
     else await boss.createQueue(job.name, options);

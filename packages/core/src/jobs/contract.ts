@@ -10,6 +10,12 @@ export interface JobPolicy {
   expireInSeconds: number;
   /** Failed jobs land in `<name>.dead` for inspection. */
   deadLetter: boolean;
+  /**
+   * A running job's worker refreshes it every half of this (pg-boss heartbeats, at least 10 s); one not
+   * refreshed for this long (its worker was killed) is failed by the next supervision pass and retried,
+   * instead of waiting out `expireInSeconds`. Unset: no heartbeat.
+   */
+  heartbeatSeconds?: number;
 }
 
 /** An interval schedule (RRULE) or a cron line, derived from settings. */
@@ -32,6 +38,8 @@ export interface JobDefinition<P extends TSchema = TSchema> {
   /** Checked on send, and again in the worker before the handler runs. */
   payload: P;
   policy: JobPolicy;
+  /** Parts of the policy that come from settings (applied over `policy` when a process creates the queues). */
+  policyFromConfig?: (config: Config) => Partial<JobPolicy>;
   /**
    * The job's work: one core call. It only ever sees a payload that passed `payload`. A throw fails
    * this job alone (retried per `policy`), never the other jobs of its fetched batch.

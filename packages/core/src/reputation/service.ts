@@ -29,7 +29,8 @@ export interface LeaderboardQuery extends PageQuery {
 
 /**
  * The program's users with positive points in the period, highest first (ties by user id), read
- * from the top of reputation_totals_rank_idx. Rank counts the users strictly ahead (ties share it).
+ * from the top of reputation_totals_rank_idx; the total from reputation_board_sizes. Rank counts the
+ * users strictly ahead (ties share it).
  */
 export async function leaderboard(
   ctx: Ctx,
@@ -51,7 +52,10 @@ export async function leaderboard(
         order by t.points desc nulls last, t.user_id limit ${w.limit} offset ${w.offset}
       ) t join users u on u.id = t.user_id
       order by t.points desc, t.user_id`),
-    ctx.db.execute<{ n: number }>(sql`select count(*)::int as n from reputation_totals t where ${part} and t.points > 0`),
+    // The board's size is kept by a trigger (reputation_board_sizes): counting it walked every entry.
+    ctx.db.execute<{ n: number }>(sql`
+      select users as n from reputation_board_sizes
+      where batch_id = ${batchId} and period = ${period} and period_start = ${start}::date`),
   ]);
   // Ranks: the first row's rank is one more than the users strictly ahead of it; later rows follow.
   const items: LeaderboardEntry[] = [];

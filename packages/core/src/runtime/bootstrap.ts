@@ -59,10 +59,13 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
       application_name: `community-faq-${opts.role}-boss`,
       schedule: opts.role !== 'api',
       supervise: opts.role !== 'api',
+      // How soon an expired job, or one whose worker stopped heartbeating (killed), is failed and retried.
+      superviseIntervalSeconds: config.JOB_SUPERVISE_INTERVAL_SECONDS,
+      monitorIntervalSeconds: config.JOB_SUPERVISE_INTERVAL_SECONDS,
     });
     boss.on('error', (err) => log.error({ err }, 'pg-boss error'));
     await boss.start();
-    await ensureQueues(boss, JOBS);
+    await ensureQueues(boss, JOBS, config);
     const ctx = createCoreContext({ config, log, pool, jobs: new BossJobQueue(boss) });
     const admin = await ensureInitialAdmin(ctx);
     if (admin.generatedPassword) {

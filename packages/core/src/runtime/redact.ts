@@ -7,8 +7,9 @@ const CENSOR = '[redacted]';
  * any string field), not only under the field names the path redaction knows.
  */
 const SECRET_SHAPES: [RegExp, string][] = [
-  // argon2 password hashes ($argon2id$v=19$m=...,t=...,p=...$salt$hash)
-  [/\$argon2(?:id|i|d)\$v=\d+\$m=\d+,t=\d+,p=\d+\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+/g, CENSOR],
+  // argon2 password hashes ($argon2id$v=19$m=...,t=...,p=...$salt$hash), their parameters in any
+  // order: the argon2 package writes m,p,t; other libraries m,t,p
+  [/\$argon2(?:id|i|d)\$v=\d+\$[a-z]+=\d+(?:,[a-z]+=\d+)*\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+/g, CENSOR],
   // JWTs (header and payload are base64url JSON objects: both start eyJ)
   [/eyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g, CENSOR],
   // bearer credentials of any kind

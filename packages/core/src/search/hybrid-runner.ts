@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { toVectorLiteral } from '../embeddings/embedder.js';
+import { spellingCorrections } from '../embeddings/local-embedder.js';
 import { buildHybridSql, type HybridRow, type HybridSqlOptions } from './hybrid-sql.js';
 import { HNSW_EF_SEARCH } from './tuning.js';
 
@@ -90,9 +91,23 @@ export async function runHybridStatement(pool: pg.Pool, statement: HybridStateme
   }
 }
 
+/**
+ * The keyword side's query: the query with the spelling corrections of its misspelt words appended
+ * (spellingCorrections: a word the word list lacks, mapped to the most frequent known word one edit
+ * away). The misspelt word stays, so a name or a jargon word the list lacks still matches itself; its
+ * correction matches the documents that spell it right. People type fast: with a typo in every query
+ * of bench/relevance, the keyword side's fix alone lifted the fused P@1 from 47.1 to 52.7
+ * (cohort-program) and from 53.3 to 54.7 (public-library).
+ */
+export function keywordQuery(query: string): string {
+  const fixes = spellingCorrections(query);
+  return fixes.size === 0 ? query : `${query} ${[...fixes.values()].join(' ')}`;
+}
+
 /** Runs the production statement for these options; without an embedding, its text-only variant. */
 export async function runHybridSearch(pool: pg.Pool, p: RunHybridParams): Promise<HybridRow[]> {
   const modes = (p.modes ?? ['vector', 'text']).filter((m) => m !== 'vector' || p.embedding !== null);
   if (modes.length === 0) return [];
-  return runHybridStatement(pool, hybridStatement({ sources: p.sources, modes, filter: p.filter, limit: p.limit }), p);
+  const query = modes.includes('text') ? keywordQuery(p.query) : p.query;
+  return runHybridStatement(pool, hybridStatement({ sources: p.sources, modes, filter: p.filter, limit: p.limit }), { ...p, query });
 }

@@ -137,6 +137,25 @@ export const reputationTotals = pgTable(
   ],
 );
 
+/**
+ * How many users have positive points on each leaderboard (program, period, period start): the
+ * leaderboard's total without counting the board. Kept by a deferred trigger on reputation_totals
+ * (migration 0025), which moves it when a user's points cross zero, however the row changes
+ * (awards, reversals, a deleted user's cascade).
+ */
+export const reputationBoardSizes = pgTable(
+  'reputation_board_sizes',
+  {
+    batchId: uuid()
+      .notNull()
+      .references(() => batches.id, { onDelete: 'cascade' }),
+    period: text().notNull(),
+    periodStart: date({ mode: 'string' }).notNull(),
+    users: integer().notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.batchId, t.period, t.periodStart] })],
+);
+
 /** A badge held by a user in a program; revoked badges keep their row. */
 export const badges = pgTable(
   'badges',

@@ -26,6 +26,8 @@ export type DownloadBehaviour =
   | { kind: 'redirect-same-origin' }
   | { kind: 'redirect-cross-origin'; to: string }
   | { kind: 'slow'; ms: number }
+  /** Headers and the first bytes, then nothing until the client goes away (a worker killed mid-download). */
+  | { kind: 'hang' }
   | { kind: 'huge'; bytes: number };
 
 export interface FakeConfProvider {
@@ -38,6 +40,8 @@ export interface FakeConfProvider {
   recordings: FakeConfRecording[];
   /** Every request: method, path (without query), authorization header. */
   requests: { method: string; path: string; authorization: string | undefined; query: URLSearchParams }[];
+  /** Resolves with the next request (after this call) whose path starts with `pathPrefix`. */
+  nextRequest(pathPrefix: string): Promise<FakeConfProvider['requests'][number]>;
   /** Token grants made: how many of each kind. */
   grants: { authorization_code: number; refresh_token: number };
   /** Issues an authorization code for a provider user, as the consent screen would. */
@@ -120,9 +124,15 @@ export async function startFakeConfProvider(opts: { clientId?: string; clientSec
     return t && t.expiresAt > Date.now() ? t.userId : null;
   };
 
+  const waiting: { prefix: string; resolve: (r: FakeConfProvider['requests'][number]) => void }[] = [];
   const server: Server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', base);
-    requests.push({ method: req.method ?? 'GET', path: url.pathname, authorization: req.headers.authorization, query: url.searchParams });
+    const seen = { method: req.method ?? 'GET', path: url.pathname, authorization: req.headers.authorization, query: url.searchParams };
+    requests.push(seen);
+    for (const w of waiting.filter((x) => seen.path.startsWith(x.prefix))) {
+      waiting.splice(waiting.indexOf(w), 1);
+      w.resolve(seen);
+    }
     const body = await readBody(req);
 
     if (req.method === 'GET' && url.pathname === '/oauth/authorize') {
@@ -213,6 +223,11 @@ export async function startFakeConfProvider(opts: { clientId?: string; clientSec
         await new Promise((r) => setTimeout(r, download.kind === 'slow' ? download.ms : 0));
         return res.end(rec.vtt.slice(10));
       }
+      if (download.kind === 'hang') {
+        res.write(rec.vtt.slice(0, 10));
+        if (!res.destroyed) await once(res, 'close');
+        return;
+      }
       if (download.kind === 'huge') {
         res.write(rec.vtt);
         const chunk = Buffer.alloc(64 * 1024, 'a');
@@ -292,6 +307,7 @@ export async function startFakeConfProvider(opts: { clientId?: string; clientSec
     users,
     recordings,
     requests,
+    nextRequest: (prefix) => new Promise((resolve) => waiting.push({ prefix, resolve })),
     grants,
     issueCode,
     expireAccessTokens() {

@@ -1,0 +1,285 @@
+/**
+ * Exploration harness (in memory): vector list alone and the service's fusion replayed, for embedding
+ * variants. Env: VARIANTS (JSON list of variant objects), BENCH_RELEVANCE_DATA, TYPOS=1 (a typo in every query).
+ */
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  BM25_B,
+  BM25_K1,
+  BODY_WEIGHT,
+  cosineSimilarity,
+  embeddingText,
+  encodeSentences,
+  normalizeQuery,
+  PER_LIST,
+  RRF_K,
+  scale,
+  semanticPart,
+  TEXT_LIST_MIN_SCORE,
+  VECTOR_CUTOFF,
+  wordVectors,
+} from '@cfaq/core';
+import pg from 'pg';
+import { STOPWORDS } from '../../packages/core/src/embeddings/stopwords.js';
+
+interface Dataset {
+  name: string;
+  faqs: { id: string; question: string; answer: string }[];
+  queries: { faqId: string; kind: string; text: string }[];
+}
+interface Variant {
+  name: string;
+  lex: number;
+  glove: number;
+  use: number;
+  c: number;
+  lexDims?: number;
+  sif?: boolean;
+  bigram?: number;
+  tri?: number;
+  correct?: 'none' | 'add' | 'replace';
+  kwCorrect?: boolean | 'replace';
+  useCorrect?: boolean;
+  minText?: number;
+  docCorrect?: boolean;
+}
+
+const DATA_DIR = join(import.meta.dirname, 'data');
+const ONLY = process.env.BENCH_RELEVANCE_DATA?.split(',').map((s) => s.trim());
+const TYPOS = process.env.TYPOS === '1';
+const pct = (x: number) => (100 * x).toFixed(1);
+const client = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
+await client.connect();
+async function lexemes(texts: string[]): Promise<Map<string, number>[]> {
+  const { rows } = await client.query<{ n: number; lexeme: string; tf: number }>(
+    `SELECT t.n::int, u.lexeme, cardinality(u.positions) AS tf
+     FROM unnest($1::text[]) WITH ORDINALITY AS t(x, n), unnest(to_tsvector('english', t.x)) u`,
+    [texts],
+  );
+  const out = texts.map(() => new Map<string, number>());
+  for (const r of rows) out[r.n - 1]?.set(r.lexeme, r.tf);
+  return out;
+}
+
+const WORD = /[\p{L}\p{N}]+/gu;
+const LETTERS = 'abcdefghijklmnopqrstuvwxyz';
+function nearestKnown(w: string): string | undefined {
+  const vectors = wordVectors();
+  let best: number | undefined;
+  const consider = (c: string) => {
+    const r = vectors.rank(c);
+    if (r !== undefined && (best === undefined || r < best)) best = r;
+  };
+  for (let i = 0; i <= w.length; i++) {
+    const [head, tail] = [w.slice(0, i), w.slice(i)];
+    if (tail) consider(head + tail.slice(1));
+    if (tail.length > 1) consider(head + tail[1] + tail[0] + tail.slice(2));
+    for (const c of LETTERS) {
+      if (tail) consider(head + c + tail.slice(1));
+      consider(head + c + tail);
+    }
+  }
+  return best === undefined ? undefined : vectors.word(best);
+}
+function corrections(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const w of text.toLowerCase().match(WORD) ?? []) {
+    if (w.length < 4 || !/^[a-z]+$/.test(w) || STOPWORDS.has(w) || wordVectors().rank(w) !== undefined) continue;
+    const c = nearestKnown(w);
+    if (c) out.set(w, c);
+  }
+  return out;
+}
+function correct(text: string, mode: 'add' | 'replace'): string {
+  const fixes = corrections(text);
+  if (fixes.size === 0) return text;
+  if (mode === 'add') return `${text} ${[...fixes.values()].join(' ')}`;
+  return text.replace(WORD, (w) => fixes.get(w.toLowerCase()) ?? w);
+}
+
+/** A typo in one word of 5+ letters: two adjacent letters swapped (deterministic). */
+function typo(text: string, seed: number): string {
+  const words = [...text.matchAll(/[a-zA-Z]{5,}/g)];
+  if (words.length === 0) return text;
+  const m = words[seed % words.length] as RegExpMatchArray;
+  const w = m[0];
+  const i = 1 + (seed % (w.length - 2));
+  const t = w.slice(0, i) + w[i + 1] + w[i] + w.slice(i + 2);
+  return text.slice(0, m.index) + t + text.slice((m.index as number) + w.length);
+}
+
+function fnv1a(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+function stem(w: string): string {
+  if (w.length > 5 && w.endsWith('ing')) return w.slice(0, -3);
+  if (w.length > 4 && w.endsWith('ies')) return `${w.slice(0, -3)}y`;
+  if (w.length > 4 && w.endsWith('ed')) return w.slice(0, -2);
+  if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss')) return w.slice(0, -1);
+  return w;
+}
+function lexical(vec: Float64Array, dims: number, text: string, v: Variant) {
+  const raw = (text.toLowerCase().match(WORD) ?? []).filter((w) => !STOPWORDS.has(w));
+  const tokens = raw.map(stem);
+  const weightOf = (w: string) => {
+    if (!v.sif) return 1;
+    const r = wordVectors().rank(w);
+    const p = r === undefined ? 0 : 0.1 / r;
+    return 1e-3 / (1e-3 + p);
+  };
+  const add = (f: string, wt: number) => {
+    const h = fnv1a(f);
+    const i = h % dims;
+    vec[i] = (vec[i] as number) + ((h >>> 31) & 1 ? -1 : 1) * wt;
+  };
+  for (let i = 0; i < tokens.length; i++) {
+    const w = tokens[i] as string;
+    const wt = weightOf(raw[i] as string);
+    add(`w:${w}`, wt);
+    if (i + 1 < tokens.length) add(`b:${w}_${tokens[i + 1]}`, (v.bigram ?? 0.5) * Math.min(wt, weightOf(raw[i + 1] as string)));
+    const padded = `^${w}$`;
+    for (let j = 0; j + 3 <= padded.length; j++) add(`c:${padded.slice(j, j + 3)}`, (v.tri ?? 0.25) * wt);
+  }
+}
+function combine(text: string, sentence: number[], v: Variant): number[] {
+  const gloveDims = v.glove > 0 ? 100 : 0;
+  const useDims = v.use > 0 ? 512 : 0;
+  const dims = 767;
+  const lexDims = v.lexDims ?? dims - useDims - gloveDims;
+  const vec = new Float64Array(768);
+  if (v.lex > 0) lexical(vec, lexDims, text, v);
+  if (gloveDims) semanticPart(vec, lexDims, text);
+  const s = lexDims + gloveDims;
+  if (useDims) for (let i = 0; i < 512; i++) vec[s + i] = sentence[i] as number;
+  for (const [from, to, share] of [
+    [0, lexDims, v.lex],
+    [lexDims, s, v.glove],
+    [s, s + useDims, v.use],
+  ] as const) {
+    if (to > from) scale(vec, from, to, Math.sqrt(share));
+  }
+  scale(vec, 0, dims, Math.sqrt(1 - v.c));
+  vec[dims] = Math.sqrt(v.c);
+  return Array.from(vec);
+}
+
+const variants: Variant[] = JSON.parse(process.env.VARIANTS ?? '[{"name":"current","lex":0.25,"glove":0.15,"use":0.6,"c":0.59}]');
+
+for (const f of readdirSync(DATA_DIR).filter((x) => x.endsWith('.json'))) {
+  const ds = JSON.parse(readFileSync(join(DATA_DIR, f), 'utf8')) as Dataset;
+  if (ONLY && !ONLY.includes(ds.name)) continue;
+  const queries = ds.queries.map((q, i) => ({ ...q, text: TYPOS ? typo(q.text, i * 7 + 3) : q.text }));
+  const n = ds.faqs.length;
+  const docTexts = ds.faqs.map((x) => embeddingText('faqs', x.question, x.answer));
+  const qNorm = queries.map((q) => normalizeQuery(q.text));
+  const cacheFile = `/tmp/relevance-use.${ds.name}.json`;
+  const cache = new Map<string, number[]>(existsSync(cacheFile) ? JSON.parse(readFileSync(cacheFile, 'utf8')) : []);
+  const need = new Set<string>([
+    ...docTexts,
+    ...docTexts.map((d) => correct(d, 'replace')),
+    ...qNorm,
+    ...qNorm.map((q) => correct(q, 'replace')),
+  ]);
+  const missing = [...need].filter((t) => !cache.has(t));
+  if (missing.length) {
+    const vs = await encodeSentences(missing);
+    for (const [i, v] of vs.entries()) cache.set(missing[i] as string, v);
+    writeFileSync(cacheFile, JSON.stringify([...cache]));
+  }
+  // keyword side
+  const qLex = await lexemes(ds.faqs.map((x) => x.question));
+  const aLex = await lexemes(ds.faqs.map((x) => x.answer));
+  const docs = ds.faqs.map((_, i) => {
+    const tf = new Map<string, number>();
+    for (const [l, c] of qLex[i] as Map<string, number>) tf.set(l, c);
+    for (const [l, c] of aLex[i] as Map<string, number>) tf.set(l, (tf.get(l) ?? 0) + BODY_WEIGHT * c);
+    return { tf, len: tf.size };
+  });
+  const df = new Map<string, number>();
+  for (const d of docs) for (const l of d.tf.keys()) df.set(l, (df.get(l) ?? 0) + 1);
+  const avg = docs.reduce((s, d) => s + d.len, 0) / n;
+  const idf = (l: string) => Math.log(1 + (n - (df.get(l) ?? 0) + 0.5) / ((df.get(l) ?? 0) + 0.5));
+  const qLexPlain = await lexemes(qNorm);
+  const qLexFixed = await lexemes(qNorm.map((q) => correct(q, 'add')));
+  const qLexReplaced = await lexemes(qNorm.map((q) => correct(q, 'replace')));
+  const idOf = new Map(ds.faqs.map((x, i) => [x.id, i]));
+  console.log(
+    `\n## ${ds.name}${TYPOS ? ' (a typo in every query)' : ''}: vector P@1/MRR/Hit | fused P@1/MRR/Hit | true>=.80 unrel>=.80 | dup block/prec @.82 | dup prec @25%`,
+  );
+  for (const v of variants) {
+    const docV = docTexts.map((t) =>
+      v.docCorrect ? combine(correct(t, 'add'), cache.get(correct(t, 'replace')) as number[], v) : combine(t, cache.get(t) as number[], v),
+    );
+    const acc = { vp1: 0, vmrr: 0, vhit: 0, fp1: 0, fmrr: 0, fhit: 0, t80: 0, u80: 0, unrel: 0, blocked: 0, right: 0 };
+    const tops: [number, boolean][] = [];
+    for (const [qi, q] of queries.entries()) {
+      const want = idOf.get(q.faqId) as number;
+      const qt = qNorm[qi] as string;
+      const useText = v.useCorrect ? correct(qt, 'replace') : qt;
+      const lexText = v.correct && v.correct !== 'none' ? correct(qt, v.correct) : qt;
+      const qv = combine(lexText, cache.get(useText) as number[], v);
+      const vs = docV.map((d) => cosineSimilarity(qv, d));
+      const words = [...((v.kwCorrect === 'replace' ? qLexReplaced : v.kwCorrect ? qLexFixed : qLexPlain)[qi] as Map<string, number>).keys()];
+      const total = words.reduce((s, l) => s + idf(l), 0) * (BM25_K1 + 1);
+      const ts = docs.map((d) => {
+        let s = 0;
+        for (const l of words) {
+          const tf = d.tf.get(l);
+          if (tf) s += (idf(l) * tf * (BM25_K1 + 1)) / (tf + BM25_K1 * (1 - BM25_B + (BM25_B * d.len) / avg));
+        }
+        return total > 0 ? s / total : 0;
+      });
+      const all = [...Array(n).keys()];
+      const tr = all.filter((d) => (ts[d] as number) > 0).sort((a, b) => (ts[b] as number) - (ts[a] as number) || a - b);
+      const vr = [...all].sort((a, b) => (vs[b] as number) - (vs[a] as number) || a - b);
+      const rrf = new Map<number, number>();
+      const kw = tr.filter((d) => (ts[d] as number) >= (v.minText ?? TEXT_LIST_MIN_SCORE)).slice(0, PER_LIST);
+      for (const list of [kw, vr.slice(0, PER_LIST)])
+        for (const [r, d] of list.entries()) rrf.set(d, (rrf.get(d) ?? 0) + 1 / (RRF_K + r + 1));
+      const both = (d: number) => (ts[d] as number) + (vs[d] as number);
+      const fused = [...rrf.keys()]
+        .filter((d) => (ts[d] as number) > 0 || (vs[d] as number) >= VECTOR_CUTOFF)
+        .sort((a, b) => (rrf.get(b) as number) - (rrf.get(a) as number) || both(b) - both(a) || a - b);
+      const at = (r: number[]) => r.slice(0, 5).indexOf(want);
+      const va = at(vr);
+      const fa = at(fused);
+      if (va === 0) acc.vp1++;
+      if (va >= 0) {
+        acc.vmrr += 1 / (va + 1);
+        acc.vhit++;
+      }
+      if (fa === 0) acc.fp1++;
+      if (fa >= 0) {
+        acc.fmrr += 1 / (fa + 1);
+        acc.fhit++;
+      }
+      for (const [d, s] of vs.entries()) {
+        if (d === want) acc.t80 += s >= 0.8 ? 1 : 0;
+        else {
+          acc.unrel++;
+          acc.u80 += s >= 0.8 ? 1 : 0;
+        }
+      }
+      const top = vr[0] as number;
+      tops.push([vs[top] as number, top === want]);
+      if ((vs[top] as number) >= 0.82) {
+        acc.blocked++;
+        acc.right += top === want ? 1 : 0;
+      }
+    }
+    const nq = queries.length;
+    tops.sort((a, b) => b[0] - a[0]);
+    const k = Math.round(0.25 * nq);
+    const p25 = tops.slice(0, k).filter(([, ok]) => ok).length / k;
+    console.log(
+      `${v.name.padEnd(34)} ${pct(acc.vp1 / nq)}/${pct(acc.vmrr / nq)}/${pct(acc.vhit / nq)} | ${pct(acc.fp1 / nq)}/${pct(acc.fmrr / nq)}/${pct(acc.fhit / nq)} | ${pct(acc.t80 / nq)} ${pct(acc.u80 / acc.unrel)} | ${pct(acc.blocked / nq)}/${acc.blocked ? pct(acc.right / acc.blocked) : '-'} | ${pct(p25)} (cut ${(tops[k - 1] as [number, boolean])[0].toFixed(3)})`,
+    );
+  }
+}
+await client.end();
