@@ -23,6 +23,7 @@ import {
   HYBRID_SEARCH_SOURCES,
   type HybridSqlOptions,
   hybridStatement,
+  keywordQuery,
   loadConfig,
   MemoryJobQueue,
   prepareSearchConnection,
@@ -157,7 +158,9 @@ const benchSql = (opts: BenchOptions) => {
  */
 async function timeSql(pool: pg.Pool, opts: BenchOptions, queries: string[], programId: string, rounds = 3) {
   const statement = { text: benchSql(opts) };
-  const run = (q: string) => runHybridStatement(pool, statement, { query: q, embedding: numbersOf(q), programId, efSearch: EF_SEARCH });
+  // The keyword side's query as the runner passes it (keywordQuery: spelling corrections appended).
+  const run = (q: string) =>
+    runHybridStatement(pool, statement, { query: keywordQuery(q), embedding: numbersOf(q), programId, efSearch: EF_SEARCH });
   const samples: number[] = [];
   for (const q of queries) await run(q);
   for (let r = 0; r < rounds; r++) {
