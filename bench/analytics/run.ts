@@ -8,7 +8,7 @@
  * BENCH_ITERATIONS (default 40 per dashboard, 5x that for the leaderboard); BENCH_REUSE=1 keeps an
  * already seeded database; BENCH_ONLY=/analytics/search,/reputation runs only routes starting so.
  */
-import { createCoreContext, createLogger, loadConfig, MemoryJobQueue, rollUpSearchLogs } from '@cfaq/core';
+import { createCoreContext, createLogger, loadConfig, MemoryJobQueue, rollUpCommunity, rollUpSearchLogs } from '@cfaq/core';
 import { runMigrations } from '@cfaq/db';
 import pg from 'pg';
 import { buildApp } from '../../apps/api/src/app.js';
@@ -53,7 +53,7 @@ async function main() {
     await seed(pool, sizes, log);
   } else {
     // A reused database: roll every day up again (a new rollup column or index starts complete).
-    await pool.query(`delete from analytics_rollups where name = 'search'`);
+    await pool.query(`delete from analytics_rollups where name in ('search', 'community')`);
   }
   const config = loadConfig({
     NODE_ENV: 'test',
@@ -71,7 +71,22 @@ async function main() {
   t0 = performance.now();
   await rollUpSearchLogs(ctx);
   log(`analytics rollup (an hourly run: yesterday again): ${Math.round(performance.now() - t0)} ms`);
-  await pool.query('analyze search_daily_stats; analyze search_query_daily');
+  t0 = performance.now();
+  const community = await rollUpCommunity(ctx);
+  log(`community rollup (first run, ${community.days} days): ${Math.round(performance.now() - t0)} ms`);
+  // Edits to old posts since the last run (answers, deletions) leave their days marked: ten changed days
+  // the next run recomputes, and five more the dashboards below read live (as between two runs).
+  const markDays = (n: number) =>
+    pool.query(`insert into analytics_dirty_days (day)
+      select current_date - (17 * g) % 360 - 2 from generate_series(1, ${n}) g`);
+  await markDays(10);
+  t0 = performance.now();
+  const again = await rollUpCommunity(ctx);
+  log(`community rollup (an hourly run: ${again.dirty} changed days): ${Math.round(performance.now() - t0)} ms`);
+  await markDays(5);
+  await pool.query(
+    'analyze search_daily_stats; analyze search_query_daily; analyze community_daily_stats; analyze signup_daily_stats; analyze user_daily_activity',
+  );
 
   const app = await buildApp({ ctx, logger: false });
   await app.ready();

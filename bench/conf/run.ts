@@ -78,6 +78,8 @@ async function main() {
     ENCRYPTION_KEY: '0f'.repeat(32),
     CONF_WEBHOOK_SECRET_TOKEN: SECRET,
     RATE_LIMIT_USER_BURST_MAX: '10000000',
+    // EMBEDDER=local to compare with the default sentence embedder.
+    ...(process.env.EMBEDDER ? { EMBEDDER: process.env.EMBEDDER } : {}),
   });
   const boss = new PgBoss({ connectionString: url, schema: 'pgboss', max: 10, supervise: false, schedule: false });
   boss.on('error', () => {});

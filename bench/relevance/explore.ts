@@ -225,7 +225,9 @@ for (const f of readdirSync(DATA_DIR).filter((x) => x.endsWith('.json'))) {
       const lexText = v.correct && v.correct !== 'none' ? correct(qt, v.correct) : qt;
       const qv = combine(lexText, cache.get(useText) as number[], v);
       const vs = docV.map((d) => cosineSimilarity(qv, d));
-      const words = [...((v.kwCorrect === 'replace' ? qLexReplaced : v.kwCorrect ? qLexFixed : qLexPlain)[qi] as Map<string, number>).keys()];
+      const words = [
+        ...((v.kwCorrect === 'replace' ? qLexReplaced : v.kwCorrect ? qLexFixed : qLexPlain)[qi] as Map<string, number>).keys(),
+      ];
       const total = words.reduce((s, l) => s + idf(l), 0) * (BM25_K1 + 1);
       const ts = docs.map((d) => {
         let s = 0;

@@ -1,6 +1,6 @@
-import { fixedClock, rollUpSearchLogs } from '@cfaq/core';
+import { fixedClock, rollUpCommunity, rollUpSearchLogs } from '@cfaq/core';
 import { batches, comments, communityPosts, faqs, searchLogs, unresolvedSearches, users } from '@cfaq/db/schema/index';
-import { eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectProblem, GENEROUS_LIMITS, type TestApp } from './helpers.js';
 
@@ -325,5 +325,93 @@ describe('GET /admin/search/insights', () => {
     expect((await get(url, admin)).json()).toEqual(body);
     const empty = (await get(`/admin/search/insights?batchId=${progEmpty}`, admin)).json();
     expect(empty).toMatchObject({ searches: 0, zeroResultRate: null, avgLatencyMs: null, topQueries: [], zeroResultQueries: [] });
+  });
+});
+
+describe('community rollup (analytics.rollup)', () => {
+  const URLS = () => [
+    `/admin/community?${RANGE_B()}`,
+    `/admin/community/chart?${RANGE_B()}`,
+    `/admin/community-growth?${RANGE_B()}&interval=week`,
+    `/admin/user-activity?${RANGE_B()}&interval=week`,
+    '/admin/community?from=2026-02-01&to=2026-03-15',
+    '/admin/community/chart?from=2026-02-01&to=2026-03-15&interval=month',
+    '/admin/user-activity?from=2026-02-01&to=2026-03-15&interval=month',
+    '/admin/community-growth?from=2026-03-01&to=2026-03-15',
+    `/analytics/overview?${RANGE_B()}`,
+    '/analytics/overview?from=2026-02-01&to=2026-03-15',
+    `/analytics/community?${RANGE_B()}&interval=week`,
+    '/admin/stats',
+    `/admin/stats?batchId=${progB}`,
+  ];
+  const answers = () => Promise.all(URLS().map(async (u) => (await get(u, admin)).json()));
+  /** The same requests with the rollup switched off: every day read from the raw tables. */
+  async function rawAnswers() {
+    const [state] = (
+      await t.ctx.db.execute<{ d: string }>(sql`select rolled_through::text as d from analytics_rollups where name = 'community'`)
+    ).rows;
+    await t.ctx.db.execute(sql`delete from analytics_rollups where name = 'community'`);
+    try {
+      return await answers();
+    } finally {
+      if (state) await t.ctx.db.execute(sql`insert into analytics_rollups (name, rolled_through) values ('community', ${state.d}::date)`);
+    }
+  }
+  const dirtyRolledDays = async () =>
+    (await t.ctx.db.execute<{ n: number }>(sql`select count(*)::int as n from analytics_dirty_days where day <= '2026-03-14'`)).rows[0]?.n;
+
+  it('answers exactly as the raw tables, and stays exact while writes change rolled days until the worker recomputes them', async () => {
+    const before = await answers();
+    expect(await rawAnswers()).toEqual(before);
+    const first = await rollUpCommunity(t.ctx);
+    expect(first).toMatchObject({ to: '2026-03-14' });
+    expect(await dirtyRolledDays()).toBe(0);
+    const rolled = await t.ctx.db.execute<{ n: number }>(sql`select count(*)::int as n from community_daily_stats`);
+    expect(rolled.rows[0]?.n).toBeGreaterThan(0);
+    expect(await answers()).toEqual(before);
+
+    // Writes to rolled days: a post deleted, another moved to another program, a comment accepted,
+    // a backdated post and comment, an account removed (its posts lose their author).
+    const [p2] = await t.ctx.db
+      .select({ id: communityPosts.id })
+      .from(communityPosts)
+      .where(eq(communityPosts.createdAt, at('2026-03-03T10:00:00Z')));
+    await t.ctx.db
+      .update(communityPosts)
+      .set({ deletedAt: at('2026-03-15T10:00:00Z') })
+      .where(eq(communityPosts.id, p2!.id));
+    await t.ctx.db
+      .update(communityPosts)
+      .set({ batchId: defaultId })
+      .where(eq(communityPosts.createdAt, at('2026-03-10T10:00:00Z')));
+    await t.ctx.db
+      .update(comments)
+      .set({ isAccepted: true })
+      .where(and(eq(comments.authorId, writer.id), eq(comments.createdAt, at('2026-03-04T12:00:00Z'))));
+    const added = await post(progB, '2026-03-02T18:00:00Z', {
+      authorId: user.id,
+      status: 'answered',
+      answeredAt: at('2026-03-03T00:00:00Z'),
+    });
+    await t.ctx.db.insert(comments).values({ postId: added, authorId: admin.id, body: 'late', createdAt: at('2026-03-06T09:00:00Z') });
+    const gone = await t.signIn('user');
+    await t.ctx.db
+      .update(users)
+      .set({ createdAt: at('2026-03-07T09:00:00Z') })
+      .where(eq(users.id, gone.id));
+    await post(progB, '2026-03-07T10:00:00Z', { authorId: gone.id });
+    await t.ctx.db.delete(users).where(eq(users.id, gone.id));
+
+    const changed = await answers();
+    expect(changed).not.toEqual(before);
+    expect(await dirtyRolledDays()).toBeGreaterThan(0);
+    expect(await rawAnswers()).toEqual(changed);
+
+    const second = await rollUpCommunity(t.ctx);
+    expect(second.dirty).toBeGreaterThan(0);
+    expect(await dirtyRolledDays()).toBe(0);
+    expect(await answers()).toEqual(changed);
+    // Nothing to do the next time.
+    expect(await rollUpCommunity(t.ctx)).toMatchObject({ days: 0, dirty: 0 });
   });
 });

@@ -2,6 +2,8 @@ import { sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import { DAY_MS } from '../runtime/clock.js';
+import { communityTotals } from './community.js';
+import { splitCommunityDays } from './community-rollup.js';
 import { resolveRange } from './range.js';
 import type { AdminStats } from './schemas.js';
 import { searchTotals } from './search.js';
@@ -29,10 +31,9 @@ export async function adminStats(ctx: Ctx, q: { batchId?: string | undefined }):
     ctx.db.execute<{ k: string; n: number }>(
       sql`select review_status::text as k, count(*)::int as n from faqs where true${prog} group by 1`,
     ),
-    ctx.db.execute<{ k: string; n: number; escalated: number; ai: number }>(sql`
-      select status::text as k, count(*)::int as n, count(*) filter (where escalation_status = 'escalated')::int as escalated,
-        count(*) filter (where ai_answer_status in ('suggested', 'escalated'))::int as ai
-      from community_posts where deleted_at is null${prog} group by 1`),
+    // Every post ever (a clock behind the rows' dates included): the community rollup's days plus the
+    // live ones, not a scan of the posts.
+    splitCommunityDays(ctx, null, '9999-12-30').then((split) => communityTotals(ctx, split, batchId)),
     ctx.db.execute<{ n: number }>(sql`select count(*)::int as n from unresolved_searches where status = 'open'${prog}`),
     ...windows.map(async (r) => searchTotals(ctx, await splitSearchRange(ctx, r), batchId)),
   ]);
@@ -53,10 +54,10 @@ export async function adminStats(ctx: Ctx, q: { batchId?: string | undefined }):
       ]) as AdminStats['faqs']['byReviewStatus'],
     },
     posts: {
-      total: sum(posts.rows),
-      byStatus: byKey(posts.rows, ['open', 'answered', 'pending', 'closed']) as AdminStats['posts']['byStatus'],
-      escalated: posts.rows.reduce((a, r) => a + r.escalated, 0),
-      aiAwaitingReview: posts.rows.reduce((a, r) => a + r.ai, 0),
+      total: posts.posts,
+      byStatus: { open: posts.status_open, answered: posts.status_answered, pending: posts.status_pending, closed: posts.status_closed },
+      escalated: posts.escalated,
+      aiAwaitingReview: posts.ai_awaiting,
     },
     searches: { today: searches[0]?.searches ?? 0, last7Days: searches[1]?.searches ?? 0, last30Days: searches[2]?.searches ?? 0 },
     unresolvedOpen: unresolved.rows[0]?.n ?? 0,

@@ -2,6 +2,7 @@ export * from './admin-community.js';
 export * from './admin-faqs.js';
 export * from './admin-stats.js';
 export * from './community.js';
+export * from './community-rollup.js';
 export * from './overview.js';
 export * from './range.js';
 export * from './rollup.js';

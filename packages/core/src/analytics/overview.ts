@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
-import { postFacts, postsInScope } from './community.js';
+import { postFacts, scopeSplit } from './community.js';
+import { activityDays, signupDays } from './community-rollup.js';
 import { rangeView } from './range.js';
 import type { Overview } from './schemas.js';
 import { type DashboardQuery, resolveScope, type Scope } from './scope.js';
@@ -9,13 +10,6 @@ import { splitSearchRange } from './search-source.js';
 import { inProgram, inRange, num, rate } from './sql.js';
 
 type Ctx = Pick<CoreContext, 'db' | 'clock'>;
-
-/** Comments written in the range on the program's posts (not deleted). */
-export const commentsInScope = (s: Scope) =>
-  s.batchId
-    ? sql`comments c join community_posts p on p.id = c.post_id
-        where ${inRange(sql`c.created_at`, s.range)} and c.deleted_at is null and p.batch_id = ${s.batchId}::uuid`
-    : sql`comments c where ${inRange(sql`c.created_at`, s.range)} and c.deleted_at is null`;
 
 /** FAQs created in the range, live now and waiting for review now. */
 export async function faqFacts(ctx: Ctx, s: Scope) {
@@ -31,16 +25,14 @@ export async function faqFacts(ctx: Ctx, s: Scope) {
 /** `GET /analytics/overview`: the headline numbers of the range. */
 export async function analyticsOverview(ctx: Ctx, q: DashboardQuery): Promise<Overview> {
   const scope = await resolveScope(ctx, q);
-  const split = await splitSearchRange(ctx, scope.range);
+  const [split, community] = await Promise.all([splitSearchRange(ctx, scope.range), scopeSplit(ctx, scope)]);
   const [posts, searches, faqs, people] = await Promise.all([
-    postFacts(ctx, scope),
+    postFacts(ctx, scope, community, false),
     searchTotals(ctx, split, scope.batchId),
     faqFacts(ctx, scope),
     ctx.db.execute<{ new_users: number; contributors: number; unresolved: number }>(sql`
-      select (select count(*)::int from users where ${inRange(sql`created_at`, scope.range)}) as new_users,
-        (select count(*)::int from (
-          select p.author_id as a from ${postsInScope(scope)} and p.author_id is not null
-          union select c.author_id from ${commentsInScope(scope)} and c.author_id is not null) x) as contributors,
+      select (select sum(users) from (${signupDays(community)}) s) as new_users,
+        (select count(distinct user_id) from (${activityDays(community, scope.batchId)}) a) as contributors,
         (select count(*)::int from unresolved_searches where status = 'open'${inProgram(sql`batch_id`, scope.batchId)}) as unresolved`),
   ]);
   const p = people.rows[0];

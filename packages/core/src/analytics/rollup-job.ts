@@ -1,8 +1,12 @@
 import { Type as T } from '@sinclair/typebox';
 import { DEFAULT_POLICY, defineJob } from '../jobs/contract.js';
+import { rollUpCommunity } from './community-rollup.js';
 import { rollUpSearchLogs } from './rollup.js';
 
-/** Rolls complete days of search logs up into the daily tables the dashboards read (rollup.ts). */
+/**
+ * Rolls complete days of search logs (rollup.ts) and of posts, comments and accounts, plus the days
+ * writes have changed since (community-rollup.ts), up into the daily tables the dashboards read.
+ */
 export const analyticsRollupJob = defineJob({
   name: 'analytics.rollup',
   payload: T.Object({}),
@@ -11,5 +15,6 @@ export const analyticsRollupJob = defineJob({
   runOnStart: true,
   handler: async (ctx) => {
     await rollUpSearchLogs(ctx);
+    await rollUpCommunity(ctx);
   },
 });

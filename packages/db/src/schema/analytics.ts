@@ -57,3 +57,75 @@ export const analyticsRollups = pgTable('analytics_rollups', {
   rolledThrough: date({ mode: 'string' }).notNull(),
   updatedAt: tstz('updated_at').notNull().defaultNow(),
 });
+
+/**
+ * Daily community totals per program (the day a post or comment was created, UTC; a comment counts
+ * in its post's program), rolled up by the worker (analytics.rollup, community-rollup.ts) from
+ * community_posts and comments for every complete day. Posts and comments change after their day
+ * (answered, deleted, accepted): triggers (migration 0026) note the day of every change in
+ * analytics_dirty_days, and the dashboards read a noted day live until the worker has recomputed it,
+ * so the answers always equal the raw count. Counts are of rows not deleted.
+ */
+export const communityDailyStats = pgTable(
+  'community_daily_stats',
+  {
+    day: date({ mode: 'string' }).notNull(),
+    batchId: uuid(),
+    posts: integer().notNull(),
+    answered: integer().notNull(),
+    aiAttempted: integer().notNull(),
+    aiAutoApproved: integer().notNull(),
+    aiReviewed: integer().notNull(),
+    aiApproved: integer().notNull(),
+    escalated: integer().notNull(),
+    /** AI answers waiting for staff review (suggested or escalated). */
+    aiAwaiting: integer().notNull(),
+    statusOpen: integer().notNull(),
+    statusAnswered: integer().notNull(),
+    statusPending: integer().notNull(),
+    statusClosed: integer().notNull(),
+    comments: integer().notNull(),
+    commentsAccepted: integer().notNull(),
+  },
+  (t) => [uniqueIndex('community_daily_stats_key').on(t.day, sql`coalesce(${t.batchId}, '00000000-0000-0000-0000-000000000000'::uuid)`)],
+);
+
+/** Accounts created per day (UTC), rolled up with the community totals. */
+export const signupDailyStats = pgTable('signup_daily_stats', {
+  day: date({ mode: 'string' }).primaryKey(),
+  users: integer().notNull(),
+});
+
+/**
+ * Who wrote anything (posts, comments) on a day in a program, and how much: one row per user, day
+ * and program. Distinct active users of a range or bucket count these rows' users (a distinct count
+ * cannot be summed from daily totals); top contributors sum them.
+ */
+export const userDailyActivity = pgTable(
+  'user_daily_activity',
+  {
+    day: date({ mode: 'string' }).notNull(),
+    batchId: uuid(),
+    userId: uuid().notNull(),
+    posts: integer().notNull(),
+    comments: integer().notNull(),
+  },
+  (t) => [
+    index('user_daily_activity_day_idx').on(t.day, t.userId, t.batchId, t.posts, t.comments),
+    index('user_daily_activity_batch_idx').on(t.batchId, t.day, t.userId, t.posts, t.comments),
+  ],
+);
+
+/**
+ * Days (UTC) whose community or signup rows changed since the worker last rolled them: written by
+ * triggers on community_posts, comments and users, read by the dashboards (those days are answered
+ * live), removed by the worker once it has recomputed them.
+ */
+export const analyticsDirtyDays = pgTable(
+  'analytics_dirty_days',
+  {
+    id: bigint({ mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    day: date({ mode: 'string' }).notNull(),
+  },
+  (t) => [index('analytics_dirty_days_day_idx').on(t.day)],
+);
