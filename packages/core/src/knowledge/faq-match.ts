@@ -33,7 +33,7 @@ export const proposalColumns = (p: FaqProposal | null) => ({ proposedFaqId: p?.f
  * index, with the search's iterative-scan settings so the program filter still finds the nearest).
  */
 export async function nearestFaqProposals(
-  ctx: Pick<CoreContext, 'pool'>,
+  ctx: Pick<CoreContext, 'pool'> & { config?: Pick<CoreContext['config'], 'SEARCH_HNSW_EF_SEARCH'> },
   batchId: string | null,
   vectors: readonly (readonly number[])[],
   threshold = FAQ_UPDATE_THRESHOLD,
@@ -41,7 +41,7 @@ export async function nearestFaqProposals(
   if (vectors.length === 0 || batchId === null) return vectors.map(() => null);
   const client = await ctx.pool.connect();
   try {
-    await prepareSearchConnection(client);
+    await prepareSearchConnection(client, ctx.config?.SEARCH_HNSW_EF_SEARCH);
     const { rows } = await client.query<{ i: string; id: string; score: number }>(
       `SELECT u.i, f.id, f.score FROM unnest($1::text[]) WITH ORDINALITY u(v, i)
        CROSS JOIN LATERAL (

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { toVectorLiteral } from '../embeddings/embedder.js';
 import { spellingCorrections } from '../embeddings/local-embedder.js';
@@ -6,29 +7,47 @@ import { HNSW_EF_SEARCH } from './tuning.js';
 
 /** Running the hybrid statement on PostgreSQL or PGlite through a `pg` pool (the SQL text is hybrid-sql.ts). */
 
-const prepared = new WeakSet<pg.PoolClient>();
+interface PreparedConnection {
+  /** The hnsw.ef_search it was prepared with. */
+  efSearch: number;
+  /** A connection of its own PostgreSQL session (not the embedded PGlite's shared one): statements may be named. */
+  ownSession: boolean;
+}
+const prepared = new WeakMap<pg.PoolClient, PreparedConnection>();
 
 /**
  * Session settings for the vector sub-searches, applied once per pooled connection so each search
  * stays one statement: iterative index scans (pgvector 0.8) so a filtered nearest-neighbour query
- * still finds 5 rows, and the HNSW candidate list size.
+ * still finds 5 rows, and the HNSW candidate list size (the SEARCH_HNSW_EF_SEARCH setting; the
+ * default when not given).
  */
-export async function prepareSearchConnection(client: pg.PoolClient): Promise<void> {
-  if (prepared.has(client)) return;
-  await client.query(`SET hnsw.iterative_scan = relaxed_order; SET hnsw.ef_search = ${HNSW_EF_SEARCH}`);
-  prepared.add(client);
+export async function prepareSearchConnection(client: pg.PoolClient, efSearch: number = HNSW_EF_SEARCH): Promise<void> {
+  if (prepared.get(client)?.efSearch === efSearch) return;
+  if (!Number.isInteger(efSearch) || efSearch < 1 || efSearch > 1000)
+    throw new Error(`hnsw.ef_search must be an integer in 1..1000, got ${efSearch}`);
+  const res = (await client.query(
+    `SET hnsw.iterative_scan = relaxed_order; SET hnsw.ef_search = ${efSearch}; SELECT version() LIKE '%PGlite%' AS embedded`,
+  )) as unknown as pg.QueryResult<{ embedded: boolean }>[];
+  prepared.set(client, { efSearch, ownSession: res.at(-1)?.rows[0]?.embedded === false });
 }
 
 /**
- * The statement text for one variant of the options. Unnamed on purpose: on the embedded database
- * every pool connection shares one PGlite session, so a named prepared statement made by one
+ * The statement text for one variant of the options. On PostgreSQL it runs as a named prepared
+ * statement (named after a hash of its text), prepared once per connection: the four-source
+ * statement has about 70 CTEs, and planning it on every uncached search cost about a quarter of its
+ * time (bench/search); after five runs PostgreSQL keeps a generic plan, the same plan here since every
+ * parameter-dependent choice is inside the CTEs (InitPlans). On the embedded database it stays
+ * unnamed: every pool connection shares one PGlite session, so a named statement made by one
  * connection collides with the same name on the next ("prepared statement already exists"). The
- * price on PostgreSQL is planning on every uncached search (~2.7 ms of ~22 ms; bench/search).
- * The session settings above are safe there: every connection sets the same values.
+ * session settings above are safe there: every connection sets the same values.
  */
 export interface HybridStatement {
   text: string;
+  /** The prepared statement's name (a hash of the text; computed when missing). */
+  name?: string;
 }
+
+const statementName = (text: string) => `hybrid_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
 
 const statements = new Map<string, HybridStatement>();
 
@@ -37,7 +56,8 @@ export function hybridStatement(opts: HybridSqlOptions = {}): HybridStatement {
   const key = JSON.stringify([opts.sources, opts.modes, opts.filter, opts.limit]);
   let statement = statements.get(key);
   if (!statement) {
-    statement = { text: buildHybridSql({ sources: opts.sources, modes: opts.modes, filter: opts.filter, limit: opts.limit }) };
+    const text = buildHybridSql({ sources: opts.sources, modes: opts.modes, filter: opts.filter, limit: opts.limit });
+    statement = { text, name: statementName(text) };
     statements.set(key, statement);
   }
   return statement;
@@ -48,6 +68,8 @@ export interface HybridValues {
   /** null: text-only (the embedder failed or vector mode is off). */
   embedding: readonly number[] | null;
   programId: string;
+  /** hnsw.ef_search (the SEARCH_HNSW_EF_SEARCH setting); HNSW_EF_SEARCH when omitted. */
+  efSearch?: number | undefined;
 }
 
 export interface RunHybridParams extends HybridSqlOptions, HybridValues {}
@@ -56,11 +78,13 @@ export interface RunHybridParams extends HybridSqlOptions, HybridValues {}
 export async function runHybridStatement(pool: pg.Pool, statement: HybridStatement, v: HybridValues): Promise<HybridRow[]> {
   const client = await pool.connect();
   try {
-    await prepareSearchConnection(client);
-    const res = await client.query<HybridRow>({
-      ...statement,
-      values: [v.query, v.embedding ? toVectorLiteral(v.embedding) : null, v.programId],
-    });
+    await prepareSearchConnection(client, v.efSearch);
+    const values = [v.query, v.embedding ? toVectorLiteral(v.embedding) : null, v.programId];
+    const res = await client.query<HybridRow>(
+      prepared.get(client)?.ownSession
+        ? { name: statement.name ?? statementName(statement.text), text: statement.text, values }
+        : { text: statement.text, values },
+    );
     return res.rows;
   } finally {
     client.release();

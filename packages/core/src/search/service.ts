@@ -113,7 +113,14 @@ export function createSearchService(ctx: CoreContext): SearchService {
     const programId = await resolveProgramId(ctx, p.batchId);
     const embedding = p.modes.includes('vector') ? await embedQuery(normalized) : null;
     const degraded = p.modes.includes('vector') && embedding === null;
-    const results = await runHybridSearch(ctx.pool, { query: normalized, embedding, programId, sources: p.sources, modes: p.modes });
+    const results = await runHybridSearch(ctx.pool, {
+      query: normalized,
+      embedding,
+      programId,
+      sources: p.sources,
+      modes: p.modes,
+      efSearch: config.SEARCH_HNSW_EF_SEARCH,
+    });
     return { results, degraded, normalized, programId };
   }
 
@@ -167,6 +174,7 @@ export function createSearchService(ctx: CoreContext): SearchService {
         sources: ['faq'],
         modes: ['vector'],
         filter: false,
+        efSearch: config.SEARCH_HNSW_EF_SEARCH,
       });
       // The spec's rule: the nearest FAQ by the same vectorScore the search reports (FAQs embedded
       // from question and answer), matched at >= 0.82. The sentence embedder's cosine is calibrated
