@@ -99,7 +99,7 @@ export const ConfigSchema = T.Object({
   ),
   SEARCH_STATS_REFRESH_MINUTES: Int(15, 1, 1440, 'interval of the job copying word frequencies for search weights'),
   SEARCH_HNSW_EF_SEARCH: Int(
-    100,
+    150,
     10,
     1000,
     'candidate list of each vector sub-search in the HNSW index (hnsw.ef_search): higher finds more of the true nearest rows (recall) for more time per search; bench/search measures both',
