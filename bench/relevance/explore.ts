@@ -18,6 +18,7 @@ import {
   semanticPart,
   TEXT_LIST_MIN_SCORE,
   VECTOR_CUTOFF,
+  withSpelling,
   wordVectors,
 } from '@cfaq/core';
 import pg from 'pg';
@@ -63,39 +64,10 @@ async function lexemes(texts: string[]): Promise<Map<string, number>[]> {
 }
 
 const WORD = /[\p{L}\p{N}]+/gu;
-const LETTERS = 'abcdefghijklmnopqrstuvwxyz';
-function nearestKnown(w: string): string | undefined {
-  const vectors = wordVectors();
-  let best: number | undefined;
-  const consider = (c: string) => {
-    const r = vectors.rank(c);
-    if (r !== undefined && (best === undefined || r < best)) best = r;
-  };
-  for (let i = 0; i <= w.length; i++) {
-    const [head, tail] = [w.slice(0, i), w.slice(i)];
-    if (tail) consider(head + tail.slice(1));
-    if (tail.length > 1) consider(head + tail[1] + tail[0] + tail.slice(2));
-    for (const c of LETTERS) {
-      if (tail) consider(head + c + tail.slice(1));
-      consider(head + c + tail);
-    }
-  }
-  return best === undefined ? undefined : vectors.word(best);
-}
-function corrections(text: string): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const w of text.toLowerCase().match(WORD) ?? []) {
-    if (w.length < 4 || !/^[a-z]+$/.test(w) || STOPWORDS.has(w) || wordVectors().rank(w) !== undefined) continue;
-    const c = nearestKnown(w);
-    if (c) out.set(w, c);
-  }
-  return out;
-}
+/** The service's own spelling step (local-embedder.ts): `add` appends the corrections, `replace` swaps them in. */
 function correct(text: string, mode: 'add' | 'replace'): string {
-  const fixes = corrections(text);
-  if (fixes.size === 0) return text;
-  if (mode === 'add') return `${text} ${[...fixes.values()].join(' ')}`;
-  return text.replace(WORD, (w) => fixes.get(w.toLowerCase()) ?? w);
+  const spelled = withSpelling(text);
+  return mode === 'add' ? spelled.added : spelled.replaced;
 }
 
 /** A typo in one word of 5+ letters: two adjacent letters swapped (deterministic). */
