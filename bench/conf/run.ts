@@ -5,8 +5,9 @@
  * provider configured, so path A's call is aside). Database: BENCH_DATABASE_URL or a fresh
  * `bench_conf` on the local server.
  */
-import { createHmac } from 'node:crypto';
+import { fork } from 'node:child_process';
 import { loadavg } from 'node:os';
+import { join } from 'node:path';
 import {
   BossJobQueue,
   createCoreContext,
@@ -21,7 +22,6 @@ import {
 } from '@cfaq/core';
 import { runMigrations } from '@cfaq/db';
 import { confMeetings } from '@cfaq/db/schema/index';
-import autocannon from 'autocannon';
 import pg from 'pg';
 import { PgBoss } from 'pg-boss';
 import { buildApp } from '../../apps/api/src/app.js';
@@ -30,6 +30,9 @@ const SERVER = process.env.BENCH_SERVER_URL ?? 'postgres://postgres@127.0.0.1:54
 const DB = 'bench_conf';
 const SECRET = 'bench-webhook-secret';
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
+/** The job queue's pool: the API process's (bootstrap.ts) unless BENCH_BOSS_MAX says otherwise. */
+const BOSS_MAX = Number(process.env.BENCH_BOSS_MAX ?? 10);
 /** `webhook`, `transcript` or both (default). */
 const PART = process.env.BENCH_PART ?? 'all';
 /** The machine's load average (1, 5, 15 minutes), printed with every figure: on a shared machine it decides what a figure means. */
@@ -83,7 +86,7 @@ async function main() {
     // EMBEDDER=local to compare with the default sentence embedder.
     ...(process.env.EMBEDDER ? { EMBEDDER: process.env.EMBEDDER } : {}),
   });
-  const boss = new PgBoss({ connectionString: url, schema: 'pgboss', max: 10, supervise: false, schedule: false });
+  const boss = new PgBoss({ connectionString: url, schema: 'pgboss', max: BOSS_MAX, supervise: false, schedule: false });
   boss.on('error', () => {});
   await boss.start();
   await ensureQueues(boss, JOBS);
@@ -97,36 +100,36 @@ async function main() {
   await pool.end();
 }
 
-/** (1) webhook acknowledgement */
+interface ClientResult {
+  requests: number;
+  reqPerSec: number;
+  non2xx: number;
+  errors: number;
+  latency: { p50: number; p90: number; p99: number; max: number };
+}
+
+/** Runs the webhook client (webhook-client.ts) in its own process and returns autocannon's figures. */
+function runClient(settings: { url: string; secret: string; duration: number; connections: number }): Promise<ClientResult> {
+  const child = fork(join(import.meta.dirname, 'webhook-client.ts'), [], { execArgv: process.execArgv });
+  return new Promise((resolve, reject) => {
+    child.once('message', (m) => resolve(m as ClientResult));
+    child.once('error', reject);
+    child.once('exit', (code) => code === 0 || reject(new Error(`webhook client exited with ${code}`)));
+    child.send(settings);
+  });
+}
+
+/** (1) webhook acknowledgement: the API in this process, the client in another (two cores, one each). */
 async function webhookBench(ctx: ReturnType<typeof createCoreContext>, pool: pg.Pool) {
   const app = await buildApp({ ctx, logger: false });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const port = (app.server.address() as { port: number }).port;
-  let n = 0;
-  const ts = () => String(Math.floor(Date.now() / 1000));
   const cpu0 = process.cpuUsage();
-  const result = await autocannon({
+  const result = await runClient({
     url: `http://127.0.0.1:${port}/api/conf/webhook`,
-    method: 'POST',
-    connections: 20,
+    secret: SECRET,
     duration: DURATION,
-    requests: [
-      {
-        setupRequest: (req) => {
-          n++;
-          const body = JSON.stringify({
-            event: 'recording.transcript_completed',
-            event_ts: Date.now(),
-            payload: {
-              object: { uuid: `bench-${n}-${Date.now()}`, id: n, host_id: 'zm-bench', topic: `Bench meeting ${n}`, recording_files: [] },
-            },
-          });
-          const stamp = ts();
-          const sig = `v0=${createHmac('sha256', SECRET).update(`v0:${stamp}:${body}`).digest('hex')}`;
-          return { ...req, body, headers: { 'content-type': 'application/json', 'x-zm-request-timestamp': stamp, 'x-zm-signature': sig } };
-        },
-      },
-    ],
+    connections: CONNECTIONS,
   });
   const cpu = process.cpuUsage(cpu0);
   const { rows } = await pool.query(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'conf.ingest-recording'`);
@@ -135,13 +138,16 @@ async function webhookBench(ctx: ReturnType<typeof createCoreContext>, pool: pg.
     JSON.stringify(
       {
         webhook: {
-          requests: result.requests.total,
+          connections: CONNECTIONS,
+          bossPoolMax: BOSS_MAX,
+          requests: result.requests,
           non2xx: result.non2xx,
           errors: result.errors,
-          reqPerSec: Math.round(result.requests.average),
-          latencyMs: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max },
+          reqPerSec: Math.round(result.reqPerSec),
+          latencyMs: result.latency,
           jobsCommitted: rows[0].n,
-          processCpuSeconds: Number(((cpu.user + cpu.system) / 1e6).toFixed(1)),
+          apiCpuSeconds: Number(((cpu.user + cpu.system) / 1e6).toFixed(1)),
+          apiCpuMsPerRequest: Number(((cpu.user + cpu.system) / 1e3 / Math.max(1, result.requests)).toFixed(3)),
           loadAverage: load(),
         },
       },
