@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { sentenceEncoder, tensorflow } from '../src/embeddings/sentence-encoder.js';
+import { encoderPasses, encodeSentences, sentenceEncoder, tensorflow } from '../src/embeddings/sentence-encoder.js';
 import { useSentenceKernels } from '../src/embeddings/sentence-kernels.js';
 
 /** The tfjs-core functions these tests call (the module's own typing names only what it uses). */
@@ -105,6 +105,38 @@ describe('sentence encoder kernels (WASM SplitV and BatchMatMul)', () => {
       });
     });
     expect(ours).toHaveLength(texts.length);
+    expect(max).toBeLessThan(1e-6);
+  });
+});
+
+describe('sentence encoder passes', () => {
+  it('groups texts into passes of at most 32 texts and about eight long ones, in order', () => {
+    const long = 'x'.repeat(1500);
+    expect(encoderPasses(Array.from({ length: 35 }, () => long)).map((p) => p.length)).toEqual([8, 8, 8, 8, 3]);
+    expect(encoderPasses(Array.from({ length: 40 }, () => 'short text')).map((p) => p.length)).toEqual([32, 8]);
+    const mixed = ['a', long, 'b', long, 'c'];
+    expect(encoderPasses(mixed).flat()).toEqual(mixed);
+    expect(encoderPasses([])).toEqual([]);
+  });
+
+  it('a text’s vector does not depend on the pass it is in (within 1e-6), and the loop runs between passes', async () => {
+    const words = 'the capstone deadline portal submit cohort mentor session laptop stipend library schedule'.split(' ');
+    const texts = Array.from({ length: 12 }, (_, i) =>
+      Array.from({ length: 40 + i * 30 }, (_, k) => words[(i * 5 + k * 7) % words.length]).join(' '),
+    );
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 0);
+    const together = await encodeSentences(texts);
+    clearInterval(timer);
+    expect(encoderPasses(texts.map((t) => t.slice(0, 2000))).length).toBeGreaterThan(1);
+    expect(ticks).toBeGreaterThan(0);
+    const alone = await Promise.all(texts.map(async (t) => (await encodeSentences([t]))[0] as number[]));
+    let max = 0;
+    together.forEach((v, i) => {
+      v.forEach((x, d) => {
+        max = Math.max(max, Math.abs(x - (alone[i]?.[d] as number)));
+      });
+    });
     expect(max).toBeLessThan(1e-6);
   });
 });
