@@ -8,6 +8,7 @@
 import { fork } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import {
   BossJobQueue,
   createCoreContext,
@@ -31,8 +32,6 @@ const DB = 'bench_conf';
 const SECRET = 'bench-webhook-secret';
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
-/** The job queue's pool: the API process's (bootstrap.ts) unless BENCH_BOSS_MAX says otherwise. */
-const BOSS_MAX = Number(process.env.BENCH_BOSS_MAX ?? 10);
 /** `webhook`, `transcript` or both (default). */
 const PART = process.env.BENCH_PART ?? 'all';
 /** The machine's load average (1, 5, 15 minutes), printed with every figure: on a shared machine it decides what a figure means. */
@@ -86,7 +85,9 @@ async function main() {
     // EMBEDDER=local to compare with the default sentence embedder.
     ...(process.env.EMBEDDER ? { EMBEDDER: process.env.EMBEDDER } : {}),
   });
-  const boss = new PgBoss({ connectionString: url, schema: 'pgboss', max: BOSS_MAX, supervise: false, schedule: false });
+  // The job queue's pool as an API process opens it (JOB_QUEUE_POOL_MAX), unless BENCH_BOSS_MAX says otherwise.
+  const bossMax = Number(process.env.BENCH_BOSS_MAX ?? config.JOB_QUEUE_POOL_MAX);
+  const boss = new PgBoss({ connectionString: url, schema: 'pgboss', max: bossMax, supervise: false, schedule: false });
   boss.on('error', () => {});
   await boss.start();
   await ensureQueues(boss, JOBS);
@@ -94,7 +95,7 @@ async function main() {
   const ctx = createCoreContext({ config, log, pool, jobs: new BossJobQueue(boss) });
 
   console.log(JSON.stringify({ start: new Date().toISOString(), loadAverage: load(), embedder: ctx.embedder.model }));
-  if (PART !== 'transcript') await webhookBench(ctx, pool);
+  if (PART !== 'transcript') await webhookBench(ctx, pool, bossMax);
   if (PART !== 'webhook') await transcriptBench(ctx);
   await boss.stop({ graceful: false, close: true });
   await pool.end();
@@ -120,7 +121,7 @@ function runClient(settings: { url: string; secret: string; duration: number; co
 }
 
 /** (1) webhook acknowledgement: the API in this process, the client in another (two cores, one each). */
-async function webhookBench(ctx: ReturnType<typeof createCoreContext>, pool: pg.Pool) {
+async function webhookBench(ctx: ReturnType<typeof createCoreContext>, pool: pg.Pool, bossMax: number) {
   const app = await buildApp({ ctx, logger: false });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const port = (app.server.address() as { port: number }).port;
@@ -139,7 +140,7 @@ async function webhookBench(ctx: ReturnType<typeof createCoreContext>, pool: pg.
       {
         webhook: {
           connections: CONNECTIONS,
-          bossPoolMax: BOSS_MAX,
+          bossPoolMax: bossMax,
           requests: result.requests,
           non2xx: result.non2xx,
           errors: result.errors,
@@ -176,11 +177,16 @@ async function transcriptBench(ctx: ReturnType<typeof createCoreContext>) {
       .insert(confMeetings)
       .values({ confMeetingId: `bench-2h-${r}-${Date.now()}`, topic: 'Two-hour session', sourcing: 'manual_vtt', status: 'pending' })
       .returning({ id: confMeetings.id, batchId: confMeetings.batchId, topic: confMeetings.topic });
+    // The longest the event loop was held (a job's heartbeat timer waits that long): the delay
+    // histogram's maximum, sampled every 10 ms.
+    const loop = monitorEventLoopDelay({ resolution: 10 });
+    loop.enable();
     const started = performance.now();
     const c0 = process.cpuUsage();
     const parsed = parseTranscript('vtt', vtt);
     const stored = await storeTranscript(ctx, meeting as { id: string; batchId: string | null; topic: string }, parsed);
     const c = process.cpuUsage(c0);
+    loop.disable();
     runs.push(performance.now() - started);
     console.log(
       JSON.stringify({
@@ -193,6 +199,7 @@ async function transcriptBench(ctx: ReturnType<typeof createCoreContext>) {
           knowledgeRows: stored.status === 'completed' ? stored.knowledgeCount : 0,
           wallMs: Math.round(runs[r] as number),
           cpuMs: Math.round((c.user + c.system) / 1000),
+          maxLoopBlockMs: Math.round(loop.max / 1e6),
           loadAverage: load(),
         },
       }),
