@@ -1,4 +1,4 @@
-import { fixedClock, rollUpCommunity, rollUpSearchLogs } from '@cfaq/core';
+import { activeUserCounts, fixedClock, rollUpCommunity, rollUpSearchLogs, splitCommunityDays } from '@cfaq/core';
 import { batches, comments, communityPosts, faqs, searchLogs, unresolvedSearches, users } from '@cfaq/db/schema/index';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -338,6 +338,12 @@ describe('community rollup (analytics.rollup)', () => {
     '/admin/community/chart?from=2026-02-01&to=2026-03-15&interval=month',
     '/admin/user-activity?from=2026-02-01&to=2026-03-15&interval=month',
     '/admin/community-growth?from=2026-03-01&to=2026-03-15',
+    // Ranges and buckets that start between a user's active days (first buckets clipped to the range).
+    '/admin/user-activity?from=2026-03-03&to=2026-03-15&interval=week',
+    `/admin/user-activity?from=2026-03-02&to=2026-03-15&interval=day&batchId=${progB}`,
+    `/admin/user-activity?from=2026-03-02&to=2026-03-15&interval=day&batchId=${defaultId}`,
+    '/admin/user-activity?from=2026-03-04&to=2026-03-06&interval=day',
+    '/analytics/overview?from=2026-03-04&to=2026-03-14',
     `/analytics/overview?${RANGE_B()}`,
     '/analytics/overview?from=2026-02-01&to=2026-03-15',
     `/analytics/community?${RANGE_B()}&interval=week`,
@@ -414,4 +420,105 @@ describe('community rollup (analytics.rollup)', () => {
     // Nothing to do the next time.
     expect(await rollUpCommunity(t.ctx)).toMatchObject({ days: 0, dirty: 0 });
   });
+});
+
+describe('distinct active users (user_active_days)', () => {
+  const DAYS = Array.from({ length: 20 }, (_, i) =>
+    new Date(Date.parse('2026-02-24T00:00:00Z') + i * 86_400_000).toISOString().slice(0, 10),
+  );
+  /** The raw answer: distinct authors of posts and comments per bucket of from..to (program by the post's). */
+  async function raw(from: string, to: string, batchId: string | null, interval: 'day' | 'week' | 'month' | null) {
+    const bucket = interval ? sql.raw(`date_trunc('${interval}', day::timestamp)::date`) : sql`${from}::date`;
+    const prog = (col: string) => (batchId ? sql` and ${sql.raw(col)} = ${batchId}::uuid` : sql``);
+    const res = await t.ctx.db.execute<{ bucket: string; n: number }>(sql`
+      select to_char(${bucket}, 'YYYY-MM-DD') as bucket, count(distinct user_id)::int as n from (
+        select (p.created_at at time zone 'UTC')::date as day, p.author_id as user_id from community_posts p
+          where p.deleted_at is null and p.author_id is not null${prog('p.batch_id')}
+        union all
+        select (c.created_at at time zone 'UTC')::date, c.author_id from comments c join community_posts p on p.id = c.post_id
+          where c.deleted_at is null and c.author_id is not null${prog('p.batch_id')}
+      ) a where day between ${from}::date and ${to}::date group by 1 order by 1`);
+    return Object.fromEntries(res.rows.map((r) => [r.bucket, r.n]));
+  }
+  async function counted(from: string, to: string, batchId: string | null, interval: 'day' | 'week' | 'month' | null) {
+    const split = await splitCommunityDays(t.ctx, from, to);
+    const res = await t.ctx.db.execute<{ bucket: string; n: number }>(sql`
+      select to_char(bucket, 'YYYY-MM-DD') as bucket, sum(n)::int as n from (${activeUserCounts(split, batchId, from, interval)}) x
+      group by 1 having sum(n) <> 0 order by 1`);
+    return Object.fromEntries(res.rows.map((r) => [r.bucket, r.n]));
+  }
+  async function compareAll(label: string) {
+    for (const batchId of [null, progB, defaultId]) {
+      for (const interval of [null, 'day', 'week', 'month'] as const) {
+        for (let i = 0; i < DAYS.length; i += 3) {
+          for (let j = i; j < DAYS.length; j += 4) {
+            const [from, to] = [DAYS[i] as string, DAYS[j] as string];
+            expect(await counted(from, to, batchId, interval), `${label} ${from}..${to} ${batchId} ${interval}`).toEqual(
+              await raw(from, to, batchId, interval),
+            );
+          }
+        }
+      }
+    }
+  }
+  /** Every row links to the user's previous active day in its scope, and the rows are the rollup's active days. */
+  async function linksExact() {
+    const res = await t.ctx.db.execute<{ bad: number; missing: number }>(sql`
+      select (select count(*)::int from user_active_days a where a.prev_day is distinct from
+          (select max(b.day) from user_active_days b where b.scope = a.scope and b.user_id = a.user_id and b.day < a.day)) as bad,
+        (select count(*)::int from (
+          select '00000000-0000-0000-0000-000000000000'::uuid as scope, user_id, day from user_daily_activity
+          union select batch_id, user_id, day from user_daily_activity where batch_id is not null
+          except select scope, user_id, day from user_active_days) m) as missing`);
+    expect(res.rows[0]).toEqual({ bad: 0, missing: 0 });
+  }
+
+  it('equal the raw distinct count for every range, bucket and program, before and after writes and rollups', async () => {
+    const people = await Promise.all([1, 2, 3, 4, 5].map(() => t.signIn('user')));
+    const made: string[] = [];
+    // Deterministic spread: person k writes on days k, k+3, k+7, ... in two programs.
+    for (const [k, who] of people.entries()) {
+      for (let d = k; d < 18; d += 3 + (k % 3)) {
+        const day = DAYS[d] as string;
+        made.push(await post(d % 2 === 0 ? progB : defaultId, `${day}T0${k}:00:00Z`, { authorId: who.id }));
+      }
+    }
+    await t.ctx.db.insert(comments).values(
+      made.map((postId, i) => ({
+        postId,
+        authorId: (people[(i * 2) % 5] as Who).id,
+        body: 'reply',
+        createdAt: at(`${DAYS[Math.min(19, (i * 7) % 20)]}T10:00:00Z`),
+      })),
+    );
+    await compareAll('live');
+    await rollUpCommunity(t.ctx);
+    await linksExact();
+    await compareAll('rolled');
+    // Writes to rolled days: some posts deleted (a user's only day in a bucket among them), one moved,
+    // a backdated one by a user active nowhere else, a comment deleted.
+    await t.ctx.db
+      .update(communityPosts)
+      .set({ deletedAt: at('2026-03-15T10:00:00Z') })
+      .where(
+        inArray(
+          communityPosts.id,
+          made.filter((_, i) => i % 4 === 1),
+        ),
+      );
+    await t.ctx.db
+      .update(communityPosts)
+      .set({ batchId: progB })
+      .where(eq(communityPosts.id, made[2] as string));
+    const late = await t.signIn('user');
+    await post(defaultId, '2026-03-04T22:00:00Z', { authorId: late.id });
+    await t.ctx.db
+      .update(comments)
+      .set({ deletedAt: at('2026-03-15T11:00:00Z') })
+      .where(eq(comments.postId, made[5] as string));
+    await compareAll('dirty');
+    await rollUpCommunity(t.ctx);
+    await linksExact();
+    await compareAll('rolled again');
+  }, 120_000);
 });

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
+import { activeUserCounts } from './active-users.js';
 import { communitySeries, communityTotals, medianAnswerHours, scopeSplit } from './community.js';
 import { activityDays, signupDays, splitCommunityDays } from './community-rollup.js';
 import { rangeView } from './range.js';
@@ -85,16 +86,14 @@ export async function communityGrowth(ctx: Ctx, q: DashboardQuery): Promise<Comm
 export async function userActivity(ctx: Ctx, q: DashboardQuery): Promise<UserActivity> {
   const s = await resolveScope(ctx, q);
   const split = await scopeSplit(ctx, s);
-  // Distinct users cannot be summed from days: counted over the per-day activity rows (one per user,
-  // day and program: far fewer than the posts and comments behind them) and the live days' authors.
-  const active = sql`select ${bucketOfDay(sql`day`, s.range.interval)} as bucket, count(distinct user_id) as "activeUsers"
-    from (${activityDays(split, s.batchId)}) a group by 1`;
+  // Distinct users cannot be summed from days: each bucket counts its users' first active day in it (active-users.ts).
+  const active = sql`select bucket, sum(n) as "activeUsers" from (${activeUserCounts(split, s.batchId, s.range.from, s.range.interval)}) a group by 1`;
   const [members, series, totals] = await Promise.all([
     signupSeries(ctx, s, split),
     ctx.db.execute<{ bucket: string; activeUsers: number }>(filledSeries(s.range, active, ['activeUsers'])),
     ctx.db.execute<{ new_users: string | null; active: number }>(sql`
       select (select sum(users) from (${signupDays(split)}) d) as new_users,
-        (select count(distinct user_id)::int from (${activityDays(split, s.batchId)}) a) as active`),
+        (select sum(n)::int from (${activeUserCounts(split, s.batchId, s.range.from, null)}) a) as active`),
   ]);
   return {
     range: rangeView(s.range),

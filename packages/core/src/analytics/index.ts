@@ -1,3 +1,4 @@
+export * from './active-users.js';
 export * from './admin-community.js';
 export * from './admin-faqs.js';
 export * from './admin-stats.js';

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, date, index, integer, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, date, index, integer, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { tstz } from './columns.js';
 
 /**
@@ -114,6 +114,25 @@ export const userDailyActivity = pgTable(
     index('user_daily_activity_day_idx').on(t.day, t.userId, t.batchId, t.posts, t.comments),
     index('user_daily_activity_batch_idx').on(t.batchId, t.day, t.userId, t.posts, t.comments),
   ],
+);
+
+/**
+ * The days each user was active (wrote a post or a comment), per scope: one row per (scope, user, day),
+ * where the scope is a program id, or the nil uuid for every program together (ACTIVITY_ALL_SCOPE in
+ * core), each row carrying the user's previous active day in that scope (null: none). The users
+ * active in the days [a, b] are then exactly the rows of [a, b] whose previous day is before a (each
+ * user's first active day in the range), a count over `user_active_days_range_idx` instead of a
+ * distinct count. Kept by the community rollup together with user_daily_activity (migration 0027).
+ */
+export const userActiveDays = pgTable(
+  'user_active_days',
+  {
+    scope: uuid().notNull(),
+    userId: uuid().notNull(),
+    day: date({ mode: 'string' }).notNull(),
+    prevDay: date({ mode: 'string' }),
+  },
+  (t) => [primaryKey({ columns: [t.scope, t.userId, t.day] }), index('user_active_days_range_idx').on(t.scope, t.day, t.prevDay)],
 );
 
 /**
