@@ -1,4 +1,4 @@
-import { activeUserCounts, fixedClock, rollUpCommunity, rollUpSearchLogs, splitCommunityDays } from '@cfaq/core';
+import { activeUserCounts, compactCounts, fixedClock, rollUpCommunity, rollUpSearchLogs, splitCommunityDays } from '@cfaq/core';
 import { batches, comments, communityPosts, faqs, searchLogs, unresolvedSearches, users } from '@cfaq/db/schema/index';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -178,6 +178,42 @@ describe('GET /admin/stats', () => {
       searches: { today: 0, last30Days: 0 },
       unresolvedOpen: 0,
     });
+  });
+});
+
+describe('GET /admin/stats users (kept counts)', () => {
+  const counted = async () => {
+    const r = await t.ctx.db.execute<{ total: number; admins: number; moderators: number; suspended: number }>(sql`
+      select count(*)::int as total, (count(*) filter (where role = 'admin'))::int as admins,
+        (count(*) filter (where role = 'moderator'))::int as moderators, (count(*) filter (where status = 'suspended'))::int as suspended
+      from users`);
+    return r.rows[0];
+  };
+  const shown = async () => (await get('/admin/stats', admin)).json().users;
+
+  it('equal a count of the accounts through signups, role and status changes, deletions and the fold', async () => {
+    expect(await shown()).toEqual(await counted());
+    const made = await Promise.all(Array.from({ length: 6 }, () => t.signIn('user')));
+    const ids = made.map((m) => m.id);
+    await t.ctx.db
+      .update(users)
+      .set({ role: 'moderator' })
+      .where(inArray(users.id, ids.slice(0, 2)));
+    await t.ctx.db
+      .update(users)
+      .set({ status: 'suspended' })
+      .where(inArray(users.id, ids.slice(1, 4)));
+    await t.ctx.db.update(users).set({ name: 'Renamed' }).where(inArray(users.id, ids));
+    await t.ctx.db.delete(users).where(eq(users.id, ids[3] as string));
+    const now = await counted();
+    expect(now).toMatchObject({ moderators: expect.any(Number), suspended: expect.any(Number) });
+    expect(now?.suspended).toBeGreaterThanOrEqual(2);
+    expect(await shown()).toEqual(now);
+    const folded = await compactCounts(t.ctx);
+    expect(folded.users).toBeGreaterThan(3);
+    expect(await shown()).toEqual(now);
+    const rows = await t.ctx.db.execute<{ n: number }>(sql`select count(*)::int as n from user_counts`);
+    expect(rows.rows[0]?.n).toBeLessThanOrEqual(6);
   });
 });
 

@@ -4,6 +4,7 @@ export * from './admin-faqs.js';
 export * from './admin-stats.js';
 export * from './community.js';
 export * from './community-rollup.js';
+export * from './counts.js';
 export * from './overview.js';
 export * from './range.js';
 export * from './rollup.js';
