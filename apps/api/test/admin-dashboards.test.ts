@@ -1,4 +1,12 @@
-import { activeUserCounts, compactCounts, fixedClock, rollUpCommunity, rollUpSearchLogs, splitCommunityDays } from '@cfaq/core';
+import {
+  activeUserCounts,
+  compactCounts,
+  fixedClock,
+  rollUpCommunity,
+  rollUpSearchLogs,
+  splitCommunityDays,
+  topContributors,
+} from '@cfaq/core';
 import { batches, comments, communityPosts, faqs, searchLogs, unresolvedSearches, users } from '@cfaq/db/schema/index';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -483,7 +491,27 @@ describe('distinct active users (user_active_days)', () => {
       group by 1 having sum(n) <> 0 order by 1`);
     return Object.fromEntries(res.rows.map((r) => [r.bucket, r.n]));
   }
+  /** Top contributors by the bounded walk (forced: any range, 1-2 users a step) against the direct sum. */
+  async function compareTop(label: string) {
+    for (const batchId of [null, progB, defaultId]) {
+      for (const [from, to] of [
+        ['2026-02-24', '2026-03-15'],
+        ['2026-03-01', '2026-03-10'],
+        ['2026-03-03', '2026-03-04'],
+      ] as const) {
+        const split = await splitCommunityDays(t.ctx, from, to);
+        for (const limit of [1, 3, 10]) {
+          const direct = await topContributors(t.ctx, split, batchId, 0, limit);
+          for (const step of [1, 3]) {
+            const walked = await topContributors(t.ctx, split, batchId, 0, limit, { minDays: 0, step, steps: 1000 });
+            expect(walked, `${label} ${from}..${to} ${batchId} top ${limit} step ${step}`).toEqual(direct);
+          }
+        }
+      }
+    }
+  }
   async function compareAll(label: string) {
+    await compareTop(label);
     for (const batchId of [null, progB, defaultId]) {
       for (const interval of [null, 'day', 'week', 'month'] as const) {
         for (let i = 0; i < DAYS.length; i += 3) {
@@ -507,6 +535,17 @@ describe('distinct active users (user_active_days)', () => {
           union select batch_id, user_id, day from user_daily_activity where batch_id is not null
           except select scope, user_id, day from user_active_days) m) as missing`);
     expect(res.rows[0]).toEqual({ bad: 0, missing: 0 });
+    // user_activity_totals: each user's rolled rows summed, per program and for all.
+    const totals = await t.ctx.db.execute<{ off: number }>(sql`
+      select count(*)::int as off from (
+        (select scope, user_id, total from user_activity_totals
+          except select '00000000-0000-0000-0000-000000000000'::uuid, user_id, sum(posts + comments)::int from user_daily_activity group by 2
+          except select batch_id, user_id, sum(posts + comments)::int from user_daily_activity where batch_id is not null group by 1, 2)
+        union all
+        (select '00000000-0000-0000-0000-000000000000'::uuid, user_id, sum(posts + comments)::int from user_daily_activity group by 2
+          union all select batch_id, user_id, sum(posts + comments)::int from user_daily_activity where batch_id is not null group by 1, 2
+          except select scope, user_id, total from user_activity_totals)) d`);
+    expect(totals.rows[0]?.off).toBe(0);
   }
 
   it('equal the raw distinct count for every range, bucket and program, before and after writes and rollups', async () => {

@@ -8,6 +8,7 @@ import { activeUserCounts } from '../src/analytics/active-users.js';
 import { adminStats } from '../src/analytics/admin-stats.js';
 import { rollUpCommunity, splitCommunityDays } from '../src/analytics/community-rollup.js';
 import { compactCounts } from '../src/analytics/counts.js';
+import { topContributors } from '../src/analytics/top-contributors.js';
 import { type CoreContext, createCoreContext } from '../src/context.js';
 import { MemoryJobQueue } from '../src/jobs/index.js';
 import { awardPoints } from '../src/reputation/awards.js';
@@ -80,6 +81,12 @@ describe('analytics kept structures on PGlite', () => {
     for (const [a, b] of ranges) expect(await counted(a, b)).toBe(await raw(a, b));
     await rollUpCommunity(ctx);
     for (const [a, b] of ranges) expect(await counted(a, b)).toBe(await raw(a, b));
+    for (const [a, b] of ranges) {
+      const split = await splitCommunityDays(ctx, a, b);
+      const direct = await topContributors(ctx, split, prog, 0, 3);
+      expect(direct.length).toBeGreaterThan(0);
+      expect(await topContributors(ctx, split, prog, 0, 3, { minDays: 0, step: 2, steps: 100 })).toEqual(direct);
+    }
 
     const users = await one<
       Record<string, number>

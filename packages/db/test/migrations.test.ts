@@ -44,6 +44,7 @@ const TABLES = [
   'signup_daily_stats',
   'user_daily_activity',
   'user_active_days',
+  'user_activity_totals',
   'analytics_dirty_days',
   'badges',
   'support_requests',

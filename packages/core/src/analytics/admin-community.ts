@@ -2,11 +2,12 @@ import { sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { activeUserCounts } from './active-users.js';
 import { communitySeries, communityTotals, medianAnswerHours, scopeSplit } from './community.js';
-import { activityDays, signupDays, splitCommunityDays } from './community-rollup.js';
+import { signupDays, splitCommunityDays } from './community-rollup.js';
 import { rangeView } from './range.js';
 import type { AdminCommunity, CommunityChart, CommunityGrowth, UserActivity } from './schemas.js';
 import { type DashboardQuery, resolveScope } from './scope.js';
 import { bucketOfDay, filledSeries, num, rate } from './sql.js';
+import { topContributors } from './top-contributors.js';
 
 type Ctx = Pick<CoreContext, 'db' | 'clock'>;
 
@@ -17,12 +18,12 @@ export async function adminCommunity(ctx: Ctx, q: DashboardQuery): Promise<Admin
   const [t, median, top] = await Promise.all([
     communityTotals(ctx, split, s.batchId),
     medianAnswerHours(ctx, s),
-    ctx.db.execute<{ user_id: string; name: string; posts: number; comments: number }>(sql`
-      with t as (select user_id, sum(posts)::int as posts, sum(comments)::int as comments from (${activityDays(split, s.batchId)}) a
-        group by user_id order by sum(posts) + sum(comments) desc, user_id limit ${q.limit ?? 10})
-      select t.user_id, u.name, t.posts, t.comments from t join users u on u.id = t.user_id
-      order by t.posts + t.comments desc, t.user_id`),
+    topContributors(ctx, split, s.batchId, Math.round((s.range.end.getTime() - s.range.start.getTime()) / 86_400_000), q.limit ?? 10),
   ]);
+  const names = await ctx.db.execute<{ id: string; name: string }>(
+    sql`select id, name from users where id = any(${`{${top.map((c) => c.userId).join(',')}}`}::uuid[])`,
+  );
+  const nameOf = new Map(names.rows.map((r) => [r.id, r.name]));
   return {
     range: rangeView(s.range),
     batchId: s.batchId,
@@ -34,7 +35,10 @@ export async function adminCommunity(ctx: Ctx, q: DashboardQuery): Promise<Admin
       medianTimeToFirstAnswerHours: median,
     },
     comments: { created: t.comments, accepted: t.comments_accepted },
-    topContributors: top.rows.map((r) => ({ userId: r.user_id, name: r.name, posts: r.posts, comments: r.comments })),
+    topContributors: top.flatMap((c) => {
+      const name = nameOf.get(c.userId);
+      return name === undefined ? [] : [{ userId: c.userId, name, posts: c.posts, comments: c.comments }];
+    }),
   };
 }
 

@@ -166,6 +166,31 @@ async function rollUpActiveDays(tx: Tx, days: SQL, prevDays: SQL): Promise<void>
     where a.scope = x.scope and a.user_id = x.user_id and a.day = x.day and a.prev_day is distinct from x.prev`);
 }
 
+/**
+ * Moves user_activity_totals by the user_daily_activity rows of `days`: -1 takes the rows about to be
+ * replaced off, +1 adds the new ones, so each total stays the sum of the user's rolled rows.
+ */
+async function moveActivityTotals(tx: Tx, days: SQL, sign: 1 | -1): Promise<void> {
+  await tx.execute(sql`
+    insert into user_activity_totals (scope, user_id, total)
+    select scope, user_id, ${sign}::int * sum(n) from (
+      select ${ACTIVITY_ALL_SCOPE}::uuid as scope, user_id, posts + comments as n from user_daily_activity where ${days}
+      union all
+      select batch_id, user_id, posts + comments from user_daily_activity where ${days} and batch_id is not null
+    ) x group by 1, 2
+    on conflict (scope, user_id) do update set total = user_activity_totals.total + excluded.total`);
+  if (sign === 1) await tx.execute(sql`delete from user_activity_totals where total = 0`);
+}
+
+/** Rows `user_id, posts, comments`: what each author wrote on the split's live days (several rows per user). */
+export function liveActivity(s: CommunitySplit, batchId: string | null): SQL {
+  return sql`
+    select p.author_id as user_id, 1 as posts, 0 as comments from community_posts p
+      where ${liveTimes(s, sql`p.created_at`)} and p.deleted_at is null and p.author_id is not null${inProgram(sql`p.batch_id`, batchId)}
+    union all
+    select c.author_id, 0, 1 from ${commentsWhere(liveTimes(s, sql`c.created_at`), batchId)} and c.author_id is not null`;
+}
+
 /** Rows `day, user_id`: who wrote a post or a comment on the split's live days (repeats possible). */
 export function liveAuthors(s: CommunitySplit, batchId: string | null): SQL {
   return sql`
@@ -224,6 +249,7 @@ export async function rollUpCommunity(ctx: Ctx): Promise<CommunityRollupResult> 
         fresh ? sql` or ${col} between ${fresh.from}::date and ${fresh.to}::date` : sql``
       })`;
     const days = daysOf(sql`day`);
+    await moveActivityTotals(tx, days, -1);
     for (const table of ['community_daily_stats', 'signup_daily_stats', 'user_daily_activity', 'user_active_days']) {
       await tx.execute(sql`delete from ${sql.identifier(table)} where ${days}`);
     }
@@ -252,6 +278,7 @@ export async function rollUpCommunity(ctx: Ctx): Promise<CommunityRollupResult> 
         select ${day(sql`c.created_at`)}, p.batch_id, c.author_id, 0, 1
           from comments c join community_posts p on p.id = c.post_id where ${liveComments} and c.deleted_at is null and c.author_id is not null
       ) x group by 1, 2, 3`);
+    await moveActivityTotals(tx, days, 1);
     await rollUpActiveDays(tx, days, daysOf(sql`prev_day`));
     if (fresh) {
       await tx.execute(sql`

@@ -13,3 +13,4 @@ export * from './schemas.js';
 export * from './scope.js';
 export * from './search.js';
 export * from './search-insights.js';
+export * from './top-contributors.js';

@@ -113,7 +113,23 @@ export const userDailyActivity = pgTable(
   (t) => [
     index('user_daily_activity_day_idx').on(t.day, t.userId, t.batchId, t.posts, t.comments),
     index('user_daily_activity_batch_idx').on(t.batchId, t.day, t.userId, t.posts, t.comments),
+    index('user_daily_activity_user_idx').on(t.userId, t.day, t.batchId, t.posts, t.comments),
   ],
+);
+
+/**
+ * Each user's rolled-up posts plus comments of all days, per scope (a program, or the nil uuid for all
+ * programs): an upper bound of what they wrote in any range, read in order by top contributors to stop
+ * early (admin-community.ts). Moved by the community rollup by exactly the rows it replaces (migration 0029).
+ */
+export const userActivityTotals = pgTable(
+  'user_activity_totals',
+  {
+    scope: uuid().notNull(),
+    userId: uuid().notNull(),
+    total: integer().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.scope, t.userId] }), index('user_activity_totals_rank_idx').on(t.scope, t.total.desc(), t.userId)],
 );
 
 /**
