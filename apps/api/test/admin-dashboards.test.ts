@@ -2,6 +2,8 @@ import {
   activeUserCounts,
   compactCounts,
   fixedClock,
+  medianAnswerHours,
+  resolveRange,
   rollUpCommunity,
   rollUpSearchLogs,
   splitCommunityDays,
@@ -510,7 +512,26 @@ describe('distinct active users (user_active_days)', () => {
       }
     }
   }
+  /** The median time to first answer (buckets and one bucket's posts) against percentile_cont over every post. */
+  async function compareMedian(label: string) {
+    for (const batchId of [null, progB, defaultId]) {
+      for (let i = 0; i < DAYS.length; i += 4) {
+        for (let j = i; j < DAYS.length; j += 5) {
+          const [from, to] = [DAYS[i] as string, DAYS[j] as string];
+          const prog = batchId ? sql` and batch_id = ${batchId}::uuid` : sql``;
+          const direct = await t.ctx.db.execute<{ m: number | null }>(sql`
+            select round((percentile_cont(0.5) within group (order by extract(epoch from answered_at - created_at)) / 3600)::numeric, 2)::float8 as m
+            from community_posts where answered_at is not null and deleted_at is null${prog}
+              and created_at >= ${from}::date and created_at < ${to}::date + 1`);
+          const scope = { batchId, range: resolveRange({ from, to }, clock.now()) };
+          const m = await medianAnswerHours(t.ctx, scope, await splitCommunityDays(t.ctx, from, to));
+          expect(m, `${label} median ${from}..${to} ${batchId}`).toBe(direct.rows[0]?.m ?? null);
+        }
+      }
+    }
+  }
   async function compareAll(label: string) {
+    await compareMedian(label);
     await compareTop(label);
     for (const batchId of [null, progB, defaultId]) {
       for (const interval of [null, 'day', 'week', 'month'] as const) {
@@ -555,7 +576,9 @@ describe('distinct active users (user_active_days)', () => {
     for (const [k, who] of people.entries()) {
       for (let d = k; d < 18; d += 3 + (k % 3)) {
         const day = DAYS[d] as string;
-        made.push(await post(d % 2 === 0 ? progB : defaultId, `${day}T0${k}:00:00Z`, { authorId: who.id }));
+        // Answered after seconds to days (some not at all), so the median crosses answer-time buckets.
+        const answeredAt = d % 5 === 4 ? null : new Date(Date.parse(`${day}T0${k}:00:00Z`) + 1000 * 7 ** ((d + k) % 7) + 17 * d);
+        made.push(await post(d % 2 === 0 ? progB : defaultId, `${day}T0${k}:00:00Z`, { authorId: who.id, answeredAt }));
       }
     }
     await t.ctx.db.insert(comments).values(
@@ -591,6 +614,11 @@ describe('distinct active users (user_active_days)', () => {
       .update(comments)
       .set({ deletedAt: at('2026-03-15T11:00:00Z') })
       .where(eq(comments.postId, made[5] as string));
+    // An answer time changed on a rolled day (its bucket moves).
+    await t.ctx.db
+      .update(communityPosts)
+      .set({ answeredAt: at('2026-03-14T23:00:00Z') })
+      .where(eq(communityPosts.id, made[3] as string));
     await compareAll('dirty');
     await rollUpCommunity(t.ctx);
     await linksExact();

@@ -6,8 +6,10 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { activeUserCounts } from '../src/analytics/active-users.js';
 import { adminStats } from '../src/analytics/admin-stats.js';
+import { medianAnswerHours } from '../src/analytics/community.js';
 import { rollUpCommunity, splitCommunityDays } from '../src/analytics/community-rollup.js';
 import { compactCounts } from '../src/analytics/counts.js';
+import { resolveRange } from '../src/analytics/range.js';
 import { topContributors } from '../src/analytics/top-contributors.js';
 import { type CoreContext, createCoreContext } from '../src/context.js';
 import { MemoryJobQueue } from '../src/jobs/index.js';
@@ -53,9 +55,18 @@ describe('analytics kept structures on PGlite', () => {
     await ctx.db.execute(sql`insert into users (email, password_hash, name, role, status)
       select 'pg' || g || '@example.test', 'x', 'U' || g, (case when g % 4 = 0 then 'moderator' else 'user' end)::user_role,
         (case when g % 5 = 0 then 'suspended' else 'active' end)::user_status from generate_series(1, 12) g`);
-    await ctx.db.execute(sql`insert into community_posts (batch_id, author_id, title, body, created_at)
-      select ${prog}::uuid, u.id, 'Q', 'Body', timestamptz '2026-03-01 10:00Z' + ((row_number() over (order by u.id)) * 37 % 13) * interval '1 day'
-      from users u, generate_series(1, 2) g where u.email like 'pg%'`);
+    await ctx.db.execute(sql`insert into community_posts (batch_id, author_id, title, body, created_at, answered_at)
+      select ${prog}::uuid, u.id, 'Q', 'Body', c, case when g = 1 then c + (n * n * 97) * interval '1 second' end
+      from (select u.id, g, row_number() over (order by u.id, g) as n,
+        timestamptz '2026-03-01 10:00Z' + ((row_number() over (order by u.id)) * 37 % 13) * interval '1 day' as c
+        from users u, generate_series(1, 2) g where u.email like 'pg%') u`);
+    const median = async (from: string, to: string) => {
+      const direct = await one<{ m: number | null }>(sql`
+        select round((percentile_cont(0.5) within group (order by extract(epoch from answered_at - created_at)) / 3600)::numeric, 2)::float8 as m
+        from community_posts where answered_at is not null and deleted_at is null and created_at >= ${from}::date and created_at < ${to}::date + 1`);
+      const scope = { batchId: prog, range: resolveRange({ from, to }, ctx.clock.now()) };
+      expect(await medianAnswerHours(ctx, scope, await splitCommunityDays(ctx, from, to))).toBe(direct.m);
+    };
     const raw = async (from: string, to: string) =>
       (
         await one<{ n: number }>(sql`select count(distinct author_id)::int as n from community_posts
@@ -81,6 +92,7 @@ describe('analytics kept structures on PGlite', () => {
     for (const [a, b] of ranges) expect(await counted(a, b)).toBe(await raw(a, b));
     await rollUpCommunity(ctx);
     for (const [a, b] of ranges) expect(await counted(a, b)).toBe(await raw(a, b));
+    for (const [a, b] of ranges) await median(a, b);
     for (const [a, b] of ranges) {
       const split = await splitCommunityDays(ctx, a, b);
       const direct = await topContributors(ctx, split, prog, 0, 3);

@@ -45,6 +45,7 @@ const TABLES = [
   'user_daily_activity',
   'user_active_days',
   'user_activity_totals',
+  'answer_time_daily',
   'analytics_dirty_days',
   'badges',
   'support_requests',

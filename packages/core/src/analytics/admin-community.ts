@@ -17,7 +17,7 @@ export async function adminCommunity(ctx: Ctx, q: DashboardQuery): Promise<Admin
   const split = await scopeSplit(ctx, s);
   const [t, median, top] = await Promise.all([
     communityTotals(ctx, split, s.batchId),
-    medianAnswerHours(ctx, s),
+    medianAnswerHours(ctx, s, split),
     topContributors(ctx, split, s.batchId, Math.round((s.range.end.getTime() - s.range.start.getTime()) / 86_400_000), q.limit ?? 10),
   ]);
   const names = await ctx.db.execute<{ id: string; name: string }>(

@@ -250,7 +250,7 @@ export async function rollUpCommunity(ctx: Ctx): Promise<CommunityRollupResult> 
       })`;
     const days = daysOf(sql`day`);
     await moveActivityTotals(tx, days, -1);
-    for (const table of ['community_daily_stats', 'signup_daily_stats', 'user_daily_activity', 'user_active_days']) {
+    for (const table of ['community_daily_stats', 'signup_daily_stats', 'user_daily_activity', 'user_active_days', 'answer_time_daily']) {
       await tx.execute(sql`delete from ${sql.identifier(table)} where ${days}`);
     }
     const cols = sql.raw(COMMUNITY_FACTS.join(', '));
@@ -266,6 +266,10 @@ export async function rollUpCommunity(ctx: Ctx): Promise<CommunityRollupResult> 
         select ${day(sql`c.created_at`)}, p.batch_id, ${commentAggregates}
           from comments c join community_posts p on p.id = c.post_id where ${liveComments} and c.deleted_at is null group by 1, 2
       ) x (day, batch_id, ${cols}) group by 1, 2`);
+    await tx.execute(sql`
+      insert into answer_time_daily (day, batch_id, bucket, posts)
+      select ${day(sql`p.created_at`)}, p.batch_id, answer_time_bucket(p.created_at, p.answered_at), count(*) from community_posts p
+        where ${livePosts} and p.answered_at is not null and p.deleted_at is null group by 1, 2, 3`);
     await tx.execute(sql`
       insert into signup_daily_stats (day, users)
       select ${day(sql`created_at`)}, count(*) from users where ${liveTimes(split, sql`created_at`)} group by 1`);

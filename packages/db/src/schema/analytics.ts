@@ -118,6 +118,26 @@ export const userDailyActivity = pgTable(
 );
 
 /**
+ * Answered posts per day, program and answer-time bucket (`answer_time_bucket(created_at, answered_at)`:
+ * 4 buckets per doubling of the seconds to the first answer, migration 0030). The median time to first
+ * answer sums these per bucket to find the bucket holding the middle rank, then reads only that
+ * bucket's posts of the range (community_posts_answer_time_idx) for the exact values.
+ */
+export const answerTimeDaily = pgTable(
+  'answer_time_daily',
+  {
+    day: date({ mode: 'string' }).notNull(),
+    batchId: uuid(),
+    bucket: integer().notNull(),
+    posts: integer().notNull(),
+  },
+  (t) => [
+    index('answer_time_daily_day_idx').on(t.day, t.batchId, t.bucket, t.posts),
+    index('answer_time_daily_batch_idx').on(t.batchId, t.day, t.bucket, t.posts),
+  ],
+);
+
+/**
  * Each user's rolled-up posts plus comments of all days, per scope (a program, or the nil uuid for all
  * programs): an upper bound of what they wrote in any range, read in order by top contributors to stop
  * early (admin-community.ts). Moved by the community rollup by exactly the rows it replaces (migration 0029).
