@@ -6,6 +6,8 @@
  * `bench_conf` on the local server.
  */
 import { fork } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -109,6 +111,23 @@ interface ClientResult {
   latency: { p50: number; p90: number; p99: number; max: number };
 }
 
+/** A CPU profile of this process (the API) for the client's run only: BENCH_CPU_PROFILE=file.cpuprofile. */
+async function startProfile() {
+  const session = new Session();
+  session.connect();
+  const post = (method: string, params?: object) =>
+    new Promise<unknown>((resolve, reject) => session.post(method, params, (err, res) => (err ? reject(err) : resolve(res))));
+  await post('Profiler.enable');
+  await post('Profiler.start');
+  return {
+    async stop(file: string) {
+      const { profile } = (await post('Profiler.stop')) as { profile: unknown };
+      writeFileSync(file, JSON.stringify(profile));
+      session.disconnect();
+    },
+  };
+}
+
 /** Runs the webhook client (webhook-client.ts) in its own process and returns autocannon's figures. */
 function runClient(settings: { url: string; secret: string; duration: number; connections: number }): Promise<ClientResult> {
   const child = fork(join(import.meta.dirname, 'webhook-client.ts'), [], { execArgv: process.execArgv });
@@ -125,6 +144,7 @@ async function webhookBench(ctx: ReturnType<typeof createCoreContext>, pool: pg.
   const app = await buildApp({ ctx, logger: false });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const port = (app.server.address() as { port: number }).port;
+  const profile = process.env.BENCH_CPU_PROFILE ? await startProfile() : null;
   const cpu0 = process.cpuUsage();
   const result = await runClient({
     url: `http://127.0.0.1:${port}/api/conf/webhook`,
@@ -133,6 +153,7 @@ async function webhookBench(ctx: ReturnType<typeof createCoreContext>, pool: pg.
     connections: CONNECTIONS,
   });
   const cpu = process.cpuUsage(cpu0);
+  if (profile) await profile.stop(process.env.BENCH_CPU_PROFILE as string);
   const { rows } = await pool.query(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'conf.ingest-recording'`);
   await app.close();
   console.log(
