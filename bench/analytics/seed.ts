@@ -105,6 +105,11 @@ export async function seed(pool: pg.Pool, n: SeedSizes, log: (msg: string) => vo
      from generate_series(1, $4::int) g`,
     [...programs, n.reputationLogs],
   );
+  // The kept board sizes and per-value counts (migrations 0025, 0028) follow the totals by triggers;
+  // the size trigger is per row and deferred, and a million of its updates of a few hot rows in one
+  // transaction walk ever longer version chains (the insert ran for over 20 minutes). The bulk insert
+  // runs with the table's triggers off and fills both tables after, as their migrations do.
+  await pool.query('alter table reputation_totals disable trigger user');
   await q(
     'reputation totals',
     `insert into reputation_totals (batch_id, user_id, period, period_start, points)
@@ -115,6 +120,15 @@ export async function seed(pool: pg.Pool, n: SeedSizes, log: (msg: string) => vo
      union all
      select batch_id, user_id, 'week', date_trunc('week', created_at at time zone 'UTC')::date, sum(points)
        from reputation_logs group by 1, 2, 4`,
+  );
+  await pool.query('alter table reputation_totals enable trigger user');
+  await q(
+    'leaderboard sizes and point counts',
+    `with b as (delete from reputation_board_sizes returning 1), c as (delete from reputation_point_counts returning 1),
+       sizes as (insert into reputation_board_sizes (batch_id, period, period_start, users)
+         select batch_id, period, period_start, count(*) from reputation_totals where points > 0 group by 1, 2, 3 returning 1)
+     insert into reputation_point_counts (batch_id, period, period_start, points, users)
+     select batch_id, period, period_start, points, count(*) from reputation_totals where points > 0 group by 1, 2, 3, 4`,
   );
   await q('vacuum analyze', 'vacuum analyze');
   return { programs };

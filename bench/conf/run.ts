@@ -5,8 +5,10 @@
  * provider configured, so path A's call is aside). Database: BENCH_DATABASE_URL or a fresh
  * `bench_conf` on the local server.
  */
-import { createHmac } from 'node:crypto';
+import { fork } from 'node:child_process';
 import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import {
   BossJobQueue,
   createCoreContext,
@@ -16,10 +18,11 @@ import {
   loadConfig,
   parseTranscript,
   storeTranscript,
+  tensorflow,
+  useSentenceKernels,
 } from '@cfaq/core';
 import { runMigrations } from '@cfaq/db';
 import { confMeetings } from '@cfaq/db/schema/index';
-import autocannon from 'autocannon';
 import pg from 'pg';
 import { PgBoss } from 'pg-boss';
 import { buildApp } from '../../apps/api/src/app.js';
@@ -28,6 +31,7 @@ const SERVER = process.env.BENCH_SERVER_URL ?? 'postgres://postgres@127.0.0.1:54
 const DB = 'bench_conf';
 const SECRET = 'bench-webhook-secret';
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
 /** `webhook`, `transcript` or both (default). */
 const PART = process.env.BENCH_PART ?? 'all';
 /** The machine's load average (1, 5, 15 minutes), printed with every figure: on a shared machine it decides what a figure means. */
@@ -81,7 +85,9 @@ async function main() {
     // EMBEDDER=local to compare with the default sentence embedder.
     ...(process.env.EMBEDDER ? { EMBEDDER: process.env.EMBEDDER } : {}),
   });
-  const boss = new PgBoss({ connectionString: url, schema: 'pgboss', max: 10, supervise: false, schedule: false });
+  // The job queue's pool as an API process opens it (JOB_QUEUE_POOL_MAX), unless BENCH_BOSS_MAX says otherwise.
+  const bossMax = Number(process.env.BENCH_BOSS_MAX ?? config.JOB_QUEUE_POOL_MAX);
+  const boss = new PgBoss({ connectionString: url, schema: 'pgboss', max: bossMax, supervise: false, schedule: false });
   boss.on('error', () => {});
   await boss.start();
   await ensureQueues(boss, JOBS);
@@ -89,42 +95,42 @@ async function main() {
   const ctx = createCoreContext({ config, log, pool, jobs: new BossJobQueue(boss) });
 
   console.log(JSON.stringify({ start: new Date().toISOString(), loadAverage: load(), embedder: ctx.embedder.model }));
-  if (PART !== 'transcript') await webhookBench(ctx, pool);
+  if (PART !== 'transcript') await webhookBench(ctx, pool, bossMax);
   if (PART !== 'webhook') await transcriptBench(ctx);
   await boss.stop({ graceful: false, close: true });
   await pool.end();
 }
 
-/** (1) webhook acknowledgement */
-async function webhookBench(ctx: ReturnType<typeof createCoreContext>, pool: pg.Pool) {
+interface ClientResult {
+  requests: number;
+  reqPerSec: number;
+  non2xx: number;
+  errors: number;
+  latency: { p50: number; p90: number; p99: number; max: number };
+}
+
+/** Runs the webhook client (webhook-client.ts) in its own process and returns autocannon's figures. */
+function runClient(settings: { url: string; secret: string; duration: number; connections: number }): Promise<ClientResult> {
+  const child = fork(join(import.meta.dirname, 'webhook-client.ts'), [], { execArgv: process.execArgv });
+  return new Promise((resolve, reject) => {
+    child.once('message', (m) => resolve(m as ClientResult));
+    child.once('error', reject);
+    child.once('exit', (code) => code === 0 || reject(new Error(`webhook client exited with ${code}`)));
+    child.send(settings);
+  });
+}
+
+/** (1) webhook acknowledgement: the API in this process, the client in another (two cores, one each). */
+async function webhookBench(ctx: ReturnType<typeof createCoreContext>, pool: pg.Pool, bossMax: number) {
   const app = await buildApp({ ctx, logger: false });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const port = (app.server.address() as { port: number }).port;
-  let n = 0;
-  const ts = () => String(Math.floor(Date.now() / 1000));
   const cpu0 = process.cpuUsage();
-  const result = await autocannon({
+  const result = await runClient({
     url: `http://127.0.0.1:${port}/api/conf/webhook`,
-    method: 'POST',
-    connections: 20,
+    secret: SECRET,
     duration: DURATION,
-    requests: [
-      {
-        setupRequest: (req) => {
-          n++;
-          const body = JSON.stringify({
-            event: 'recording.transcript_completed',
-            event_ts: Date.now(),
-            payload: {
-              object: { uuid: `bench-${n}-${Date.now()}`, id: n, host_id: 'zm-bench', topic: `Bench meeting ${n}`, recording_files: [] },
-            },
-          });
-          const stamp = ts();
-          const sig = `v0=${createHmac('sha256', SECRET).update(`v0:${stamp}:${body}`).digest('hex')}`;
-          return { ...req, body, headers: { 'content-type': 'application/json', 'x-zm-request-timestamp': stamp, 'x-zm-signature': sig } };
-        },
-      },
-    ],
+    connections: CONNECTIONS,
   });
   const cpu = process.cpuUsage(cpu0);
   const { rows } = await pool.query(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'conf.ingest-recording'`);
@@ -133,13 +139,16 @@ async function webhookBench(ctx: ReturnType<typeof createCoreContext>, pool: pg.
     JSON.stringify(
       {
         webhook: {
-          requests: result.requests.total,
+          connections: CONNECTIONS,
+          bossPoolMax: bossMax,
+          requests: result.requests,
           non2xx: result.non2xx,
           errors: result.errors,
-          reqPerSec: Math.round(result.requests.average),
-          latencyMs: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max },
+          reqPerSec: Math.round(result.reqPerSec),
+          latencyMs: result.latency,
           jobsCommitted: rows[0].n,
-          processCpuSeconds: Number(((cpu.user + cpu.system) / 1e6).toFixed(1)),
+          apiCpuSeconds: Number(((cpu.user + cpu.system) / 1e6).toFixed(1)),
+          apiCpuMsPerRequest: Number(((cpu.user + cpu.system) / 1e3 / Math.max(1, result.requests)).toFixed(3)),
           loadAverage: load(),
         },
       },
@@ -149,37 +158,54 @@ async function webhookBench(ctx: ReturnType<typeof createCoreContext>, pool: pg.
   );
 }
 
-/** (2) two-hour transcript: parse and store (worker time, no AI call) */
+/**
+ * (2) two-hour transcript: parse and store (worker time, no AI call). BENCH_COMPARE_KERNELS=1 also
+ * runs each pass with TensorFlow.js's own WASM kernels (sentence-kernels.ts replaces two), the two
+ * alternating so both see the same load.
+ */
 async function transcriptBench(ctx: ReturnType<typeof createCoreContext>) {
   const vtt = twoHourVtt();
   await ctx.embedder.warm();
+  const compare = process.env.BENCH_COMPARE_KERNELS === '1' && ctx.embedder.model.startsWith('local-hash-use');
+  const tf = compare ? await tensorflow() : null;
+  const passes = compare ? (['ours', 'library'] as const) : (['ours'] as const);
   const runs: number[] = [];
-  for (let r = 0; r < 3; r++) {
+  for (let r = 0; r < 3 * passes.length; r++) {
+    const kernels = passes[r % passes.length] as 'ours' | 'library';
+    if (tf) useSentenceKernels(tf, kernels === 'ours');
     const [meeting] = await ctx.db
       .insert(confMeetings)
       .values({ confMeetingId: `bench-2h-${r}-${Date.now()}`, topic: 'Two-hour session', sourcing: 'manual_vtt', status: 'pending' })
       .returning({ id: confMeetings.id, batchId: confMeetings.batchId, topic: confMeetings.topic });
+    // The longest the event loop was held (a job's heartbeat timer waits that long): the delay
+    // histogram's maximum, sampled every 10 ms.
+    const loop = monitorEventLoopDelay({ resolution: 10 });
+    loop.enable();
     const started = performance.now();
     const c0 = process.cpuUsage();
     const parsed = parseTranscript('vtt', vtt);
     const stored = await storeTranscript(ctx, meeting as { id: string; batchId: string | null; topic: string }, parsed);
     const c = process.cpuUsage(c0);
+    loop.disable();
     runs.push(performance.now() - started);
     console.log(
       JSON.stringify({
         transcript: {
           run: r + 1,
+          ...(compare ? { kernels } : {}),
           vttBytes: vtt.length,
           words: 20_000,
           parsedChars: parsed.text.length,
           knowledgeRows: stored.status === 'completed' ? stored.knowledgeCount : 0,
           wallMs: Math.round(runs[r] as number),
           cpuMs: Math.round((c.user + c.system) / 1000),
+          maxLoopBlockMs: Math.round(loop.max / 1e6),
           loadAverage: load(),
         },
       }),
     );
   }
+  if (tf) useSentenceKernels(tf, true);
 }
 
 main().catch((err) => {

@@ -1,4 +1,14 @@
-import { fixedClock, rollUpCommunity, rollUpSearchLogs } from '@cfaq/core';
+import {
+  activeUserCounts,
+  compactCounts,
+  fixedClock,
+  medianAnswerHours,
+  resolveRange,
+  rollUpCommunity,
+  rollUpSearchLogs,
+  splitCommunityDays,
+  topContributors,
+} from '@cfaq/core';
 import { batches, comments, communityPosts, faqs, searchLogs, unresolvedSearches, users } from '@cfaq/db/schema/index';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -181,6 +191,42 @@ describe('GET /admin/stats', () => {
   });
 });
 
+describe('GET /admin/stats users (kept counts)', () => {
+  const counted = async () => {
+    const r = await t.ctx.db.execute<{ total: number; admins: number; moderators: number; suspended: number }>(sql`
+      select count(*)::int as total, (count(*) filter (where role = 'admin'))::int as admins,
+        (count(*) filter (where role = 'moderator'))::int as moderators, (count(*) filter (where status = 'suspended'))::int as suspended
+      from users`);
+    return r.rows[0];
+  };
+  const shown = async () => (await get('/admin/stats', admin)).json().users;
+
+  it('equal a count of the accounts through signups, role and status changes, deletions and the fold', async () => {
+    expect(await shown()).toEqual(await counted());
+    const made = await Promise.all(Array.from({ length: 6 }, () => t.signIn('user')));
+    const ids = made.map((m) => m.id);
+    await t.ctx.db
+      .update(users)
+      .set({ role: 'moderator' })
+      .where(inArray(users.id, ids.slice(0, 2)));
+    await t.ctx.db
+      .update(users)
+      .set({ status: 'suspended' })
+      .where(inArray(users.id, ids.slice(1, 4)));
+    await t.ctx.db.update(users).set({ name: 'Renamed' }).where(inArray(users.id, ids));
+    await t.ctx.db.delete(users).where(eq(users.id, ids[3] as string));
+    const now = await counted();
+    expect(now).toMatchObject({ moderators: expect.any(Number), suspended: expect.any(Number) });
+    expect(now?.suspended).toBeGreaterThanOrEqual(2);
+    expect(await shown()).toEqual(now);
+    const folded = await compactCounts(t.ctx);
+    expect(folded.users).toBeGreaterThan(3);
+    expect(await shown()).toEqual(now);
+    const rows = await t.ctx.db.execute<{ n: number }>(sql`select count(*)::int as n from user_counts`);
+    expect(rows.rows[0]?.n).toBeLessThanOrEqual(6);
+  });
+});
+
 describe('GET /admin/faqs', () => {
   const ids = (body: { items: { id: string }[] }) => body.items.map((i) => i.id).sort();
 
@@ -338,6 +384,12 @@ describe('community rollup (analytics.rollup)', () => {
     '/admin/community/chart?from=2026-02-01&to=2026-03-15&interval=month',
     '/admin/user-activity?from=2026-02-01&to=2026-03-15&interval=month',
     '/admin/community-growth?from=2026-03-01&to=2026-03-15',
+    // Ranges and buckets that start between a user's active days (first buckets clipped to the range).
+    '/admin/user-activity?from=2026-03-03&to=2026-03-15&interval=week',
+    `/admin/user-activity?from=2026-03-02&to=2026-03-15&interval=day&batchId=${progB}`,
+    `/admin/user-activity?from=2026-03-02&to=2026-03-15&interval=day&batchId=${defaultId}`,
+    '/admin/user-activity?from=2026-03-04&to=2026-03-06&interval=day',
+    '/analytics/overview?from=2026-03-04&to=2026-03-14',
     `/analytics/overview?${RANGE_B()}`,
     '/analytics/overview?from=2026-02-01&to=2026-03-15',
     `/analytics/community?${RANGE_B()}&interval=week`,
@@ -414,4 +466,162 @@ describe('community rollup (analytics.rollup)', () => {
     // Nothing to do the next time.
     expect(await rollUpCommunity(t.ctx)).toMatchObject({ days: 0, dirty: 0 });
   });
+});
+
+describe('distinct active users (user_active_days)', () => {
+  const DAYS = Array.from({ length: 20 }, (_, i) =>
+    new Date(Date.parse('2026-02-24T00:00:00Z') + i * 86_400_000).toISOString().slice(0, 10),
+  );
+  /** The raw answer: distinct authors of posts and comments per bucket of from..to (program by the post's). */
+  async function raw(from: string, to: string, batchId: string | null, interval: 'day' | 'week' | 'month' | null) {
+    const bucket = interval ? sql.raw(`date_trunc('${interval}', day::timestamp)::date`) : sql`${from}::date`;
+    const prog = (col: string) => (batchId ? sql` and ${sql.raw(col)} = ${batchId}::uuid` : sql``);
+    const res = await t.ctx.db.execute<{ bucket: string; n: number }>(sql`
+      select to_char(${bucket}, 'YYYY-MM-DD') as bucket, count(distinct user_id)::int as n from (
+        select (p.created_at at time zone 'UTC')::date as day, p.author_id as user_id from community_posts p
+          where p.deleted_at is null and p.author_id is not null${prog('p.batch_id')}
+        union all
+        select (c.created_at at time zone 'UTC')::date, c.author_id from comments c join community_posts p on p.id = c.post_id
+          where c.deleted_at is null and c.author_id is not null${prog('p.batch_id')}
+      ) a where day between ${from}::date and ${to}::date group by 1 order by 1`);
+    return Object.fromEntries(res.rows.map((r) => [r.bucket, r.n]));
+  }
+  async function counted(from: string, to: string, batchId: string | null, interval: 'day' | 'week' | 'month' | null) {
+    const split = await splitCommunityDays(t.ctx, from, to);
+    const res = await t.ctx.db.execute<{ bucket: string; n: number }>(sql`
+      select to_char(bucket, 'YYYY-MM-DD') as bucket, sum(n)::int as n from (${activeUserCounts(split, batchId, from, interval)}) x
+      group by 1 having sum(n) <> 0 order by 1`);
+    return Object.fromEntries(res.rows.map((r) => [r.bucket, r.n]));
+  }
+  /** Top contributors by the bounded walk (forced: any range, 1-2 users a step) against the direct sum. */
+  async function compareTop(label: string) {
+    for (const batchId of [null, progB, defaultId]) {
+      for (const [from, to] of [
+        ['2026-02-24', '2026-03-15'],
+        ['2026-03-01', '2026-03-10'],
+        ['2026-03-03', '2026-03-04'],
+      ] as const) {
+        const split = await splitCommunityDays(t.ctx, from, to);
+        for (const limit of [1, 3, 10]) {
+          const direct = await topContributors(t.ctx, split, batchId, 0, limit);
+          for (const step of [1, 3]) {
+            const walked = await topContributors(t.ctx, split, batchId, 0, limit, { minDays: 0, step, steps: 1000 });
+            expect(walked, `${label} ${from}..${to} ${batchId} top ${limit} step ${step}`).toEqual(direct);
+          }
+        }
+      }
+    }
+  }
+  /** The median time to first answer (buckets and one bucket's posts) against percentile_cont over every post. */
+  async function compareMedian(label: string) {
+    for (const batchId of [null, progB, defaultId]) {
+      for (let i = 0; i < DAYS.length; i += 4) {
+        for (let j = i; j < DAYS.length; j += 5) {
+          const [from, to] = [DAYS[i] as string, DAYS[j] as string];
+          const prog = batchId ? sql` and batch_id = ${batchId}::uuid` : sql``;
+          const direct = await t.ctx.db.execute<{ m: number | null }>(sql`
+            select round((percentile_cont(0.5) within group (order by extract(epoch from answered_at - created_at)) / 3600)::numeric, 2)::float8 as m
+            from community_posts where answered_at is not null and deleted_at is null${prog}
+              and created_at >= ${from}::date and created_at < ${to}::date + 1`);
+          const scope = { batchId, range: resolveRange({ from, to }, clock.now()) };
+          const m = await medianAnswerHours(t.ctx, scope, await splitCommunityDays(t.ctx, from, to));
+          expect(m, `${label} median ${from}..${to} ${batchId}`).toBe(direct.rows[0]?.m ?? null);
+        }
+      }
+    }
+  }
+  async function compareAll(label: string) {
+    await compareMedian(label);
+    await compareTop(label);
+    for (const batchId of [null, progB, defaultId]) {
+      for (const interval of [null, 'day', 'week', 'month'] as const) {
+        for (let i = 0; i < DAYS.length; i += 3) {
+          for (let j = i; j < DAYS.length; j += 4) {
+            const [from, to] = [DAYS[i] as string, DAYS[j] as string];
+            expect(await counted(from, to, batchId, interval), `${label} ${from}..${to} ${batchId} ${interval}`).toEqual(
+              await raw(from, to, batchId, interval),
+            );
+          }
+        }
+      }
+    }
+  }
+  /** Every row links to the user's previous active day in its scope, and the rows are the rollup's active days. */
+  async function linksExact() {
+    const res = await t.ctx.db.execute<{ bad: number; missing: number }>(sql`
+      select (select count(*)::int from user_active_days a where a.prev_day is distinct from
+          (select max(b.day) from user_active_days b where b.scope = a.scope and b.user_id = a.user_id and b.day < a.day)) as bad,
+        (select count(*)::int from (
+          select '00000000-0000-0000-0000-000000000000'::uuid as scope, user_id, day from user_daily_activity
+          union select batch_id, user_id, day from user_daily_activity where batch_id is not null
+          except select scope, user_id, day from user_active_days) m) as missing`);
+    expect(res.rows[0]).toEqual({ bad: 0, missing: 0 });
+    // user_activity_totals: each user's rolled rows summed, per program and for all.
+    const totals = await t.ctx.db.execute<{ off: number }>(sql`
+      select count(*)::int as off from (
+        (select scope, user_id, total from user_activity_totals
+          except select '00000000-0000-0000-0000-000000000000'::uuid, user_id, sum(posts + comments)::int from user_daily_activity group by 2
+          except select batch_id, user_id, sum(posts + comments)::int from user_daily_activity where batch_id is not null group by 1, 2)
+        union all
+        (select '00000000-0000-0000-0000-000000000000'::uuid, user_id, sum(posts + comments)::int from user_daily_activity group by 2
+          union all select batch_id, user_id, sum(posts + comments)::int from user_daily_activity where batch_id is not null group by 1, 2
+          except select scope, user_id, total from user_activity_totals)) d`);
+    expect(totals.rows[0]?.off).toBe(0);
+  }
+
+  it('equal the raw distinct count for every range, bucket and program, before and after writes and rollups', async () => {
+    const people = await Promise.all([1, 2, 3, 4, 5].map(() => t.signIn('user')));
+    const made: string[] = [];
+    // Deterministic spread: person k writes on days k, k+3, k+7, ... in two programs.
+    for (const [k, who] of people.entries()) {
+      for (let d = k; d < 18; d += 3 + (k % 3)) {
+        const day = DAYS[d] as string;
+        // Answered after seconds to days (some not at all), so the median crosses answer-time buckets.
+        const answeredAt = d % 5 === 4 ? null : new Date(Date.parse(`${day}T0${k}:00:00Z`) + 1000 * 7 ** ((d + k) % 7) + 17 * d);
+        made.push(await post(d % 2 === 0 ? progB : defaultId, `${day}T0${k}:00:00Z`, { authorId: who.id, answeredAt }));
+      }
+    }
+    await t.ctx.db.insert(comments).values(
+      made.map((postId, i) => ({
+        postId,
+        authorId: (people[(i * 2) % 5] as Who).id,
+        body: 'reply',
+        createdAt: at(`${DAYS[Math.min(19, (i * 7) % 20)]}T10:00:00Z`),
+      })),
+    );
+    await compareAll('live');
+    await rollUpCommunity(t.ctx);
+    await linksExact();
+    await compareAll('rolled');
+    // Writes to rolled days: some posts deleted (a user's only day in a bucket among them), one moved,
+    // a backdated one by a user active nowhere else, a comment deleted.
+    await t.ctx.db
+      .update(communityPosts)
+      .set({ deletedAt: at('2026-03-15T10:00:00Z') })
+      .where(
+        inArray(
+          communityPosts.id,
+          made.filter((_, i) => i % 4 === 1),
+        ),
+      );
+    await t.ctx.db
+      .update(communityPosts)
+      .set({ batchId: progB })
+      .where(eq(communityPosts.id, made[2] as string));
+    const late = await t.signIn('user');
+    await post(defaultId, '2026-03-04T22:00:00Z', { authorId: late.id });
+    await t.ctx.db
+      .update(comments)
+      .set({ deletedAt: at('2026-03-15T11:00:00Z') })
+      .where(eq(comments.postId, made[5] as string));
+    // An answer time changed on a rolled day (its bucket moves).
+    await t.ctx.db
+      .update(communityPosts)
+      .set({ answeredAt: at('2026-03-14T23:00:00Z') })
+      .where(eq(communityPosts.id, made[3] as string));
+    await compareAll('dirty');
+    await rollUpCommunity(t.ctx);
+    await linksExact();
+    await compareAll('rolled again');
+  }, 120_000);
 });

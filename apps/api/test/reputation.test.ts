@@ -125,6 +125,35 @@ describe('reputation routes', () => {
     ]);
   });
 
+  it('races through the routes: concurrent badge issues write one badge, concurrent awards all count, totals equal the log', async () => {
+    const admin = await t.signIn('admin');
+    const user = await t.signIn('user');
+    const issues = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        post('/reputation/badge/issue', admin.headers, { userId: user.id, name: 'racer', reason: 'fast', batchId: otherProgram }),
+      ),
+    );
+    expect(issues.map((r) => r.statusCode).sort()).toEqual([201, 409, 409, 409, 409, 409, 409, 409]);
+    const revokes = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        post('/reputation/revoke-badge', admin.headers, { userId: user.id, name: 'racer', reason: 'undo', batchId: otherProgram }),
+      ),
+    );
+    expect(revokes.map((r) => r.statusCode).sort()).toEqual([200, 404, 404, 404]);
+    const awards = await Promise.all(
+      [7, 7, -3, 12, 5, 5, -1, 9].map((points) =>
+        post('/reputation/points', admin.headers, { userId: user.id, points, reason: 'race', batchId: otherProgram }),
+      ),
+    );
+    expect(awards.every((r) => r.statusCode === 200)).toBe(true);
+    const me = (await get(`/reputation/me?batchId=${otherProgram}`, user.headers)).json();
+    expect(me).toMatchObject({ points: 41, weekPoints: 41, monthPoints: 41, totalReputation: 41, badges: [] });
+    const history = (await get(`/reputation/history?batchId=${otherProgram}&limit=100`, user.headers)).json();
+    expect(history.items.reduce((a: number, i: { points: number }) => a + i.points, 0)).toBe(41);
+    const board = (await get(`/reputation/leaderboard?batchId=${otherProgram}&limit=100`)).json();
+    expect(board.items.find((i: { userId: string }) => i.userId === user.id)).toMatchObject({ points: 41, rank: me.rank });
+  });
+
   it('validation names the field; unknown users and programs are 404', async () => {
     const admin = await t.signIn('admin');
     const user = await t.signIn('user');

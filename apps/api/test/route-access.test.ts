@@ -87,6 +87,51 @@ describe('route access table', () => {
     }
   });
 
+  it("issue 18's routes and aliases (reputation, notifications, tea drops, analytics, dashboards) exist with the spec's level", () => {
+    const want: [string, string, Access][] = [
+      ['GET', '/reputation/leaderboard', 'public'],
+      ['GET', '/reputation/me', 'user'],
+      ['GET', '/reputation/history', 'user'],
+      ['GET', '/reputation/user/:userId', 'admin'],
+      ...(['/reputation/points', '/reputation/award'] as const).map((u): [string, string, Access] => ['POST', u, 'admin']),
+      ...(['/reputation/badge/issue', '/reputation/badge', '/reputation/badge/revoke', '/reputation/revoke-badge'] as const).map(
+        (u): [string, string, Access] => ['POST', u, 'admin'],
+      ),
+      ['GET', '/notifications', 'user'],
+      ['PUT', '/notifications/:id/read', 'user'],
+      ['PUT', '/notifications/read-all', 'user'],
+      ['GET', '/notifications/settings', 'user'],
+      ['PUT', '/notifications/settings', 'user'],
+      ['GET', '/notifications/tea', 'user'],
+      ['GET', '/tea/drops', 'user'],
+      ['GET', '/notifications/tea/unread-count', 'user'],
+      ['PATCH', '/notifications/tea/read-all', 'user'],
+      ['PATCH', '/notifications/tea/:id/read', 'user'],
+      ['GET', '/notifications/stream', 'user'],
+      ...(['/analytics/overview', '/analytics/search', '/analytics/community'] as const).map((u): [string, string, Access] => [
+        'GET',
+        u,
+        'staff',
+      ]),
+      ...(
+        [
+          '/admin/stats',
+          '/admin/faqs',
+          '/admin/faqs/growth',
+          '/admin/community',
+          '/admin/community/chart',
+          '/admin/search/insights',
+          '/admin/user-activity',
+          '/admin/community-growth',
+        ] as const
+      ).map((u): [string, string, Access] => ['GET', u, 'admin']),
+    ];
+    const declared = new Map(t.app.accessTable.map((r) => [`${r.method} ${r.url}`, r.access]));
+    expect(want.map(([m, u]) => `${m} ${u} ${declared.get(`${m} /api${u}`) ?? 'missing'}`)).toEqual(
+      want.map(([m, u, a]) => `${m} ${u} ${a}`),
+    );
+  });
+
   it('enforces the declared level on every route: no token 401, too low a role 403', async () => {
     const user = await t.signIn('user');
     const moderator = await t.signIn('moderator');

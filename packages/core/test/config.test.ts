@@ -60,6 +60,7 @@ describe('loadConfig', () => {
     ['CONF_TOPIC_BLACKLIST', 'ok,(unclosed'],
     ['CONF_INGEST_RETRY_DELAY_SECONDS', '0'],
     ['JOB_SUPERVISE_INTERVAL_SECONDS', '0'],
+    ['JOB_QUEUE_POOL_MAX', '0'],
     ['FAQ_FRESHNESS_CRON_SCHEDULE', 'every day'],
     ['FAQ_FRESHNESS_CRON_SCHEDULE', '0 6 * * 99'],
     ['FAQ_FRESHNESS_CRON_SCHEDULE', '61 * * * *'],

@@ -16,9 +16,11 @@ import {
   withSpelling,
 } from '@cfaq/core';
 import { communityPosts, documentInsights, faqs, transcriptKnowledge } from '@cfaq/db/schema/index';
-import { createTestContext, type FakeOllama, startFakeOllama, type TestContext, testConfig } from '@cfaq/testkit';
+import { createTestContext, createUser, type FakeOllama, startFakeOllama, type TestContext, testConfig } from '@cfaq/testkit';
 import { eq, isNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { uploadTranscript } from '../src/conf/upload.js';
+import { ingestDocument } from '../src/knowledge/items.js';
 
 let t: TestContext;
 let ollama: FakeOllama;
@@ -242,6 +244,24 @@ describe('embed-row job and backfill', () => {
       expect(await t.ctx.db.select({ id: table.id }).from(table).where(isNull(table.embedding))).toEqual([]);
     }
     expect(await backfillEmbeddings(t.ctx)).toEqual(result.map((r) => ({ table: r.table, embedded: 0 })));
+  });
+
+  it('rows embedded as they are written (transcript knowledge, documents) carry their model: the backfill leaves them', async () => {
+    const admin = { id: (await createUser(t.ctx, { role: 'admin' })).id, role: 'admin' as const };
+    await uploadTranscript(t.ctx, admin, {
+      source: 'manual_raw',
+      content: 'Alice: When is the capstone due?\nBob: Friday at noon, through the portal.',
+      topic: 'Inline model',
+    });
+    await ingestDocument(t.ctx, admin, { title: 'Inline model doc', content: 'Stipends are paid on the first of the month.' });
+    const { rows } = await t.ctx.pool.query<{ model: string | null }>(
+      `SELECT embedding_model AS model FROM transcript_knowledge WHERE title LIKE 'Inline model%'
+       UNION ALL SELECT embedding_model FROM document_insights WHERE title LIKE 'Inline model%'`,
+    );
+    expect(rows.length).toBe(2);
+    for (const r of rows) expect(r.model).toBe(t.ctx.embedder.model);
+    const again = await backfillEmbeddings(t.ctx, { tables: ['transcript_knowledge', 'document_insights'] });
+    expect(again.every((r) => r.embedded === 0)).toBe(true);
   });
 
   it('re-embeds the rows of another embedder after a change, resuming where a failed run stopped', async () => {

@@ -2,6 +2,7 @@ import { badges, batches, notificationSettings, notifications, reputationLogs, r
 import { createTestContext, createUser, type TestContext } from '@cfaq/testkit';
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compactCounts } from '../src/analytics/counts.js';
 import { acceptComment, addComment, verifyComment } from '../src/community/comments.js';
 import { convertPostToFaq } from '../src/community/convert.js';
 import { createPost, votePost } from '../src/community/posts.js';
@@ -67,6 +68,14 @@ async function expectBoardSizesMatch() {
   const counted = await t.ctx.db.execute<{ k: string; n: number }>(sql`
     select batch_id || period || period_start as k, count(*)::int as n from reputation_totals where points > 0 group by 1 order by 1`);
   expect(sizes.rows).toEqual(counted.rows);
+  // Users per points value (reputation_point_counts, appended rows summed) against the totals.
+  const kept = await t.ctx.db.execute<{ k: string; n: number }>(sql`
+    select batch_id || period || period_start || ':' || points as k, sum(users)::int as n from reputation_point_counts
+    group by 1 having sum(users) <> 0 order by 1`);
+  const byValue = await t.ctx.db.execute<{ k: string; n: number }>(sql`
+    select batch_id || period || period_start || ':' || points as k, count(*)::int as n from reputation_totals where points > 0
+    group by 1 order by 1`);
+  expect(kept.rows).toEqual(byValue.rows);
 }
 
 describe('awardPoints', () => {
@@ -256,5 +265,16 @@ describe('leaderboard and summary', () => {
     await t.ctx.db.delete(users).where(eq(users.id, us[0]!.u.id));
     expect((await leaderboard(t.ctx, { batchId: b, period: 'month' })).total).toBe(2);
     await expectBoardSizesMatch();
+    // Ranks come from the kept counts per points value, the same after the rollup job folds them.
+    expect((await reputationSummary(t.ctx, us[2]!.u.id, b)).rank).toBe(1);
+    expect((await leaderboard(t.ctx, { batchId: b, period: 'all', limit: 1, page: 2 })).items.map((i) => i.rank)).toEqual([1]);
+    await t.ctx.db.transaction((tx) => awardPoints(tx, { userId: us[1]!.u.id, batchId: b, points: 5, reason: 'x' }));
+    const folded = await compactCounts(t.ctx);
+    expect(folded.points).toBeGreaterThan(0);
+    await expectBoardSizesMatch();
+    expect((await reputationSummary(t.ctx, us[2]!.u.id, b)).rank).toBe(2);
+    expect((await leaderboard(t.ctx, { batchId: b, period: 'all', limit: 1, page: 2 })).items.map((i) => [i.rank, i.points])).toEqual([
+      [2, 30],
+    ]);
   });
 });

@@ -1,11 +1,13 @@
 import { sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
+import { activeUserCounts } from './active-users.js';
 import { communitySeries, communityTotals, medianAnswerHours, scopeSplit } from './community.js';
-import { activityDays, signupDays, splitCommunityDays } from './community-rollup.js';
+import { signupDays, splitCommunityDays } from './community-rollup.js';
 import { rangeView } from './range.js';
 import type { AdminCommunity, CommunityChart, CommunityGrowth, UserActivity } from './schemas.js';
 import { type DashboardQuery, resolveScope } from './scope.js';
 import { bucketOfDay, filledSeries, num, rate } from './sql.js';
+import { topContributors } from './top-contributors.js';
 
 type Ctx = Pick<CoreContext, 'db' | 'clock'>;
 
@@ -15,13 +17,13 @@ export async function adminCommunity(ctx: Ctx, q: DashboardQuery): Promise<Admin
   const split = await scopeSplit(ctx, s);
   const [t, median, top] = await Promise.all([
     communityTotals(ctx, split, s.batchId),
-    medianAnswerHours(ctx, s),
-    ctx.db.execute<{ user_id: string; name: string; posts: number; comments: number }>(sql`
-      with t as (select user_id, sum(posts)::int as posts, sum(comments)::int as comments from (${activityDays(split, s.batchId)}) a
-        group by user_id order by sum(posts) + sum(comments) desc, user_id limit ${q.limit ?? 10})
-      select t.user_id, u.name, t.posts, t.comments from t join users u on u.id = t.user_id
-      order by t.posts + t.comments desc, t.user_id`),
+    medianAnswerHours(ctx, s, split),
+    topContributors(ctx, split, s.batchId, Math.round((s.range.end.getTime() - s.range.start.getTime()) / 86_400_000), q.limit ?? 10),
   ]);
+  const names = await ctx.db.execute<{ id: string; name: string }>(
+    sql`select id, name from users where id = any(${`{${top.map((c) => c.userId).join(',')}}`}::uuid[])`,
+  );
+  const nameOf = new Map(names.rows.map((r) => [r.id, r.name]));
   return {
     range: rangeView(s.range),
     batchId: s.batchId,
@@ -33,7 +35,10 @@ export async function adminCommunity(ctx: Ctx, q: DashboardQuery): Promise<Admin
       medianTimeToFirstAnswerHours: median,
     },
     comments: { created: t.comments, accepted: t.comments_accepted },
-    topContributors: top.rows.map((r) => ({ userId: r.user_id, name: r.name, posts: r.posts, comments: r.comments })),
+    topContributors: top.flatMap((c) => {
+      const name = nameOf.get(c.userId);
+      return name === undefined ? [] : [{ userId: c.userId, name, posts: c.posts, comments: c.comments }];
+    }),
   };
 }
 
@@ -85,16 +90,14 @@ export async function communityGrowth(ctx: Ctx, q: DashboardQuery): Promise<Comm
 export async function userActivity(ctx: Ctx, q: DashboardQuery): Promise<UserActivity> {
   const s = await resolveScope(ctx, q);
   const split = await scopeSplit(ctx, s);
-  // Distinct users cannot be summed from days: counted over the per-day activity rows (one per user,
-  // day and program: far fewer than the posts and comments behind them) and the live days' authors.
-  const active = sql`select ${bucketOfDay(sql`day`, s.range.interval)} as bucket, count(distinct user_id) as "activeUsers"
-    from (${activityDays(split, s.batchId)}) a group by 1`;
+  // Distinct users cannot be summed from days: each bucket counts its users' first active day in it (active-users.ts).
+  const active = sql`select bucket, sum(n) as "activeUsers" from (${activeUserCounts(split, s.batchId, s.range.from, s.range.interval)}) a group by 1`;
   const [members, series, totals] = await Promise.all([
     signupSeries(ctx, s, split),
     ctx.db.execute<{ bucket: string; activeUsers: number }>(filledSeries(s.range, active, ['activeUsers'])),
     ctx.db.execute<{ new_users: string | null; active: number }>(sql`
       select (select sum(users) from (${signupDays(split)}) d) as new_users,
-        (select count(distinct user_id)::int from (${activityDays(split, s.batchId)}) a) as active`),
+        (select sum(n)::int from (${activeUserCounts(split, s.batchId, s.range.from, null)}) a) as active`),
   ]);
   return {
     range: rangeView(s.range),

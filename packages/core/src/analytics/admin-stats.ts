@@ -24,10 +24,11 @@ export async function adminStats(ctx: Ctx, q: { batchId?: string | undefined }):
   const windows = [1, 7, 30].map((n) => resolveRange({ from: daysBack(n), to: today }, now));
   const prog = inProgram(sql`batch_id`, batchId);
   const [users, faqs, posts, unresolved, ...searches] = await Promise.all([
-    ctx.db.execute<{ total: number; admins: number; moderators: number; suspended: number }>(sql`
-      select count(*)::int as total, count(*) filter (where role = 'admin')::int as admins,
-        count(*) filter (where role = 'moderator')::int as moderators, count(*) filter (where status = 'suspended')::int as suspended
-      from users`),
+    // Kept counts (user_counts, appended by triggers and folded by the rollup job): no count of the users.
+    ctx.db.execute<{ total: string | null; admins: string | null; moderators: string | null; suspended: string | null }>(sql`
+      select sum(users) as total, sum(users) filter (where role = 'admin') as admins,
+        sum(users) filter (where role = 'moderator') as moderators, sum(users) filter (where status = 'suspended') as suspended
+      from user_counts`),
     ctx.db.execute<{ k: string; n: number }>(
       sql`select review_status::text as k, count(*)::int as n from faqs where true${prog} group by 1`,
     ),

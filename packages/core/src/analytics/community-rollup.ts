@@ -1,6 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { DAY_MS } from '../runtime/clock.js';
+import type { Tx } from '../shared/db.js';
 import { inProgram } from './sql.js';
 
 type Ctx = Pick<CoreContext, 'db' | 'clock' | 'log'>;
@@ -140,6 +141,65 @@ export function activityDays(s: CommunitySplit, batchId: string | null): SQL {
     select ${day(sql`c.created_at`)}, c.author_id, 0, 1 from ${commentsWhere(liveTimes(s, sql`c.created_at`), batchId)} and c.author_id is not null`;
 }
 
+/** The scope of user_active_days that holds every program together (a program's rows carry its id). */
+export const ACTIVITY_ALL_SCOPE = '00000000-0000-0000-0000-000000000000';
+
+/**
+ * user_active_days for the recomputed days (whose old rows the caller deleted), from the
+ * user_daily_activity rows just written for them, then the previous active day of every row that may
+ * have changed: a user's row on a recomputed day and the row after it (whose previous day is a new
+ * day in between or a removed one, so either on a recomputed day or pointing at one). The users
+ * concerned get their whole history re-linked (lag over their rows); unchanged rows are not written.
+ */
+async function rollUpActiveDays(tx: Tx, days: SQL, prevDays: SQL): Promise<void> {
+  await tx.execute(sql`
+    insert into user_active_days (scope, user_id, day)
+    select ${ACTIVITY_ALL_SCOPE}::uuid, user_id, day from user_daily_activity where ${days} group by user_id, day
+    union all
+    select batch_id, user_id, day from user_daily_activity where ${days} and batch_id is not null group by batch_id, user_id, day`);
+  await tx.execute(sql`
+    update user_active_days a set prev_day = x.prev
+    from (
+      select scope, user_id, day, lag(day) over (partition by scope, user_id order by day) as prev from user_active_days
+      where (scope, user_id) in (select scope, user_id from user_active_days where ${days} or ${prevDays})
+    ) x
+    where a.scope = x.scope and a.user_id = x.user_id and a.day = x.day and a.prev_day is distinct from x.prev`);
+}
+
+/**
+ * Moves user_activity_totals by the user_daily_activity rows of `days`: -1 takes the rows about to be
+ * replaced off, +1 adds the new ones, so each total stays the sum of the user's rolled rows.
+ */
+async function moveActivityTotals(tx: Tx, days: SQL, sign: 1 | -1): Promise<void> {
+  await tx.execute(sql`
+    insert into user_activity_totals (scope, user_id, total)
+    select scope, user_id, ${sign}::int * sum(n) from (
+      select ${ACTIVITY_ALL_SCOPE}::uuid as scope, user_id, posts + comments as n from user_daily_activity where ${days}
+      union all
+      select batch_id, user_id, posts + comments from user_daily_activity where ${days} and batch_id is not null
+    ) x group by 1, 2
+    on conflict (scope, user_id) do update set total = user_activity_totals.total + excluded.total`);
+  if (sign === 1) await tx.execute(sql`delete from user_activity_totals where total = 0`);
+}
+
+/** Rows `user_id, posts, comments`: what each author wrote on the split's live days (several rows per user). */
+export function liveActivity(s: CommunitySplit, batchId: string | null): SQL {
+  return sql`
+    select p.author_id as user_id, 1 as posts, 0 as comments from community_posts p
+      where ${liveTimes(s, sql`p.created_at`)} and p.deleted_at is null and p.author_id is not null${inProgram(sql`p.batch_id`, batchId)}
+    union all
+    select c.author_id, 0, 1 from ${commentsWhere(liveTimes(s, sql`c.created_at`), batchId)} and c.author_id is not null`;
+}
+
+/** Rows `day, user_id`: who wrote a post or a comment on the split's live days (repeats possible). */
+export function liveAuthors(s: CommunitySplit, batchId: string | null): SQL {
+  return sql`
+    select ${day(sql`p.created_at`)} as day, p.author_id as user_id from community_posts p
+      where ${liveTimes(s, sql`p.created_at`)} and p.deleted_at is null and p.author_id is not null${inProgram(sql`p.batch_id`, batchId)}
+    union all
+    select ${day(sql`c.created_at`)}, c.author_id from ${commentsWhere(liveTimes(s, sql`c.created_at`), batchId)} and c.author_id is not null`;
+}
+
 export interface CommunityRollupResult {
   /** The days recomputed (first and last of the new ones, and how many changed ones). */
   from: string | null;
@@ -184,10 +244,13 @@ export async function rollUpCommunity(ctx: Ctx): Promise<CommunityRollupResult> 
         ...(fresh ? [{ start: dayStart(fresh.from), end: dayStart(nextDay(fresh.to)) }] : []),
       ],
     };
-    const days = sql`(${dirty.length > 0 ? sql`day = any(${`{${dirty.join(',')}}`}::date[])` : sql`false`}${
-      fresh ? sql` or day between ${fresh.from}::date and ${fresh.to}::date` : sql``
-    })`;
-    for (const table of ['community_daily_stats', 'signup_daily_stats', 'user_daily_activity']) {
+    const daysOf = (col: SQL) =>
+      sql`(${dirty.length > 0 ? sql`${col} = any(${`{${dirty.join(',')}}`}::date[])` : sql`false`}${
+        fresh ? sql` or ${col} between ${fresh.from}::date and ${fresh.to}::date` : sql``
+      })`;
+    const days = daysOf(sql`day`);
+    await moveActivityTotals(tx, days, -1);
+    for (const table of ['community_daily_stats', 'signup_daily_stats', 'user_daily_activity', 'user_active_days', 'answer_time_daily']) {
       await tx.execute(sql`delete from ${sql.identifier(table)} where ${days}`);
     }
     const cols = sql.raw(COMMUNITY_FACTS.join(', '));
@@ -204,6 +267,10 @@ export async function rollUpCommunity(ctx: Ctx): Promise<CommunityRollupResult> 
           from comments c join community_posts p on p.id = c.post_id where ${liveComments} and c.deleted_at is null group by 1, 2
       ) x (day, batch_id, ${cols}) group by 1, 2`);
     await tx.execute(sql`
+      insert into answer_time_daily (day, batch_id, bucket, posts)
+      select ${day(sql`p.created_at`)}, p.batch_id, answer_time_bucket(p.created_at, p.answered_at), count(*) from community_posts p
+        where ${livePosts} and p.answered_at is not null and p.deleted_at is null group by 1, 2, 3`);
+    await tx.execute(sql`
       insert into signup_daily_stats (day, users)
       select ${day(sql`created_at`)}, count(*) from users where ${liveTimes(split, sql`created_at`)} group by 1`);
     await tx.execute(sql`
@@ -215,6 +282,8 @@ export async function rollUpCommunity(ctx: Ctx): Promise<CommunityRollupResult> 
         select ${day(sql`c.created_at`)}, p.batch_id, c.author_id, 0, 1
           from comments c join community_posts p on p.id = c.post_id where ${liveComments} and c.deleted_at is null and c.author_id is not null
       ) x group by 1, 2, 3`);
+    await moveActivityTotals(tx, days, 1);
+    await rollUpActiveDays(tx, days, daysOf(sql`prev_day`));
     if (fresh) {
       await tx.execute(sql`
         insert into analytics_rollups (name, rolled_through, updated_at) values (${COMMUNITY_ROLLUP}, ${fresh.to}::date, now())

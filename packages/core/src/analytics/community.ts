@@ -1,6 +1,14 @@
 import { sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
-import { COMMUNITY_FACTS, type CommunityFact, type CommunitySplit, communityDays, splitCommunityDays } from './community-rollup.js';
+import {
+  COMMUNITY_FACTS,
+  type CommunityFact,
+  type CommunitySplit,
+  communityDays,
+  liveTimes,
+  rolledDays,
+  splitCommunityDays,
+} from './community-rollup.js';
 import { rangeView } from './range.js';
 import type { CommunityAnalytics } from './schemas.js';
 import { type DashboardQuery, resolveScope, type Scope } from './scope.js';
@@ -34,20 +42,47 @@ export async function communityTotals(ctx: Ctx, split: CommunitySplit, batchId: 
 }
 
 /**
- * The median time to first answer of the range's answered posts, in hours (2 decimals): read live
- * (an index-only scan of the analytics index), since a median cannot be summed from daily rows.
+ * The median time to first answer of the range's answered posts, in hours (2 decimals), exactly as
+ * `percentile_cont(0.5)` over every post, without reading every post: answer_time_daily (rolled days)
+ * and the live days' posts give the posts per answer-time bucket; the bucket holding each middle rank
+ * is then read alone (community_posts_answer_time_idx: that bucket's posts of the range, in order).
  */
-export async function medianAnswerHours(ctx: Ctx, s: Scope): Promise<number | null> {
-  const res = await ctx.db.execute<{ median_s: string | number | null }>(sql`
-    select percentile_cont(0.5) within group (order by extract(epoch from p.answered_at - p.created_at)) as median_s
-    from ${postsInScope(s)} and p.answered_at is not null`);
-  const m = res.rows[0]?.median_s;
-  return m === null || m === undefined ? null : Math.round((num(m) / 3600) * 100) / 100;
+export async function medianAnswerHours(ctx: Ctx, s: Scope, split: CommunitySplit): Promise<number | null> {
+  const live = liveTimes(split, sql`p.created_at`);
+  const hist = await ctx.db.execute<{ bucket: number; n: string; below: string }>(sql`
+    with h as (
+      select bucket, sum(n) as n from (
+        select bucket, posts::bigint as n from answer_time_daily where ${rolledDays(split)}${inProgram(sql`batch_id`, s.batchId)}
+        union all
+        select answer_time_bucket(p.created_at, p.answered_at), count(*) from community_posts p
+          where ${live} and p.answered_at is not null and p.deleted_at is null${inProgram(sql`p.batch_id`, s.batchId)} group by 1
+      ) x group by bucket)
+    select bucket, n, sum(n) over (order by bucket) - n as below from h where n > 0 order by bucket`);
+  const buckets = hist.rows.map((r) => ({ bucket: r.bucket, n: Number(r.n), below: Number(r.below) }));
+  const last = buckets[buckets.length - 1];
+  if (!last) return null;
+  const count = last.below + last.n;
+  /** The value at 0-based rank r of the sorted answer times (seconds, float8 as percentile_cont reads them). */
+  const at = async (r: number): Promise<number> => {
+    const b = buckets.find((x) => r < x.below + x.n) as (typeof buckets)[number];
+    const res = await ctx.db.execute<{ v: number | string }>(sql`
+      select extract(epoch from p.answered_at - p.created_at)::float8 as v from community_posts p
+      where answer_time_bucket(p.created_at, p.answered_at) = ${b.bucket}::int and ${inRange(sql`p.created_at`, s.range)}
+        and p.answered_at is not null and p.deleted_at is null${inProgram(sql`p.batch_id`, s.batchId)}
+      order by 1 offset ${r - b.below} limit 1`);
+    return Number(res.rows[0]?.v);
+  };
+  // percentile_cont(0.5): the value at position (n - 1) / 2, interpolated between its two neighbours.
+  const pos = (count - 1) / 2;
+  const lo = Math.floor(pos);
+  const [a, b] = await Promise.all([at(lo), lo === Math.ceil(pos) ? null : at(lo + 1)]);
+  const m = b === null ? a : a + (pos - lo) * (b - a);
+  return Math.round((m / 3600) * 100) / 100;
 }
 
 /** The range's post facts: counts from the rollup (and live days), the median live when asked for. */
 export async function postFacts(ctx: Ctx, s: Scope, split: CommunitySplit, median = true): Promise<PostFacts> {
-  const [t, medianHours] = await Promise.all([communityTotals(ctx, split, s.batchId), median ? medianAnswerHours(ctx, s) : null]);
+  const [t, medianHours] = await Promise.all([communityTotals(ctx, split, s.batchId), median ? medianAnswerHours(ctx, s, split) : null]);
   return {
     posts: t.posts,
     answered: t.answered,

@@ -1,8 +1,10 @@
+export * from './active-users.js';
 export * from './admin-community.js';
 export * from './admin-faqs.js';
 export * from './admin-stats.js';
 export * from './community.js';
 export * from './community-rollup.js';
+export * from './counts.js';
 export * from './overview.js';
 export * from './range.js';
 export * from './rollup.js';
@@ -11,3 +13,4 @@ export * from './schemas.js';
 export * from './scope.js';
 export * from './search.js';
 export * from './search-insights.js';
+export * from './top-contributors.js';

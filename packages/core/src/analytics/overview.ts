@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
+import { activeUserCounts } from './active-users.js';
 import { postFacts, scopeSplit } from './community.js';
-import { activityDays, signupDays } from './community-rollup.js';
+import { signupDays } from './community-rollup.js';
 import { rangeView } from './range.js';
 import type { Overview } from './schemas.js';
 import { type DashboardQuery, resolveScope, type Scope } from './scope.js';
@@ -32,7 +33,7 @@ export async function analyticsOverview(ctx: Ctx, q: DashboardQuery): Promise<Ov
     faqFacts(ctx, scope),
     ctx.db.execute<{ new_users: number; contributors: number; unresolved: number }>(sql`
       select (select sum(users) from (${signupDays(community)}) s) as new_users,
-        (select count(distinct user_id) from (${activityDays(community, scope.batchId)}) a) as contributors,
+        (select sum(n) from (${activeUserCounts(community, scope.batchId, scope.range.from, null)}) a) as contributors,
         (select count(*)::int from unresolved_searches where status = 'open'${inProgram(sql`batch_id`, scope.batchId)}) as unresolved`),
   ]);
   const p = people.rows[0];

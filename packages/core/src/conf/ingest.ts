@@ -45,7 +45,7 @@ export async function storeTranscript(ctx: Ctx, meeting: MeetingKey, transcript:
   ]);
   const result = await ctx.db
     .transaction(async (tx) => {
-      const knowledgeCount = await writeKnowledgeRows(tx, meeting, chunks, vectors, knowledgeProposals);
+      const knowledgeCount = await writeKnowledgeRows(tx, meeting, chunks, { vectors, model: ctx.embedder.model }, knowledgeProposals);
       const insightCount = await writeInsights(tx, meeting, extraction.insights, insightProposals);
       const [done] = await tx
         .update(confMeetings)

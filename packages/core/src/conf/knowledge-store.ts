@@ -75,7 +75,7 @@ export async function writeKnowledgeRows(
   tx: Tx,
   meeting: { id: string; batchId: string | null },
   chunks: readonly KnowledgeChunk[],
-  vectors: readonly number[][],
+  embedded: { vectors: readonly number[][]; model: string },
   proposals: readonly (FaqProposal | null)[] = [],
 ): Promise<number> {
   await tx.delete(transcriptKnowledge).where(and(eq(transcriptKnowledge.meetingId, meeting.id), isNull(transcriptKnowledge.promotedFaqId)));
@@ -88,8 +88,11 @@ export async function writeKnowledgeRows(
       title: c.title,
       content: c.content,
       status: 'approved' as const,
-      embedding: vectors[i] as number[],
+      embedding: embedded.vectors[i] as number[],
       embeddedAt: now,
+      // The model the vectors came from: without it the embeddings backfill took every such row for
+      // stale and embedded it again at the next worker start.
+      embeddingModel: embedded.model,
       ...proposalColumns(proposals[i] ?? null),
     })),
   );

@@ -27,6 +27,12 @@ export const ConfigSchema = T.Object({
   ),
   DATABASE_URL: Str('PostgreSQL URL; unset = embedded PGlite database under DATA_DIR'),
   DATABASE_POOL_MAX: Int(10, 1, 200, 'connections per process'),
+  JOB_QUEUE_POOL_MAX: Int(
+    10,
+    1,
+    100,
+    "job queue (pg-boss) connections per process, beside DATABASE_POOL_MAX: each conf webhook acknowledgement holds one for its job's INSERT and commit",
+  ),
   DATA_DIR: T.String({ default: './data', description: 'embedded database and generated development secrets' }),
   MIGRATE_ON_START: Bool(true, 'apply pending migrations when the API or worker starts'),
   TRUST_PROXY: T.String({

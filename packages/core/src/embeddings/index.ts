@@ -7,5 +7,6 @@ export * from './local-embedder.js';
 export * from './ollama-embedder.js';
 export * from './sentence-embedder.js';
 export * from './sentence-encoder.js';
+export { useSentenceKernels } from './sentence-kernels.js';
 export * from './tables.js';
 export * from './word-vectors.js';

@@ -229,6 +229,7 @@ export async function ingestDocument(
         createdBy: actor.id,
         embedding: vectors[i] as number[],
         embeddedAt: now,
+        embeddingModel: ctx.embedder.model,
       })),
     )
     .returning({ id: documentInsights.id });
@@ -290,6 +291,7 @@ export async function processUpvotes(
         status: 'approved' as const,
         embedding: vectors[i] as number[],
         embeddedAt: now,
+        embeddingModel: ctx.embedder.model,
       })),
     )
     .returning({ id: documentInsights.id });

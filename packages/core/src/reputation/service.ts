@@ -30,7 +30,7 @@ export interface LeaderboardQuery extends PageQuery {
 /**
  * The program's users with positive points in the period, highest first (ties by user id), read
  * from the top of reputation_totals_rank_idx; the total from reputation_board_sizes. Rank counts the
- * users strictly ahead (ties share it).
+ * users strictly ahead (ties share it), from reputation_point_counts past the first page.
  */
 export async function leaderboard(
   ctx: Ctx,
@@ -67,7 +67,7 @@ export async function leaderboard(
         i === 0 && w.offset > 0
           ? (
               await ctx.db.execute<{ n: number }>(
-                sql`select count(*)::int as n from reputation_totals t where ${part} and t.points > ${r.points}`,
+                sql`select coalesce(sum(users), 0)::int as n from reputation_point_counts t where ${part} and t.points > ${r.points}`,
               )
             ).rows[0]!.n + 1
           : w.offset + i + 1;
@@ -100,8 +100,9 @@ export async function reputationSummary(ctx: Ctx, userId: string, batchIdQuery: 
   const points = by.all ?? 0;
   let rank: number | null = null;
   if (points > 0) {
+    // Users per points value (reputation_point_counts): as many rows as distinct values above, not users.
     const ahead = await ctx.db.execute<{ n: number }>(sql`
-      select count(*)::int as n from reputation_totals
+      select coalesce(sum(users), 0)::int as n from reputation_point_counts
       where batch_id = ${batchId} and period = 'all' and period_start = date '1970-01-01' and points > ${points}`);
     rank = (ahead.rows[0]?.n ?? 0) + 1;
   }

@@ -55,7 +55,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     const boss = new PgBoss({
       connectionString: config.DATABASE_URL as string,
       schema: 'pgboss',
-      max: 4,
+      max: config.JOB_QUEUE_POOL_MAX,
       application_name: `community-faq-${opts.role}-boss`,
       schedule: opts.role !== 'api',
       supervise: opts.role !== 'api',

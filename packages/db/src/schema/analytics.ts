@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, date, index, integer, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, date, index, integer, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { tstz } from './columns.js';
 
 /**
@@ -113,7 +113,62 @@ export const userDailyActivity = pgTable(
   (t) => [
     index('user_daily_activity_day_idx').on(t.day, t.userId, t.batchId, t.posts, t.comments),
     index('user_daily_activity_batch_idx').on(t.batchId, t.day, t.userId, t.posts, t.comments),
+    index('user_daily_activity_user_idx').on(t.userId, t.day, t.batchId, t.posts, t.comments),
   ],
+);
+
+/**
+ * Answered posts per day, program and answer-time bucket (`answer_time_bucket(created_at, answered_at)`:
+ * 4 buckets per doubling of the seconds to the first answer, migration 0030). The median time to first
+ * answer sums these per bucket to find the bucket holding the middle rank, then reads only that
+ * bucket's posts of the range (community_posts_answer_time_idx) for the exact values.
+ */
+export const answerTimeDaily = pgTable(
+  'answer_time_daily',
+  {
+    day: date({ mode: 'string' }).notNull(),
+    batchId: uuid(),
+    bucket: integer().notNull(),
+    posts: integer().notNull(),
+  },
+  (t) => [
+    index('answer_time_daily_day_idx').on(t.day, t.batchId, t.bucket, t.posts),
+    index('answer_time_daily_batch_idx').on(t.batchId, t.day, t.bucket, t.posts),
+  ],
+);
+
+/**
+ * Each user's rolled-up posts plus comments of all days, per scope (a program, or the nil uuid for all
+ * programs): an upper bound of what they wrote in any range, read in order by top contributors to stop
+ * early (admin-community.ts). Moved by the community rollup by exactly the rows it replaces (migration 0029).
+ */
+export const userActivityTotals = pgTable(
+  'user_activity_totals',
+  {
+    scope: uuid().notNull(),
+    userId: uuid().notNull(),
+    total: integer().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.scope, t.userId] }), index('user_activity_totals_rank_idx').on(t.scope, t.total.desc(), t.userId)],
+);
+
+/**
+ * The days each user was active (wrote a post or a comment), per scope: one row per (scope, user, day),
+ * where the scope is a program id, or the nil uuid for every program together (ACTIVITY_ALL_SCOPE in
+ * core), each row carrying the user's previous active day in that scope (null: none). The users
+ * active in the days [a, b] are then exactly the rows of [a, b] whose previous day is before a (each
+ * user's first active day in the range), a count over `user_active_days_range_idx` instead of a
+ * distinct count. Kept by the community rollup together with user_daily_activity (migration 0027).
+ */
+export const userActiveDays = pgTable(
+  'user_active_days',
+  {
+    scope: uuid().notNull(),
+    userId: uuid().notNull(),
+    day: date({ mode: 'string' }).notNull(),
+    prevDay: date({ mode: 'string' }),
+  },
+  (t) => [primaryKey({ columns: [t.scope, t.userId, t.day] }), index('user_active_days_range_idx').on(t.scope, t.day, t.prevDay)],
 );
 
 /**

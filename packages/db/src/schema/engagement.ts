@@ -156,6 +156,26 @@ export const reputationBoardSizes = pgTable(
   (t) => [primaryKey({ columns: [t.batchId, t.period, t.periodStart] })],
 );
 
+/**
+ * How many users have each positive points value on each leaderboard (program, period, period start),
+ * as appended counts: statement triggers on reputation_totals (migration 0028) add a row per changed
+ * value (+n, -n) and never update one, so no writer waits on another; the analytics rollup job folds
+ * them into one row per value. A rank is 1 + the sum of the counts above the user's points: as many
+ * rows as distinct values (and recent changes), not as users. No foreign key: a program's cascade
+ * delete appends rows for it while its batch row is going.
+ */
+export const reputationPointCounts = pgTable(
+  'reputation_point_counts',
+  {
+    batchId: uuid().notNull(),
+    period: text().notNull(),
+    periodStart: date({ mode: 'string' }).notNull(),
+    points: integer().notNull(),
+    users: integer().notNull(),
+  },
+  (t) => [index('reputation_point_counts_idx').on(t.batchId, t.period, t.periodStart, t.points, t.users)],
+);
+
 /** A badge held by a user in a program; revoked badges keep their row. */
 export const badges = pgTable(
   'badges',

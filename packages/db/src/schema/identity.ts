@@ -47,6 +47,18 @@ export const users = pgTable(
   ],
 );
 
+/**
+ * Accounts by role and status, as appended counts: statement triggers on users (migration 0028) add
+ * a row per (role, status) an insert, delete or change moves (+n, -n), never updating one, so
+ * signups do not queue on a shared row; the analytics rollup job folds them into one row per pair.
+ * `GET /admin/stats` sums this table instead of counting the users.
+ */
+export const userCounts = pgTable('user_counts', {
+  role: userRole().notNull(),
+  status: userStatus().notNull(),
+  users: integer().notNull(),
+});
+
 export const refreshTokens = pgTable(
   'refresh_tokens',
   {
