@@ -138,7 +138,7 @@ function readEvents(app: FastifyInstance, token: string, want: number, lastEvent
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => {
           raw += chunk;
-          const blocks = raw.split('\n\n').filter((b) => b.includes('event: notification'));
+          const blocks = raw.split('\n\n').filter((b) => b.includes('event: notification') || b.includes('event: tea'));
           events.length = 0;
           for (const b of blocks) {
             const line = (k: string) =>
@@ -194,6 +194,55 @@ describe('GET /notifications/stream', () => {
       const last = await write(me.id, 'post_answered', null, 'yours');
       expect((await mine.done).map((e) => e.id)).toEqual([last]);
       mine.close();
+    } finally {
+      await a.close();
+    }
+  });
+
+  it('pushes tea drops too (event `tea`, id `tea:<id>`): personal and program-wide, and Last-Event-ID resumes across both', async () => {
+    const a = await buildApp({ ctx: t.ctx, logger: false });
+    await a.listen({ port: 0, host: '127.0.0.1' });
+    const drop = (userId: string | null, batchId: string, title: string) =>
+      t.ctx.db.transaction((tx) => teaDrop(tx, { userId, batchId, kind: 'faq_approved', title }));
+    try {
+      const me = await t.signIn('user');
+      const other = await t.signIn('user');
+      await drop(me.id, defaultProgram, 'old tea');
+      const s = readEvents(a, me.headers.authorization, 3);
+      await new Promise((r) => setTimeout(r, 300));
+      const started = Date.now();
+      await drop(other.id, defaultProgram, 'their tea');
+      const personal = await drop(me.id, otherProgram, 'my tea');
+      const wide = await drop(null, defaultProgram, 'tea for all');
+      const note = await write(me.id, 'post_answered', null, 'a note');
+      const events = await s.done;
+      expect(Date.now() - started).toBeLessThan(1500);
+      expect(events.map((e) => [e.event, e.id, e.data.title])).toEqual([
+        ['tea', `tea:${personal}`, 'my tea'],
+        ['tea', `tea:${wide}`, 'tea for all'],
+        ['notification', note, 'a note'],
+      ]);
+      expect(events[0]?.data).toMatchObject({ id: personal, personal: true, read: false, batchId: otherProgram });
+      expect(s.raw()).not.toContain('old tea');
+      expect(s.raw()).not.toContain('their tea');
+      s.close();
+
+      // Away after the personal drop: resuming from `tea:<id>` sends the rest of both kinds, in order.
+      const later = await drop(null, otherProgram, 'while away');
+      const r = readEvents(a, me.headers.authorization, 3, `tea:${personal}`);
+      expect((await r.done).map((e) => e.id)).toEqual([`tea:${wide}`, note, `tea:${later}`]);
+      r.close();
+      // From a notification id, the same sequence continues.
+      const n = readEvents(a, me.headers.authorization, 1, note as string);
+      expect((await n.done).map((e) => e.id)).toEqual([`tea:${later}`]);
+      n.close();
+      // Another user's personal drop is not a cursor for me: a fresh stream (only what comes next).
+      const theirs = await drop(other.id, defaultProgram, 'theirs again');
+      const f = readEvents(a, me.headers.authorization, 1, `tea:${theirs}`);
+      await new Promise((r) => setTimeout(r, 300));
+      const next = await drop(me.id, defaultProgram, 'next');
+      expect((await f.done).map((e) => e.id)).toEqual([`tea:${next}`]);
+      f.close();
     } finally {
       await a.close();
     }

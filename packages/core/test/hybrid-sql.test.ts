@@ -201,6 +201,88 @@ describe('hybrid search statement', () => {
     expect(found.sort()).toEqual(made.map((r) => r.id).sort());
   });
 
+  it('beside a vector list, lists what scoring every match and cutting at the share lists, rows without an embedding kept, on every source', async () => {
+    // The fused statement scores only the candidates whose matching words could reach the share
+    // (by their IDF sum) and the rows without an embedding: its keyword list must be the text-only
+    // ranking (every match scored) cut at TEXT_LIST_MIN_SCORE, then the rows without an embedding.
+    // Inside a rolled-back transaction: the knowledge table gets the FAQs' rows, and each table a row
+    // without an embedding that holds one common word only.
+    const client = await t.ctx.pool.connect();
+    try {
+      await prepareSearchConnection(client);
+      await client.query('BEGIN');
+      await client.query(
+        `INSERT INTO transcript_knowledge (batch_id, title, content, status, embedding) SELECT batch_id, question, answer, 'approved', embedding FROM faqs`,
+      );
+      const bare = new Set<string>();
+      for (const sql of [
+        'INSERT INTO faqs (batch_id, question, answer) VALUES ($1, $2, $3) RETURNING id',
+        `INSERT INTO transcript_knowledge (batch_id, title, content, status) VALUES ($1, $2, $3, 'approved') RETURNING id`,
+      ]) {
+        const { rows } = await client.query<{ id: string }>(sql, [programId, 'alpha nothing else', 'no embedding yet']);
+        bare.add(rows[0]?.id as string);
+      }
+      // A row matching one word of three, whose IDF is under 0.4 of the query's, that still reaches the
+      // share by repeating it (scoring only rows whose words' IDF reaches twice the share misses it).
+      for (const [title, body] of [
+        ['quasarx', 'quasarx quasarx quasarx quasarx'],
+        ['pulsarx one', 'other text'],
+        ['pulsarx two', 'more text'],
+      ]) {
+        const e = toVectorLiteral(embedText(`${title}\n${body}`));
+        await client.query('INSERT INTO faqs (batch_id, question, answer, embedding) VALUES ($1, $2, $3, $4::vector)', [
+          programId,
+          title,
+          body,
+          e,
+        ]);
+        await client.query(
+          `INSERT INTO transcript_knowledge (batch_id, title, content, status, embedding) VALUES ($1, $2, $3, 'approved', $4::vector)`,
+          [programId, title, body, e],
+        );
+      }
+      await client.query('ANALYZE transcript_knowledge');
+      const queries = [
+        'alpha item7',
+        'alpha delta golf',
+        'kilo item12 mike item30',
+        'golf',
+        'item7 item8 alpha bravo charlie',
+        'quasarx pulsarx nebulax',
+      ];
+      for (const source of ['faq', 'transcript_knowledge'] as const) {
+        const textOnly = buildHybridSql({ sources: [source], modes: ['text'], filter: false });
+        const fused = buildHybridSql({ sources: [source], filter: false, limit: 10 });
+        for (const q of queries) {
+          const all = (await client.query(textOnly, [q, null, programId])).rows as { id: string; textScore: number }[];
+          const got = (await client.query(fused, [q, toVectorLiteral(embedText(q)), programId])).rows as {
+            id: string;
+            textScore: number;
+            textRank: number | null;
+          }[];
+          const list = got.filter((r) => r.textRank !== null).sort((a, b) => (a.textRank ?? 0) - (b.textRank ?? 0));
+          const strong = all.filter((r) => r.textScore >= TEXT_LIST_MIN_SCORE);
+          expect(strong.length, `${source}: ${q}`).toBeGreaterThan(0);
+          expect(
+            list.slice(0, strong.length).map((r) => r.id),
+            `${source}: ${q}`,
+          ).toEqual(strong.map((r) => r.id));
+          for (const [i, r] of strong.entries()) expect(list[i]?.textScore, `${source}: ${q}`).toBeCloseTo(r.textScore, 9);
+          for (const r of list.slice(strong.length)) expect(bare.has(r.id), `${source}: ${q}`).toBe(true);
+          // "alpha" sits in a third of the rows: the row without an embedding scores far below the share.
+          if (q === 'alpha item7')
+            expect(
+              list.filter((r) => bare.has(r.id)),
+              source,
+            ).toHaveLength(1);
+        }
+      }
+    } finally {
+      await client.query('ROLLBACK');
+      client.release();
+    }
+  });
+
   it('beside a vector list, keeps in the keyword list only rows matching a fair share of the query; text-only keeps every match', async () => {
     // "item7" sits in one row, "alpha" in many: rows holding only "alpha" score far below the share.
     const q = 'alpha item7';

@@ -90,8 +90,8 @@ import {
   UpvoteKnowledgeShape,
 } from '../src/knowledge/shape.js';
 import { listNotifications, markNotificationRead } from '../src/notifications/reads.js';
-import { NotificationListShape, NotificationShape, TeaListShape } from '../src/notifications/shape.js';
-import { notificationsAfter } from '../src/notifications/stream.js';
+import { NotificationListShape, NotificationShape, TeaDropShape, TeaListShape } from '../src/notifications/shape.js';
+import { streamAfter } from '../src/notifications/stream.js';
 import { listTeaDrops } from '../src/notifications/tea.js';
 import { notify, teaDrop } from '../src/notifications/write.js';
 import { createProgram, listPrograms, setProgramArchived, updateProgram } from '../src/programs/batches.js';
@@ -358,11 +358,14 @@ describe('reputation and notification shapes hold real results', () => {
     const read = await markNotificationRead(t.ctx, user.id, first.id);
     expect(read.readAt).toBeInstanceOf(Date);
     expectShape(NotificationShape, read);
-    const streamed = await notificationsAfter(t.ctx, user.id, null);
-    expect(streamed.length).toBeGreaterThan(0);
-    for (const s of streamed) expectShape(NotificationShape, s.notification);
-
     await teaDrop(t.ctx.db, { userId: user.id, batchId: summary.batchId, kind: 'faq_approved', title: 'Fresh tea' });
+    const streamed = await streamAfter(t.ctx, user.id, null);
+    expect(streamed.events.map((e) => e.kind)).toEqual(expect.arrayContaining(['notification', 'tea']));
+    for (const e of streamed.events) {
+      if (e.kind === 'notification') expectShape(NotificationShape, e.notification);
+      else expectShape(TeaDropShape, e.tea);
+    }
+
     const tea = await listTeaDrops(t.ctx, user.id, { page: 1, limit: 20 });
     expect(tea.items.length).toBeGreaterThan(0);
     expectShape(TeaListShape, tea);

@@ -149,6 +149,18 @@ describe('migrations', () => {
     expect(gin).toHaveLength(4);
   });
 
+  it("keep the knowledge tables' tsvector in the row (STORAGE MAIN), where the keyword side reads it for every matching row", async () => {
+    const storage = await q<{ relname: string; attstorage: string }>(
+      `select c.relname, a.attstorage from pg_attribute a join pg_class c on c.oid = a.attrelid
+       where a.attname = 'search_vector' and c.relname in ('transcript_knowledge', 'document_insights', 'faqs') order by 1`,
+    );
+    expect(storage.map((r) => [r.relname, r.attstorage])).toEqual([
+      ['document_insights', 'm'],
+      ['faqs', 'x'],
+      ['transcript_knowledge', 'm'],
+    ]);
+  });
+
   it("create the spec's named indexes", async () => {
     const defs = (await q<{ indexdef: string }>("select indexdef from pg_indexes where schemaname = 'public'")).map((r) => r.indexdef);
     const has = (re: RegExp) =>

@@ -29,10 +29,13 @@ export function activeUserCounts(split: CommunitySplit, batchId: string | null, 
   const to = sql`${r.to}::date`;
   const end = (d: SQL) => (interval ? sql`least((${bucket(d)} + ${`1 ${interval}`}::interval - interval '1 day')::date, ${to})` : to);
   const dirty = sql`${`{${r.dirty.join(',')}}`}::date[]`;
-  /** A rolled row of the user on a clean day of the bucket of `d`. */
+  /**
+   * A rolled row of the user on a clean day of the bucket of `d`. A scalar sub-select, not EXISTS: it
+   * stays one primary-key probe per outer row (an anti-join may hash every row of the range instead).
+   */
   const cleanRow = (user: SQL, d: SQL) =>
-    sql`exists (select 1 from user_active_days y where y.scope = ${scope} and y.user_id = ${user}
-      and y.day between ${start(d)} and ${end(d)}${r.dirty.length > 0 ? sql` and y.day <> all(${dirty})` : sql``})`;
+    sql`(select 1 from user_active_days y where y.scope = ${scope} and y.user_id = ${user}
+      and y.day between ${start(d)} and ${end(d)}${r.dirty.length > 0 ? sql` and y.day <> all(${dirty})` : sql``} limit 1) is not null`;
   const parts = [
     sql`select ${bucket(sql`u.day`)} as bucket, count(*) filter (where u.prev_day is null or u.prev_day < ${start(sql`u.day`)}) as n
       from user_active_days u where u.scope = ${scope} and u.day between ${a} and ${to} group by 1`,

@@ -8,7 +8,7 @@ import type { TeaDropView } from './shape.js';
 
 type Ctx = Pick<CoreContext, 'db'>;
 
-type TeaRow = {
+export type TeaRow = {
   id: string;
   batch_id: string | null;
   kind: string;
@@ -21,6 +21,23 @@ type TeaRow = {
   read_at: Date | string | null;
   created_at: Date | string;
 };
+
+/** The columns toTeaView reads: tea_notifications t left-joined to the caller's read row r. */
+export const TEA_COLUMNS = sql`t.id, t.batch_id, t.kind, t.title, t.body, t.link, t.ref_type, t.ref_id, t.user_id, r.read_at, t.created_at`;
+
+export const toTeaView = (r: TeaRow): TeaDropView => ({
+  id: r.id,
+  batchId: r.batch_id,
+  kind: r.kind,
+  title: r.title,
+  body: r.body,
+  link: r.link,
+  refType: r.ref_type,
+  refId: r.ref_id,
+  personal: r.user_id !== null,
+  read: r.read_at !== null,
+  createdAt: toDate(r.created_at),
+});
 
 /** The drops a user sees in a program: their personal ones there and the program-wide ones. */
 const visible = (userId: string, batchId: string) => sql`t.batch_id = ${batchId} and (t.user_id = ${userId} or t.user_id is null)`;
@@ -38,7 +55,7 @@ export async function listTeaDrops(ctx: Ctx, userId: string, q: TeaQuery): Promi
   const where = sql`${visible(userId, batchId)}${q.unread ? sql` and r.read_at is null` : sql``}`;
   const [rows, counts] = await Promise.all([
     ctx.db.execute<TeaRow>(sql`
-      select t.id, t.batch_id, t.kind, t.title, t.body, t.link, t.ref_type, t.ref_id, t.user_id, r.read_at, t.created_at
+      select ${TEA_COLUMNS}
       from ${from} where ${where} order by t.created_at desc, t.id desc limit ${w.limit} offset ${w.offset}`),
     ctx.db.execute<{ total: number; unread: number }>(sql`
       select count(*) filter (where ${q.unread ? sql`r.read_at is null` : sql`true`})::int as total,
@@ -47,23 +64,7 @@ export async function listTeaDrops(ctx: Ctx, userId: string, q: TeaQuery): Promi
   ]);
   const c = counts.rows[0] ?? { total: 0, unread: 0 };
   return {
-    ...toPage(
-      rows.rows.map((r) => ({
-        id: r.id,
-        batchId: r.batch_id,
-        kind: r.kind,
-        title: r.title,
-        body: r.body,
-        link: r.link,
-        refType: r.ref_type,
-        refId: r.ref_id,
-        personal: r.user_id !== null,
-        read: r.read_at !== null,
-        createdAt: toDate(r.created_at),
-      })),
-      c.total,
-      w,
-    ),
+    ...toPage(rows.rows.map(toTeaView), c.total, w),
     unreadCount: c.unread,
   };
 }

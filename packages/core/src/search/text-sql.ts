@@ -54,25 +54,25 @@ function textCandidates(t: SourceTable, a: string, cap: number, rare: number): s
     FROM ${a}_w
   ),
   ${a}_c1 AS MATERIALIZED (
-    SELECT id, ts_delete(search_vector, '{}'::text[]) AS sv FROM ${t.table}
+    SELECT ${CANDIDATE_COLUMNS} FROM ${t.table}
     WHERE NOT (SELECT exact FROM ${a}_mode)
       AND (${title} @@ (SELECT title_q FROM ${a}_p) OR search_vector @@ (SELECT pair_q FROM ${a}_p)) AND ${t.visible}
     LIMIT ${cap}
   ),
   ${a}_c2 AS MATERIALIZED (
-    SELECT id, ts_delete(search_vector, '{}'::text[]) AS sv FROM ${t.table}
+    SELECT ${CANDIDATE_COLUMNS} FROM ${t.table}
     WHERE NOT (SELECT exact FROM ${a}_mode) AND ${title} @@ (SELECT title_wide_q FROM ${a}_p) AND (SELECT count(*) FROM ${a}_c1) < ${PER_LIST}
       AND id NOT IN (SELECT id FROM ${a}_c1) AND ${t.visible}
     LIMIT ${cap}
   ),
   ${a}_cand AS MATERIALIZED (
-    SELECT id, sv FROM ${a}_x
+    SELECT id, sv, bare FROM ${a}_x
     UNION ALL
-    SELECT id, sv FROM ${a}_c1
+    SELECT id, sv, bare FROM ${a}_c1
     UNION ALL
-    SELECT id, sv FROM ${a}_c2
+    SELECT id, sv, bare FROM ${a}_c2
     UNION ALL
-    (SELECT id, ts_delete(search_vector, '{}'::text[]) FROM ${t.table}
+    (SELECT ${CANDIDATE_COLUMNS} FROM ${t.table}
      WHERE (${title} @@ (SELECT any_q FROM ${a}_p) OR search_vector @@ (SELECT rarest_q FROM ${a}_p))
        AND NOT (SELECT exact FROM ${a}_mode) AND (SELECT count(*) FROM ${a}_c1) + (SELECT count(*) FROM ${a}_c2) < ${PER_LIST}
        AND id NOT IN (SELECT id FROM ${a}_c1 UNION ALL SELECT id FROM ${a}_c2) AND ${t.visible}
@@ -90,6 +90,9 @@ function textCandidates(t: SourceTable, a: string, cap: number, rare: number): s
 function occurrences(rank: string): string {
   return `CASE WHEN ${rank} > 1e-6 THEN round(1 / (1.6449341 * (1 - ${rank})) - 0.5) ELSE 0 END`;
 }
+/** What every candidate row carries: its tsvector (detoasted once) and whether it has no embedding. */
+const CANDIDATE_COLUMNS = "id, ts_delete(search_vector, '{}'::text[]) AS sv, embedding IS NULL AS bare";
+
 /** The normalised BM25 score of a document's tsvector `sv` against the query words of text CTE `a`. */
 export function bm25(a: string, sv: string): string {
   return `(
@@ -111,7 +114,12 @@ export function bm25(a: string, sv: string): string {
  * statistics' estimates. `minScore`: the list keeps only rows scoring at least that (the fused
  * statement passes TEXT_LIST_MIN_SCORE), except rows without an embedding: the vector list cannot
  * find them (a FAQ written a moment ago, before the worker embedded it, or while the embedder is
- * down), so the keyword list is their only way in.
+ * down), so the keyword list is their only way in. With `minScore`, only those rows and the
+ * candidates whose matching words' IDF reaches minScore of the query's are scored: a word's BM25 term
+ * is below its IDF x (k1 + 1) whatever its frequency, so the others cannot reach the share, and the
+ * list is what scoring every candidate gives. Beside the vector list the knowledge tables (about
+ * 1,000 rows each in bench/search) are always ranked exactly, every matching row a candidate: of the
+ * 600-800 rows a rephrased question matches there, most hold only its common words.
  */
 export function textCte(t: SourceTable, tuning: TextTuning, minScore = 0): string {
   const a = `${t.alias}_t`;
@@ -139,7 +147,7 @@ export function textCte(t: SourceTable, tuning: TextTuning, minScore = 0): strin
       OR (SELECT sum(frac) FROM ${a}_w0) * (SELECT n FROM ${a}_s) <= ${exactRows} AS exact
   ),
   ${a}_x AS MATERIALIZED (
-    SELECT id, ts_delete(search_vector, '{}'::text[]) AS sv FROM ${t.table}
+    SELECT ${CANDIDATE_COLUMNS} FROM ${t.table}
     WHERE ${bounded ? `${exact} AND ` : ''}search_vector @@ (SELECT string_agg(quote_literal(lex), ' | ')::tsquery FROM ${a}_w0)
       AND ${t.visible}${bounded ? `\n    LIMIT ${Math.max(exactRows, EXACT_ROWS) * 2}` : ''}
   ),
@@ -150,16 +158,23 @@ export function textCte(t: SourceTable, tuning: TextTuning, minScore = 0): strin
       SELECT w0.lex, w0.q_any, w0.frac, s.n,
         CASE WHEN ${exact} THEN (SELECT count(*) FROM ${a}_x x WHERE x.sv @@ w0.q_any) ELSE w0.frac * s.n END::float8 AS df
       FROM ${a}_w0 w0 CROSS JOIN ${a}_s s
+      -- Not pulled up: idf reads df twice, which would count the matching rows twice.
+      OFFSET 0
     ) d
   ),
-  ${a}_m AS MATERIALIZED (SELECT sum(idf) * ${BM25_K1 + 1} AS total FROM ${a}_w),${bounded ? `\n  ${textCandidates(t, a, cap, rare)},` : `\n  ${a}_cand AS MATERIALIZED (SELECT id, sv FROM ${a}_x),`}
+  ${a}_m AS MATERIALIZED (SELECT sum(idf) * ${BM25_K1 + 1} AS total FROM ${a}_w),${bounded ? `\n  ${textCandidates(t, a, cap, rare)},` : `\n  ${a}_cand AS MATERIALIZED (SELECT id, sv, bare FROM ${a}_x),`}
   ${a}_len AS MATERIALIZED (SELECT greatest(avg(length(sv)), 1)::float8 AS avg FROM ${a}_cand),
   ${a}_c AS MATERIALIZED (
-    SELECT c.id, ${bm25(a, 'c.sv')} AS score
-    FROM ${a}_cand c
+    SELECT c.id, c.bare, ${bm25(a, 'c.sv')} AS score
+    FROM ${a}_cand c${
+      minScore > 0
+        ? `
+    WHERE c.bare OR (SELECT sum(w.idf) FROM ${a}_w w WHERE c.sv @@ w.q_any) >= ${Number(minScore)} * (SELECT sum(idf) FROM ${a}_w) * ${1 - 1e-9}`
+        : ''
+    }
   ),
   ${a} AS MATERIALIZED (
     SELECT id, score, row_number() OVER (ORDER BY score DESC, id) AS rank
-    FROM ${a}_c c WHERE score > 0${minScore > 0 ? ` AND (score >= ${Number(minScore)} OR NOT EXISTS (SELECT 1 FROM ${t.table} e WHERE e.id = c.id AND e.embedding IS NOT NULL))` : ''} ORDER BY score DESC, id LIMIT ${PER_LIST}
+    FROM ${a}_c c WHERE score > 0${minScore > 0 ? ` AND (score >= ${Number(minScore)} OR bare)` : ''} ORDER BY score DESC, id LIMIT ${PER_LIST}
   )`;
 }

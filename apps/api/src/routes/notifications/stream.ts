@@ -1,11 +1,13 @@
-import { NotificationHub, notificationsAfter, type StreamCursor, streamCursor } from '@cfaq/core';
+import { NotificationHub, type StreamCursor, streamAfter, streamCursor } from '@cfaq/core';
 import { signedIn } from '../../lib/actor.js';
 import type { RoutePlugin } from '../../lib/types.js';
 
 /**
  * GET /notifications/stream: server-sent events. Each new notification of the caller is an event
- * `notification` with the notification as data and its id as the event id; a browser reconnecting
- * with Last-Event-ID gets what it missed (up to 100 at a time, oldest first). A comment line every
+ * `notification` with the notification as data and its id as the event id; each new tea drop they see
+ * (personal, or program-wide in any program) an event `tea` with the drop as data and `tea:<id>` as
+ * the event id. Both form one sequence (created_at, kind, id), so a browser reconnecting with
+ * Last-Event-ID gets what it missed of both (up to 100 at a time, oldest first). A comment line every
  * NOTIFICATION_STREAM_HEARTBEAT_MS keeps proxies from closing the connection.
  */
 export const notificationStream: RoutePlugin = async (app) => {
@@ -24,10 +26,11 @@ export const notificationStream: RoutePlugin = async (app) => {
       config: { access: 'user' },
       schema: {
         tags: ['notifications'],
-        summary: 'My new notifications as server-sent events',
+        summary: 'My new notifications and tea drops as server-sent events',
         description:
-          'text/event-stream. Events: `notification` (data: the notification JSON, id: its id). Send Last-Event-ID to resume after a ' +
-          'notification; without it only notifications created after connecting are sent. Delivered across API processes through ' +
+          'text/event-stream. Events: `notification` (data: the notification JSON, id: its id) and `tea` (data: the tea drop JSON, ' +
+          'id: `tea:<id>`; your personal drops and the program-wide drops of every program). One sequence ordered by creation: send ' +
+          'Last-Event-ID (either kind) to resume after it; without it only events created after connecting are sent. Delivered across API processes through ' +
           'PostgreSQL LISTEN/NOTIFY, typically within a second of the commit (the embedded database falls back to the poll interval, ' +
           'NOTIFICATION_STREAM_POLL_MS). Heartbeat: a `: heartbeat` comment every NOTIFICATION_STREAM_HEARTBEAT_MS.',
         produces: ['text/event-stream'],
@@ -64,13 +67,15 @@ export const notificationStream: RoutePlugin = async (app) => {
         try {
           do {
             again = false;
-            const rows = await notificationsAfter(ctx, userId, cursor);
-            for (const { notification: n, cursor: next } of rows) {
+            const batch = await streamAfter(ctx, userId, cursor);
+            for (const e of batch.events) {
               if (closed) return;
-              res.write(`id: ${n.id}\nevent: notification\ndata: ${JSON.stringify(n)}\n\n`);
-              cursor = next;
+              const data = e.kind === 'notification' ? e.notification : e.tea;
+              res.write(`id: ${e.eventId}\nevent: ${e.kind}\ndata: ${JSON.stringify(data)}\n\n`);
+              cursor = e.cursor;
             }
-            if (rows.length === 100) again = true;
+            cursor = batch.cursor;
+            if (batch.more) again = true;
           } while (again && !closed);
         } catch (err) {
           request.log.warn({ err }, 'notification stream read failed');
