@@ -113,6 +113,8 @@ export function batchMatMulKernel(original: KernelFunc): KernelFunc {
     if ((transposeB ? bc : br) !== k) return original(args);
     const out = args.backend.makeOutput([...outerA, m, n], 'float32');
     for (let i = 0; i < batch; i++) {
+      // Fresh operands per matrix: the backend's matmul caches a packed copy of its operand by tensor id,
+      // so one buffer refilled for every matrix gives stale products (tried; the kernel tests catch it).
       const ai = args.backend.makeOutput([m, k], 'float32');
       const bi = args.backend.makeOutput([k, n], 'float32');
       copyMatrix(
