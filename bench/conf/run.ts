@@ -89,15 +89,17 @@ async function main() {
   });
   // The job queue's pool as an API process opens it (JOB_QUEUE_POOL_MAX), unless BENCH_BOSS_MAX says otherwise.
   const bossMax = Number(process.env.BENCH_BOSS_MAX ?? config.JOB_QUEUE_POOL_MAX);
+  // Group commit of the acknowledgements' job inserts as an API process does it (JOB_SEND_BATCH_MAX), unless BENCH_BATCH_MAX says otherwise (1 = off).
+  const batchMax = Number(process.env.BENCH_BATCH_MAX ?? config.JOB_SEND_BATCH_MAX);
   const boss = new PgBoss({ connectionString: url, schema: 'pgboss', max: bossMax, supervise: false, schedule: false });
   boss.on('error', () => {});
   await boss.start();
   await ensureQueues(boss, JOBS);
   const log = createLogger({ level: 'silent' });
-  const ctx = createCoreContext({ config, log, pool, jobs: new BossJobQueue(boss) });
+  const ctx = createCoreContext({ config, log, pool, jobs: new BossJobQueue(boss, { batchMax }) });
 
   console.log(JSON.stringify({ start: new Date().toISOString(), loadAverage: load(), embedder: ctx.embedder.model }));
-  if (PART !== 'transcript') await webhookBench(ctx, pool, bossMax);
+  if (PART !== 'transcript') await webhookBench(ctx, pool, bossMax, batchMax);
   if (PART !== 'webhook') await transcriptBench(ctx);
   await boss.stop({ graceful: false, close: true });
   await pool.end();
@@ -140,7 +142,7 @@ function runClient(settings: { url: string; secret: string; duration: number; co
 }
 
 /** (1) webhook acknowledgement: the API in this process, the client in another (two cores, one each). */
-async function webhookBench(ctx: ReturnType<typeof createCoreContext>, pool: pg.Pool, bossMax: number) {
+async function webhookBench(ctx: ReturnType<typeof createCoreContext>, pool: pg.Pool, bossMax: number, batchMax: number) {
   const app = await buildApp({ ctx, logger: false });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const port = (app.server.address() as { port: number }).port;
@@ -162,6 +164,7 @@ async function webhookBench(ctx: ReturnType<typeof createCoreContext>, pool: pg.
         webhook: {
           connections: CONNECTIONS,
           bossPoolMax: bossMax,
+          sendBatchMax: batchMax,
           requests: result.requests,
           non2xx: result.non2xx,
           errors: result.errors,
