@@ -6,7 +6,7 @@
  * `bench_conf` on the local server.
  */
 import { fork } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -89,21 +89,24 @@ async function main() {
   });
   // The job queue's pool as an API process opens it (JOB_QUEUE_POOL_MAX), unless BENCH_BOSS_MAX says otherwise.
   const bossMax = Number(process.env.BENCH_BOSS_MAX ?? config.JOB_QUEUE_POOL_MAX);
+  // Group commit of the acknowledgements' job inserts as an API process does it (JOB_SEND_BATCH_MAX), unless BENCH_BATCH_MAX says otherwise (1 = off).
+  const batchMax = Number(process.env.BENCH_BATCH_MAX ?? config.JOB_SEND_BATCH_MAX);
   const boss = new PgBoss({ connectionString: url, schema: 'pgboss', max: bossMax, supervise: false, schedule: false });
   boss.on('error', () => {});
   await boss.start();
   await ensureQueues(boss, JOBS);
   const log = createLogger({ level: 'silent' });
-  const ctx = createCoreContext({ config, log, pool, jobs: new BossJobQueue(boss) });
+  const ctx = createCoreContext({ config, log, pool, jobs: new BossJobQueue(boss, { batchMax }) });
 
   console.log(JSON.stringify({ start: new Date().toISOString(), loadAverage: load(), embedder: ctx.embedder.model }));
-  if (PART !== 'transcript') await webhookBench(ctx, pool, bossMax);
+  if (PART !== 'transcript') await webhookBench(ctx, boss, pool, bossMax, batchMax);
   if (PART !== 'webhook') await transcriptBench(ctx);
   await boss.stop({ graceful: false, close: true });
   await pool.end();
 }
 
 interface ClientResult {
+  clientCpuSeconds: number;
   requests: number;
   reqPerSec: number;
   non2xx: number;
@@ -128,6 +131,26 @@ async function startProfile() {
   };
 }
 
+/**
+ * CPU seconds used so far by this database's PostgreSQL backends (the job inserts and their commits),
+ * per pid, from /proc (the server runs on this machine): utime + stime, in clock ticks of 10 ms.
+ */
+async function backendCpu(pool: pg.Pool): Promise<Map<number, number>> {
+  const { rows } = await pool.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database()');
+  const out = new Map<number, number>();
+  for (const { pid } of rows) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+      out.set(pid, (Number(fields[11]) + Number(fields[12])) / 100);
+    } catch {
+      // not visible (another machine, or the backend ended): not counted
+    }
+  }
+  return out;
+}
+const cpuDelta = (before: Map<number, number>, after: Map<number, number>) =>
+  [...after].reduce((sum, [pid, s]) => sum + s - (before.get(pid) ?? 0), 0);
+
 /** Runs the webhook client (webhook-client.ts) in its own process and returns autocannon's figures. */
 function runClient(settings: { url: string; secret: string; duration: number; connections: number }): Promise<ClientResult> {
   const child = fork(join(import.meta.dirname, 'webhook-client.ts'), [], { execArgv: process.execArgv });
@@ -140,11 +163,19 @@ function runClient(settings: { url: string; secret: string; duration: number; co
 }
 
 /** (1) webhook acknowledgement: the API in this process, the client in another (two cores, one each). */
-async function webhookBench(ctx: ReturnType<typeof createCoreContext>, pool: pg.Pool, bossMax: number) {
+async function webhookBench(ctx: ReturnType<typeof createCoreContext>, boss: PgBoss, pool: pg.Pool, bossMax: number, batchMax: number) {
   const app = await buildApp({ ctx, logger: false });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const port = (app.server.address() as { port: number }).port;
   const profile = process.env.BENCH_CPU_PROFILE ? await startProfile() : null;
+  // How many INSERTs carried the acknowledgements' jobs (group commit: JOB_SEND_BATCH_MAX).
+  let inserts = 0;
+  const insert = boss.insert.bind(boss);
+  boss.insert = (...args: Parameters<typeof insert>) => {
+    inserts++;
+    return insert(...args);
+  };
+  const pg0 = await backendCpu(pool);
   const cpu0 = process.cpuUsage();
   const result = await runClient({
     url: `http://127.0.0.1:${port}/api/conf/webhook`,
@@ -153,6 +184,7 @@ async function webhookBench(ctx: ReturnType<typeof createCoreContext>, pool: pg.
     connections: CONNECTIONS,
   });
   const cpu = process.cpuUsage(cpu0);
+  const pgCpu = cpuDelta(pg0, await backendCpu(pool));
   if (profile) await profile.stop(process.env.BENCH_CPU_PROFILE as string);
   const { rows } = await pool.query(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'conf.ingest-recording'`);
   await app.close();
@@ -162,6 +194,7 @@ async function webhookBench(ctx: ReturnType<typeof createCoreContext>, pool: pg.
         webhook: {
           connections: CONNECTIONS,
           bossPoolMax: bossMax,
+          sendBatchMax: batchMax,
           requests: result.requests,
           non2xx: result.non2xx,
           errors: result.errors,
@@ -169,6 +202,12 @@ async function webhookBench(ctx: ReturnType<typeof createCoreContext>, pool: pg.
           latencyMs: result.latency,
           jobsCommitted: rows[0].n,
           apiCpuSeconds: Number(((cpu.user + cpu.system) / 1e6).toFixed(1)),
+          // Group commit off (BENCH_BATCH_MAX=1): each job is its own send(), not counted here.
+          jobInserts: batchMax > 1 ? inserts : null,
+          jobsPerInsert: batchMax > 1 ? Number((result.requests / Math.max(1, inserts)).toFixed(1)) : 1,
+          clientCpuSeconds: result.clientCpuSeconds,
+          postgresCpuSeconds: Number(pgCpu.toFixed(1)),
+          postgresCpuMsPerRequest: Number(((pgCpu * 1e3) / Math.max(1, result.requests)).toFixed(3)),
           apiCpuMsPerRequest: Number(((cpu.user + cpu.system) / 1e3 / Math.max(1, result.requests)).toFixed(3)),
           loadAverage: load(),
         },

@@ -16,6 +16,7 @@ interface Settings {
 
 process.once('message', async (s: Settings) => {
   let n = 0;
+  const cpu0 = process.cpuUsage();
   const result = await autocannon({
     url: s.url,
     method: 'POST',
@@ -45,8 +46,10 @@ process.once('message', async (s: Settings) => {
       },
     ],
   });
+  const cpu = process.cpuUsage(cpu0);
   process.send?.(
     {
+      clientCpuSeconds: Number(((cpu.user + cpu.system) / 1e6).toFixed(1)),
       requests: result.requests.total,
       reqPerSec: result.requests.average,
       non2xx: result.non2xx,

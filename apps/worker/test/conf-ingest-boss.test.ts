@@ -41,7 +41,8 @@ beforeAll(async () => {
   boss = await startTestBoss(t.url);
   await ensureQueues(boss, JOBS);
   watchJobs(boss, [confIngestJob, confProcessMeetingJob]);
-  ctx = { ...t.ctx, jobs: new BossJobQueue(boss) };
+  // Sends group-committed as in an API process (JOB_SEND_BATCH_MAX).
+  ctx = { ...t.ctx, jobs: new BossJobQueue(boss, { batchMax: t.ctx.config.JOB_SEND_BATCH_MAX }) };
   worker = await startWorker(ctx, boss);
   // A connected user, tokens as the OAuth callback stores them.
   const code = fake.issueCode('zm-boss', 'http://cb.test');
@@ -78,12 +79,12 @@ afterAll(async () => {
 });
 
 describe('conf ingestion through pg-boss', () => {
-  it('a signed webhook is acknowledged once its job is committed, and the worker ingests the meeting', async () => {
+  it('ten concurrent deliveries of a signed webhook are acknowledged once its job is committed, and the worker ingests one meeting', async () => {
     fake.addRecording({ uuid: 'boss-1', hostId: 'zm-boss', topic: 'Library hours', vtt: VTT });
     const raw = Buffer.from(JSON.stringify(fake.recordingEvent('boss-1')));
     const headers = signConfWebhook(SECRET, raw.toString());
     const answers = await Promise.all(
-      Array.from({ length: 5 }, () =>
+      Array.from({ length: 10 }, () =>
         handleConfWebhook(ctx, { rawBody: raw, signature: headers['x-zm-signature'], timestamp: headers['x-zm-request-timestamp'] }),
       ),
     );
@@ -92,7 +93,9 @@ describe('conf ingestion through pg-boss', () => {
     expect(rows[0].n).toBe(1);
     const job = await settled(boss, confIngestJob, (data) => data.meetingUuid === 'boss-1');
     expect(job.state).toBe('completed');
-    const [meeting] = await t.ctx.db.select().from(confMeetings).where(eq(confMeetings.confMeetingId, 'boss-1'));
+    const meetings = await t.ctx.db.select().from(confMeetings).where(eq(confMeetings.confMeetingId, 'boss-1'));
+    expect(meetings).toHaveLength(1);
+    const meeting = meetings[0];
     expect(meeting?.status).toBe('completed');
     const knowledge = await t.ctx.db
       .select()

@@ -33,6 +33,12 @@ export const ConfigSchema = T.Object({
     100,
     "job queue (pg-boss) connections per process, beside DATABASE_POOL_MAX: each conf webhook acknowledgement holds one for its job's INSERT and commit",
   ),
+  JOB_SEND_BATCH_MAX: Int(
+    100,
+    1,
+    1000,
+    'jobs sent outside a transaction (the conf webhook acknowledgements) are group-committed: those arriving while the previous INSERT is in flight go in one INSERT and commit, at most this many; 1 = one INSERT per job',
+  ),
   DATA_DIR: T.String({ default: './data', description: 'embedded database and generated development secrets' }),
   MIGRATE_ON_START: Bool(true, 'apply pending migrations when the API or worker starts'),
   TRUST_PROXY: T.String({

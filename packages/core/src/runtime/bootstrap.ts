@@ -66,7 +66,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     boss.on('error', (err) => log.error({ err }, 'pg-boss error'));
     await boss.start();
     await ensureQueues(boss, JOBS, config);
-    const ctx = createCoreContext({ config, log, pool, jobs: new BossJobQueue(boss) });
+    const ctx = createCoreContext({ config, log, pool, jobs: new BossJobQueue(boss, { batchMax: config.JOB_SEND_BATCH_MAX }) });
     const admin = await ensureInitialAdmin(ctx);
     if (admin.generatedPassword) {
       (opts.announce ?? ((m) => process.stderr.write(`${m}\n`)))(
