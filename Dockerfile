@@ -26,4 +26,4 @@ COPY --from=build /app /app
 USER node
 EXPOSE 3000
 # --conditions=dist: every @cfaq package resolves to its compiled dist/ (see their package.json exports).
-CMD ["node", "--conditions=dist", "apps/api/dist/main.js"]
+CMD ["node", "--conditions=dist", "--import", "./packages/db/drizzle-resolve-hook.mjs", "apps/api/dist/main.js"]

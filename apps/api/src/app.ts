@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type CoreContext, createLoggerOptions } from '@cfaq/core';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { memoizedCompilers } from './lib/schema-compilers.js';
 import { authPlugin } from './plugins/auth.js';
 import { contextPlugin } from './plugins/context.js';
 import { inputGuardPlugin } from './plugins/input-guard.js';
@@ -46,6 +47,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     bodyLimit: config.BODY_LIMIT_BYTES,
     ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: false, useDefaults: true } },
     return503OnClosing: true,
+    schemaController: { compilersFactory: memoizedCompilers },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   await app.register(contextPlugin, { ctx: opts.ctx });

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
  * node runs alone. Type stripping is switched off, so a TypeScript file reached by mistake fails the
  * start instead of being run quietly by node's own loader.
  */
-const NODE = ['--conditions=dist', '--no-experimental-strip-types'];
+const NODE = ['--conditions=dist', '--no-experimental-strip-types', '--import', './packages/db/drizzle-resolve-hook.mjs'];
 const listening = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/;
 
 let db: { url: string; drop: () => Promise<void> };
@@ -39,7 +39,9 @@ describe('the compiled build', () => {
     }
     const dockerfile = readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8');
     expect(dockerfile).toContain('RUN npm run build:dist');
-    expect(dockerfile).toContain('CMD ["node", "--conditions=dist", "apps/api/dist/main.js"]');
+    expect(dockerfile).toContain(
+      'CMD ["node", "--conditions=dist", "--import", "./packages/db/drizzle-resolve-hook.mjs", "apps/api/dist/main.js"]',
+    );
     expect(readFileSync(join(REPO_ROOT, 'docker-compose.yml'), 'utf8')).not.toContain('tsx');
   });
 

@@ -2,12 +2,13 @@ import { embedRow } from '@cfaq/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './helpers.js';
 
-// The real default embedder (no crafted vectors): what a user of the default install gets.
+// The real default embedder (EMBEDDER=auto: the sentence embedder; no crafted vectors): what a user
+// of the default install gets.
 let t: TestApp;
 let faqId: string;
 
 beforeAll(async () => {
-  t = await createTestApp();
+  t = await createTestApp({ env: { EMBEDDER: 'auto' } });
   const staff = await t.signIn('moderator');
   const res = await t.app.inject({
     method: 'POST',

@@ -2,9 +2,9 @@ import { embedRow, keywordQuery, resolveProgramId, runHybridSearch } from '@cfaq
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './helpers.js';
 
-// The default install: the real local embedder, FAQs written over HTTP and embedded as the worker
-// would, no word statistics collected yet (a new database). bench/relevance measures the same path on
-// hundreds of queries; these pin a few of its kinds.
+// The default install: the default embedder (EMBEDDER=auto: the sentence embedder), FAQs written over
+// HTTP and embedded as the worker would, no word statistics collected yet (a new database).
+// bench/relevance measures the same path on hundreds of queries; these pin a few of its kinds.
 const FAQS: [string, string][] = [
   ['How do I reset my password?', 'Choose "Forgot password" on the sign-in page and follow the link we email you within ten minutes.'],
   ['Can I get a refund if I leave the program?', 'Tuition is repaid in full before the end of week one and half of it until week three.'],
@@ -26,7 +26,7 @@ let t: TestApp;
 const ids = new Map<string, string>();
 
 beforeAll(async () => {
-  t = await createTestApp();
+  t = await createTestApp({ env: { EMBEDDER: 'auto' } });
   const staff = await t.signIn('moderator');
   for (const [question, answer] of FAQS) {
     const res = await t.app.inject({ method: 'POST', url: '/api/faq', headers: staff.headers, payload: { question, answer } });

@@ -28,7 +28,8 @@ let programId: string;
 
 beforeAll(async () => {
   ollama = await startFakeOllama();
-  t = await createTestContext();
+  // The product's default embedder (the test default is the local one): the backfill test switches away from it.
+  t = await createTestContext({ env: { EMBEDDER: 'auto' } });
   programId = await resolveProgramId(t.ctx, undefined);
 });
 afterAll(async () => {
@@ -169,7 +170,7 @@ describe('Ollama embedder', () => {
 
   it('is chosen by the factory when OLLAMA_HOST is set (EMBEDDER=auto), the sentence embedder otherwise; local on request', () => {
     const log = createLogger({ level: 'silent' });
-    const base = { DATABASE_URL: t.url };
+    const base = { DATABASE_URL: t.url, EMBEDDER: 'auto' };
     expect(createEmbedder(testConfig({ ...base, OLLAMA_HOST: ollama.url }), log)).toBeInstanceOf(OllamaEmbedder);
     expect(createEmbedder(testConfig(base), log)).toBeInstanceOf(SentenceEmbedder);
     expect(createEmbedder(testConfig(base), log).model).toBe('local-hash-use-lite-joined-25-25-50-c59-spell');

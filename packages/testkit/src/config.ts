@@ -13,6 +13,10 @@ export const TEST_ENV: Record<string, string> = {
   PASSWORD_HASH_MEMORY_KIB: '1024',
   PASSWORD_HASH_ITERATIONS: '1',
   PASSWORD_HASH_PARALLELISM: '1',
+  // The lexical + GloVe embedder: loading the sentence encoder costs each test process 1.1 s of CPU and
+  // 120 MB. The sentence embedder (the product's default) is tested where it matters: embeddings,
+  // sentence-kernels and search-relevance tests, and the embedded `npm start` of process.test.ts.
+  EMBEDDER: 'local',
 };
 
 export function testConfig(overrides: Record<string, string | undefined> = {}): Config {

@@ -12,9 +12,12 @@ export interface Spawned {
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; ms: number }>;
 }
 
+/** Node's arguments that load our TypeScript sources the way the npm scripts do (see package.json). */
+export const TS_ENTRY_ARGS = ['--import', 'tsx', '--import', './packages/db/drizzle-resolve-hook.mjs'];
+
 /** Runs a TypeScript entry file of this repository as its own process, the way npm scripts do. */
 export function spawnEntry(file: string, env: Record<string, string>): Spawned {
-  return spawnNode(['--import', 'tsx', file], env);
+  return spawnNode([...TS_ENTRY_ARGS, file], env);
 }
 
 /** Runs node (this test run's version) with the given arguments in the repository root. */

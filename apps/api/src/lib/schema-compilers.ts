@@ -1,0 +1,38 @@
+import ValidatorSelector from '@fastify/ajv-compiler';
+import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
+import type { FastifyServerOptions } from 'fastify';
+
+type CompilersFactory = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>;
+type Builder = (externalSchemas: unknown, options: unknown) => (route: { schema: unknown }) => unknown;
+
+/**
+ * Fastify compiles a validator and a serializer for every schema of every route (about 150 routes, each
+ * with four or five `$ref: Problem` error responses), and Ajv and fast-json-stringify cache only by
+ * object identity: building the app spent most of its second in compiling the same schemas again. The
+ * compiled function depends only on the schema, the shared schemas and the options (both compilers
+ * ignore the method, url and part they are given), so equal schemas share one function. The cache is
+ * per process, keyed by content, so apps built later in the process (tests build several) reuse it too.
+ */
+function memoized(build: Builder): Builder {
+  const byContext = new Map<string, Map<string, unknown>>();
+  return (externalSchemas, options) => {
+    const compile = build(externalSchemas, options);
+    const contextKey = JSON.stringify([externalSchemas, options ?? null]);
+    const compiled = byContext.get(contextKey) ?? new Map<string, unknown>();
+    byContext.set(contextKey, compiled);
+    return (route) => {
+      const key = JSON.stringify(route.schema);
+      let fn = compiled.get(key);
+      if (fn === undefined) {
+        fn = compile(route);
+        compiled.set(key, fn);
+      }
+      return fn;
+    };
+  };
+}
+
+export const memoizedCompilers: CompilersFactory = {
+  buildValidator: memoized(ValidatorSelector() as unknown as Builder) as unknown as CompilersFactory['buildValidator'],
+  buildSerializer: memoized(SerializerSelector() as unknown as Builder) as unknown as CompilersFactory['buildSerializer'],
+};
