@@ -151,6 +151,13 @@ async function backendCpu(pool: pg.Pool): Promise<Map<number, number>> {
 const cpuDelta = (before: Map<number, number>, after: Map<number, number>) =>
   [...after].reduce((sum, [pid, s]) => sum + s - (before.get(pid) ?? 0), 0);
 
+/** p50 / p90 / p99 / max of a list of milliseconds, rounded to 0.1 ms. */
+function quantiles(ms: number[]) {
+  const sorted = [...ms].sort((a, b) => a - b);
+  const at = (q: number) => Number((sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0).toFixed(1));
+  return { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: at(1) };
+}
+
 /** Runs the webhook client (webhook-client.ts) in its own process and returns autocannon's figures. */
 function runClient(settings: { url: string; secret: string; duration: number; connections: number }): Promise<ClientResult> {
   const child = fork(join(import.meta.dirname, 'webhook-client.ts'), [], { execArgv: process.execArgv });
@@ -171,9 +178,15 @@ async function webhookBench(ctx: ReturnType<typeof createCoreContext>, boss: PgB
   // How many INSERTs carried the acknowledgements' jobs (group commit: JOB_SEND_BATCH_MAX).
   let inserts = 0;
   const insert = boss.insert.bind(boss);
-  boss.insert = (...args: Parameters<typeof insert>) => {
+  const insertMs: number[] = [];
+  boss.insert = async (...args: Parameters<typeof insert>) => {
     inserts++;
-    return insert(...args);
+    const t0 = performance.now();
+    try {
+      return await insert(...args);
+    } finally {
+      insertMs.push(performance.now() - t0);
+    }
   };
   const pg0 = await backendCpu(pool);
   const cpu0 = process.cpuUsage();
@@ -204,6 +217,8 @@ async function webhookBench(ctx: ReturnType<typeof createCoreContext>, boss: PgB
           apiCpuSeconds: Number(((cpu.user + cpu.system) / 1e6).toFixed(1)),
           // Group commit off (BENCH_BATCH_MAX=1): each job is its own send(), not counted here.
           jobInserts: batchMax > 1 ? inserts : null,
+          // How long one INSERT and its commit took (the part of an acknowledgement's latency PostgreSQL adds).
+          insertMs: quantiles(insertMs),
           jobsPerInsert: batchMax > 1 ? Number((result.requests / Math.max(1, inserts)).toFixed(1)) : 1,
           clientCpuSeconds: result.clientCpuSeconds,
           postgresCpuSeconds: Number(pgCpu.toFixed(1)),

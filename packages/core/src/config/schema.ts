@@ -31,7 +31,7 @@ export const ConfigSchema = T.Object({
     10,
     1,
     100,
-    "job queue (pg-boss) connections per process, beside DATABASE_POOL_MAX: each conf webhook acknowledgement holds one for its job's INSERT and commit",
+    'job queue (pg-boss) connections per process, beside DATABASE_POOL_MAX: jobs sent in a transaction use its connection; the group-committed ones (JOB_SEND_BATCH_MAX > 1) hold one per queue while their INSERT runs; with JOB_SEND_BATCH_MAX=1 each conf webhook acknowledgement holds one',
   ),
   JOB_SEND_BATCH_MAX: Int(
     100,

@@ -9,30 +9,35 @@ import type pg from 'pg';
  *
  * `current()` resolves with a value read by a query that STARTED after the call, so a caller never
  * gets a generation from before a write it already saw committed. Concurrent callers share reads:
- * at most one runs at a time, and everyone who arrived while it ran shares the next one.
+ * at most one runs at a time, and everyone who arrived while it ran shares the next one. A read starts
+ * at the end of the event-loop turn it was asked for in (setImmediate), not at once, so the hits whose
+ * requests one turn parsed share it too: starting it at once gave a busy API about one read per hit
+ * (10 connections of cache hits: the read's round trip, mostly its socket write, was ~14 % of the
+ * process's CPU and the largest cost of a hit beyond a hello-world request; bench/search).
  */
 export class CacheGeneration {
+  /** The read that runs now, if any. */
   private running: Promise<string> | null = null;
-  private queued: Promise<string> | null = null;
+  /** The read that starts next (after `running`, at the end of the event-loop turn): callers until then share it. */
+  private next: Promise<string> | null = null;
 
   constructor(private readonly pool: pg.Pool) {}
 
   current(): Promise<string> {
-    if (!this.running) {
-      this.running = this.read().finally(() => {
-        this.running = null;
-      });
-      return this.running;
-    }
-    if (!this.queued) {
-      this.queued = this.running
-        .catch(() => undefined)
-        .then(() => {
-          this.queued = null;
-          return this.current();
-        });
-    }
-    return this.queued;
+    if (this.next) return this.next;
+    const next = (this.running ? this.running.then(settled, settled).then(endOfTurn) : endOfTurn()).then(() => {
+      // From here on a caller did not arrive before this read started: it takes the one after.
+      this.next = null;
+      const read = this.read();
+      this.running = read;
+      const done = () => {
+        if (this.running === read) this.running = null;
+      };
+      read.then(done, done);
+      return read;
+    });
+    this.next = next;
+    return next;
   }
 
   private async read(): Promise<string> {
@@ -40,3 +45,7 @@ export class CacheGeneration {
     return rows[0]?.value ?? '0';
   }
 }
+
+const settled = () => undefined;
+/** Resolves once the event loop has run this turn's other callbacks (the requests it parsed). */
+const endOfTurn = () => new Promise<void>((resolve) => setImmediate(resolve));

@@ -1,3 +1,4 @@
+export * from './cache-generation.js';
 export * from './client-key.js';
 export * from './hybrid-runner.js';
 export * from './hybrid-sql.js';

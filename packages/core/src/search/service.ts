@@ -4,7 +4,7 @@ import { embedOne } from '../embeddings/embedder.js';
 import { badRequest, Code, unavailable } from '../errors/index.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import { CacheGeneration } from './cache-generation.js';
-import { searchClientKey } from './client-key.js';
+import { createSearchClientKeyer } from './client-key.js';
 import { runHybridSearch } from './hybrid-runner.js';
 import type { SearchMode } from './hybrid-sql.js';
 import { SearchLogBuffer } from './log-buffer.js';
@@ -67,6 +67,7 @@ export function createSearchService(ctx: CoreContext): SearchService {
       ? new LRUCache<string, CachedEntry>({ max: config.SEARCH_CACHE_MAX, ttl: config.SEARCH_CACHE_TTL_SECONDS * 1000 })
       : null;
   const generation = new CacheGeneration(ctx.pool);
+  const clientKey = createSearchClientKeyer(config.JWT_SECRET ?? '');
   const logs = new SearchLogBuffer(ctx, config.SEARCH_LOG_FLUSH_MS);
   logs.start();
 
@@ -93,7 +94,7 @@ export function createSearchService(ctx: CoreContext): SearchService {
         query: p.query,
         normalizedQuery: normalized,
         userId: p.userId ?? null,
-        clientKey: searchClientKey(config.JWT_SECRET ?? '', { userId: p.userId, ip: p.clientIp }),
+        clientKey: clientKey({ userId: p.userId, ip: p.clientIp }),
         batchId: programId,
         resultCount: results.length,
         topResultId: top?.id ?? null,
