@@ -33,7 +33,7 @@ const ok = (r: Res, status = 200) => {
 };
 
 beforeAll(async () => {
-  // A copy of a migrated PGlite folder: the first-start path (initdb, migrations) is process.test.ts's.
+  // A copy of a migrated PGlite folder: the first-start path (initdb, migrations) is embedded-start.test.ts's.
   dataDir = await embeddedDataDir('migrated', 'cfaq-embedded-conc-');
   p = spawnEntry('scripts/start.ts', {
     NODE_ENV: 'development',

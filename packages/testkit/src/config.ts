@@ -14,8 +14,9 @@ export const TEST_ENV: Record<string, string> = {
   PASSWORD_HASH_ITERATIONS: '1',
   PASSWORD_HASH_PARALLELISM: '1',
   // The lexical + GloVe embedder: loading the sentence encoder costs each test process 1.1 s of CPU and
-  // 120 MB. The sentence embedder (the product's default) is tested where it matters: embeddings,
-  // sentence-kernels and search-relevance tests, and the embedded `npm start` of process.test.ts.
+  // 120 MB. The sentence embedder (the product's default) is tested where it matters: the embeddings,
+  // sentence-kernels, duplicate-check and search-relevance tests, and the embedded `npm start` of
+  // embedded-start.test.ts.
   EMBEDDER: 'local',
 };
 

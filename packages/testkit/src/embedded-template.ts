@@ -12,7 +12,7 @@ import { templateName } from './database.js';
  * Creating one runs initdb inside WebAssembly (10-40 s of CPU); copying a closed folder takes
  * milliseconds. `bare` is a fresh cluster, `migrated` has every migration applied. The cache key
  * holds the PGlite version and, for `migrated`, the migrations' hash, so a change builds a new one.
- * The test of a first `npm start` (apps/api/test/process.test.ts) keeps creating its own from nothing.
+ * The test of a first `npm start` (apps/api/test/embedded-start.test.ts) keeps creating its own from nothing.
  */
 export type EmbeddedTemplate = 'bare' | 'migrated';
 
