@@ -218,7 +218,7 @@ async function webhookBench(ctx: ReturnType<typeof createCoreContext>, boss: PgB
           // Group commit off (BENCH_BATCH_MAX=1): each job is its own send(), not counted here.
           jobInserts: batchMax > 1 ? inserts : null,
           // How long one INSERT and its commit took (the part of an acknowledgement's latency PostgreSQL adds).
-          insertMs: quantiles(insertMs),
+          insertMs: batchMax > 1 ? quantiles(insertMs) : null,
           jobsPerInsert: batchMax > 1 ? Number((result.requests / Math.max(1, inserts)).toFixed(1)) : 1,
           clientCpuSeconds: result.clientCpuSeconds,
           postgresCpuSeconds: Number(pgCpu.toFixed(1)),
