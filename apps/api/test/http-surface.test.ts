@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corsOptions } from '../src/plugins/security.js';
 import { createTestApp, expectProblem, GENEROUS_LIMITS, type TestApp } from './helpers.js';
@@ -60,6 +62,33 @@ describe('CORS from CORS_ORIGINS', () => {
 });
 
 describe('security headers and no-store', () => {
+  it('keeps the CORS and helmet headers on the event stream, which answers outside fastify (hijacked)', async () => {
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const me = await t.signIn('user');
+    const { port } = t.app.server.address() as AddressInfo;
+    const headers = await new Promise<http.IncomingHttpHeaders>((resolve, reject) => {
+      const req = http.get(
+        {
+          port,
+          host: '127.0.0.1',
+          path: '/api/notifications/stream',
+          headers: { authorization: me.headers.authorization, origin: APP_ORIGIN },
+        },
+        (res) => {
+          resolve(res.headers);
+          req.destroy();
+        },
+      );
+      req.on('error', reject);
+    });
+    expect(headers['content-type']).toContain('text/event-stream');
+    expect(headers['access-control-allow-origin']).toBe(APP_ORIGIN);
+    expect(headers['access-control-allow-credentials']).toBe('true');
+    expect(headers['x-content-type-options']).toBe('nosniff');
+    expect(String(headers['content-security-policy'])).toContain("default-src 'self'");
+    expect(headers['cache-control']).toBe('no-store');
+  });
+
   it('sends helmet headers on every answer, errors included', async () => {
     for (const url of ['/api/health', '/api/faq/not-a-uuid', '/api/nowhere']) {
       const res = await open.app.inject({ method: 'GET', url });

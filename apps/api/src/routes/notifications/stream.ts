@@ -1,3 +1,4 @@
+import type { OutgoingHttpHeaders } from 'node:http';
 import { NotificationHub, type StreamCursor, streamAfter, streamCursor } from '@cfaq/core';
 import { signedIn } from '../../lib/actor.js';
 import type { RoutePlugin } from '../../lib/types.js';
@@ -43,9 +44,13 @@ export const notificationStream: RoutePlugin = async (app) => {
       const last = typeof lastHeader === 'string' ? lastHeader.trim() : null;
       let cursor: StreamCursor | null = await streamCursor(ctx, userId, last);
 
+      // Taken over from fastify, the answer keeps what the hooks put in fastify's header store: the
+      // CORS headers a browser app on another origin needs to read the stream, and helmet's.
+      const hooked = reply.getHeaders() as OutgoingHttpHeaders;
       reply.hijack();
       const res = reply.raw;
       res.writeHead(200, {
+        ...hooked,
         'content-type': 'text/event-stream; charset=utf-8',
         'cache-control': 'no-store',
         connection: 'keep-alive',
