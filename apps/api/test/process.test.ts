@@ -19,6 +19,8 @@ describe('API process', () => {
       const [, port] = await p.waitFor(listening);
       const res = await fetch(`http://127.0.0.1:${port}/api/health`);
       expect(res.status).toBe(200);
+      // The embedding model loads at start, not on the first search.
+      await p.waitFor(/embedder ready/);
       const { code, ms } = await p.stop('SIGTERM');
       expect(code).toBe(0);
       expect(ms).toBeLessThan(10_000);

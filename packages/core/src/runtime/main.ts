@@ -39,6 +39,13 @@ export function runMain(role: ProcessRole, serve: Serve): void {
     process.on('SIGTERM', () => void stop('SIGTERM'));
     process.on('SIGINT', () => void stop('SIGINT'));
     stopServing = await serve(runtime);
+    // The embedding model loads once per process (the sentence encoder: about a second of CPU). Loaded
+    // now, once serving, the first search (API) or embedding job (worker) does not wait for it; an
+    // embedder that cannot load yet (Ollama down) loads on first use, as before.
+    runtime.ctx.embedder.warm().then(
+      ({ model, ms }) => runtime.log.info({ role, model, ms: Math.round(ms) }, 'embedder ready'),
+      (err: unknown) => runtime.log.warn({ role, err }, 'embedder not ready; it loads on first use'),
+    );
   };
   main().catch((err) => {
     if (err instanceof ConfigError) console.error(err.message);
