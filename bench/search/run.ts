@@ -35,7 +35,7 @@ import {
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { Corpus } from './corpus.js';
-import { benchUrl, ROWS, seed, syntheticVectors } from './seed.js';
+import { benchUrl, ROWS, seed, VECTORS, queryVectors as vectorsOfQueries } from './seed.js';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 /** Issue 19: fused SQL p50 <= 15 ms at 100,000 + 100,000 rows, <= 20 ms at 300,000 + 300,000 (p99 <= 50 ms at both). */
@@ -104,7 +104,7 @@ async function buildQueries(pool: pg.Pool): Promise<QuerySets> {
 const queryVectors = new Map<string, string>();
 async function prepareVectors(client: pg.PoolClient, qs: QuerySets) {
   const texts = [...new Set([...qs.selective, ...qs.realistic, ...qs.common])].filter((t) => !queryVectors.has(t));
-  const vectors = await syntheticVectors(client, texts);
+  const vectors = await vectorsOfQueries(client, texts);
   for (const [i, t] of texts.entries()) queryVectors.set(t, vectors[i] as string);
 }
 const numbers = new Map<string, number[]>();
@@ -448,7 +448,7 @@ async function serviceStatements(embedder: Embedder, query: string): Promise<str
 }
 
 async function main() {
-  out(`# bench:search — ${ROWS} FAQs + ${ROWS} posts`);
+  out(`# bench:search — ${ROWS} FAQs + ${ROWS} posts, ${VECTORS} vectors (BENCH_VECTORS)`);
   const seeded = await seed(out);
   if (seeded.seededMs !== null)
     out(`seeded in ${(seeded.seededMs / 1000).toFixed(1)} s (multi-row INSERT ... unnest, indexes built after loading)`);
