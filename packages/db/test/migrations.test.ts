@@ -161,6 +161,26 @@ describe('migrations', () => {
     ]);
   });
 
+  it("keep the knowledge tables' embedding in the row, where POST /search reads it for every row (no TOAST read per row)", async () => {
+    for (const table of ['transcript_knowledge', 'document_insights']) {
+      const [rel] = await q<{ options: string[]; toast: string }>(
+        `select c.reloptions as options, c.reltoastrelid::regclass::text as toast from pg_class c where c.relname = $1`,
+        [table],
+      );
+      expect(rel?.options).toContain('toast_tuple_target=8160');
+      const vector = `[${Array.from({ length: 768 }, (_, i) => ((i % 7) - 3) / 10).join(',')}]`;
+      const [row] = await q<{ id: string }>(
+        `insert into ${table} (title, content, embedding) values ('inline check', repeat('a passage of some length ', 20), $1::vector) returning id`,
+        [vector],
+      );
+      // Nothing of the row went to TOAST; the vector reads back unchanged.
+      expect(await q(`select 1 from ${rel?.toast}`)).toHaveLength(0);
+      const [back] = await q<{ same: boolean }>(`select embedding = $2::vector as same from ${table} where id = $1`, [row?.id, vector]);
+      expect(back?.same).toBe(true);
+      await q(`delete from ${table} where id = $1`, [row?.id]);
+    }
+  });
+
   it("create the spec's named indexes", async () => {
     const defs = (await q<{ indexdef: string }>("select indexdef from pg_indexes where schemaname = 'public'")).map((r) => r.indexdef);
     const has = (re: RegExp) =>
