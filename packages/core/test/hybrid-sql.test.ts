@@ -224,11 +224,19 @@ describe('hybrid search statement', () => {
       }
       // A row matching one word of three, whose IDF is under 0.4 of the query's, that still reaches the
       // share by repeating it (scoring only rows whose words' IDF reaches twice the share misses it).
+      // And a row holding only the query's lowest-IDF word, many times, that reaches the share: a
+      // candidate is scored unless the words it holds cannot reach the share together (the weak words,
+      // whose IDF sums stay under it), never merely because they are the query's weakest.
+      const weakOnly = ['alphax alphax alphax', 'alphax alphax alphax alphax'];
       for (const [title, body] of [
         ['quasarx', 'quasarx quasarx quasarx quasarx'],
         ['pulsarx one', 'other text'],
         ['pulsarx two', 'more text'],
-      ]) {
+        weakOnly,
+        ...Array.from({ length: 5 }, (_, i) => [`alphax betax ${i}`, 'plain words']),
+        ['gammax one', 'other words'],
+        ['gammax two', 'more words'],
+      ] as [string, string][]) {
         const e = toVectorLiteral(embedText(`${title}\n${body}`));
         await client.query('INSERT INTO faqs (batch_id, question, answer, embedding) VALUES ($1, $2, $3, $4::vector)', [
           programId,
@@ -249,6 +257,7 @@ describe('hybrid search statement', () => {
         'golf',
         'item7 item8 alpha bravo charlie',
         'quasarx pulsarx nebulax',
+        'alphax betax gammax',
       ];
       for (const source of ['faq', 'transcript_knowledge'] as const) {
         const textOnly = buildHybridSql({ sources: [source], modes: ['text'], filter: false });
@@ -269,6 +278,12 @@ describe('hybrid search statement', () => {
           ).toEqual(strong.map((r) => r.id));
           for (const [i, r] of strong.entries()) expect(list[i]?.textScore, `${source}: ${q}`).toBeCloseTo(r.textScore, 9);
           for (const r of list.slice(strong.length)) expect(bare.has(r.id), `${source}: ${q}`).toBe(true);
+          if (q === 'alphax betax gammax') {
+            const table = source === 'faq' ? 'faqs' : 'transcript_knowledge';
+            const title = source === 'faq' ? 'question' : 'title';
+            const { rows } = await client.query<{ id: string }>(`SELECT id FROM ${table} WHERE ${title} = $1`, [weakOnly[0]]);
+            expect(list.map((r) => r.id), source).toContain(rows[0]?.id);
+          }
           // "alpha" sits in a third of the rows: the row without an embedding scores far below the share.
           if (q === 'alpha item7')
             expect(
