@@ -282,7 +282,10 @@ describe('hybrid search statement', () => {
             const table = source === 'faq' ? 'faqs' : 'transcript_knowledge';
             const title = source === 'faq' ? 'question' : 'title';
             const { rows } = await client.query<{ id: string }>(`SELECT id FROM ${table} WHERE ${title} = $1`, [weakOnly[0]]);
-            expect(list.map((r) => r.id), source).toContain(rows[0]?.id);
+            expect(
+              list.map((r) => r.id),
+              source,
+            ).toContain(rows[0]?.id);
           }
           // "alpha" sits in a third of the rows: the row without an embedding scores far below the share.
           if (q === 'alpha item7')
