@@ -28,6 +28,14 @@ export interface SourceTable {
   body: string;
   /** Public visibility within program $3. */
   visible: string;
+  /**
+   * Whether the keyword list copies and scores only candidates holding a strong query word (text-sql.ts),
+   * counting each word's rows through the GIN index first. The knowledge tables, small and always
+   * ranked exactly over every matching row (hundreds on a common word), gain from it; FAQs and posts,
+   * ranked exactly only while few rows match, lose: there counting among those few costs less than
+   * the index count's heap visits (bench/search: two rare words, 3-12 % more a statement).
+   */
+  gateWeakRows: boolean;
 }
 
 export const SOURCE_TABLES: Readonly<Record<SearchSource, SourceTable>> = {
@@ -39,6 +47,7 @@ export const SOURCE_TABLES: Readonly<Record<SearchSource, SourceTable>> = {
     titleVector: "to_tsvector('english'::regconfig, question)",
     body: 'answer',
     visible: `batch_id = $3 AND ${PUBLIC_FAQ_SQL}`,
+    gateWeakRows: false,
   },
   community: {
     source: 'community',
@@ -48,6 +57,7 @@ export const SOURCE_TABLES: Readonly<Record<SearchSource, SourceTable>> = {
     titleVector: "to_tsvector('english'::regconfig, title)",
     body: 'body',
     visible: 'batch_id = $3 AND deleted_at IS NULL',
+    gateWeakRows: false,
   },
   transcript_knowledge: {
     source: 'transcript_knowledge',
@@ -57,6 +67,7 @@ export const SOURCE_TABLES: Readonly<Record<SearchSource, SourceTable>> = {
     titleVector: "to_tsvector('english'::regconfig, title)",
     body: 'content',
     visible: "batch_id = $3 AND status = 'approved'",
+    gateWeakRows: true,
   },
   document_insight: {
     source: 'document_insight',
@@ -66,5 +77,6 @@ export const SOURCE_TABLES: Readonly<Record<SearchSource, SourceTable>> = {
     titleVector: "to_tsvector('english'::regconfig, title)",
     body: 'content',
     visible: "batch_id = $3 AND status = 'approved'",
+    gateWeakRows: true,
   },
 };

@@ -32,7 +32,7 @@ import {
  * at 100k + 100k rows common-word queries went from about 1,600 candidate rows to 200-900 and their
  * top-5 agreement with the unbounded ranking from 0.82 / 0.63 to 1.0 (bench/search).
  */
-function textCandidates(t: SourceTable, a: string, cap: number, rare: number): string {
+function textCandidates(t: SourceTable, a: string, cap: number, rare: number, columns: string): string {
   const pairs = (where: string) => `(SELECT string_agg(quote_literal(x.lex) || ' & ' || quote_literal(y.lex), ' | ')
            FROM ${a}_w x JOIN ${a}_w y ON x.rn < y.rn WHERE ${where})`;
   const title = t.titleVector;
@@ -54,13 +54,13 @@ function textCandidates(t: SourceTable, a: string, cap: number, rare: number): s
     FROM ${a}_w
   ),
   ${a}_c1 AS MATERIALIZED (
-    SELECT ${candidateColumns(a)} FROM ${t.table}
+    SELECT ${columns} FROM ${t.table}
     WHERE NOT (SELECT exact FROM ${a}_mode)
       AND (${title} @@ (SELECT title_q FROM ${a}_p) OR search_vector @@ (SELECT pair_q FROM ${a}_p)) AND ${t.visible}
     LIMIT ${cap}
   ),
   ${a}_c2 AS MATERIALIZED (
-    SELECT ${candidateColumns(a)} FROM ${t.table}
+    SELECT ${columns} FROM ${t.table}
     WHERE NOT (SELECT exact FROM ${a}_mode) AND ${title} @@ (SELECT title_wide_q FROM ${a}_p) AND (SELECT count(*) FROM ${a}_c1) < ${PER_LIST}
       AND id NOT IN (SELECT id FROM ${a}_c1) AND ${t.visible}
     LIMIT ${cap}
@@ -72,7 +72,7 @@ function textCandidates(t: SourceTable, a: string, cap: number, rare: number): s
     UNION ALL
     SELECT id, sv, len, bare FROM ${a}_c2
     UNION ALL
-    (SELECT ${candidateColumns(a)} FROM ${t.table}
+    (SELECT ${columns} FROM ${t.table}
      WHERE (${title} @@ (SELECT any_q FROM ${a}_p) OR search_vector @@ (SELECT rarest_q FROM ${a}_p))
        AND NOT (SELECT exact FROM ${a}_mode) AND (SELECT count(*) FROM ${a}_c1) + (SELECT count(*) FROM ${a}_c2) < ${PER_LIST}
        AND id NOT IN (SELECT id FROM ${a}_c1 UNION ALL SELECT id FROM ${a}_c2) AND ${t.visible}
@@ -96,9 +96,12 @@ function occurrences(rank: string): string {
  * of the query's strong words (`${a}_k`) or has no embedding. A row holding only weak words is counted
  * in the average length and never copied, matched word by word or scored.
  */
-const candidateColumns = (a: string) =>
-  `id, CASE WHEN embedding IS NULL OR search_vector @@ (SELECT strong_q FROM ${a}_k) THEN ts_delete(search_vector, '{}'::text[]) END AS sv,
-      length(search_vector) AS len, embedding IS NULL AS bare`;
+const candidateColumns = (a: string, gate: boolean) =>
+  `id, ${
+    gate
+      ? `CASE WHEN (SELECT all_strong FROM ${a}_k) OR embedding IS NULL OR search_vector @@ (SELECT strong_q FROM ${a}_k) THEN ts_delete(search_vector, '{}'::text[]) END`
+      : "ts_delete(search_vector, '{}'::text[])"
+  } AS sv, length(search_vector) AS len, embedding IS NULL AS bare`;
 
 /** The normalised BM25 score of a document's tsvector `sv` against the query words of text CTE `a`. */
 export function bm25(a: string, sv: string): string {
@@ -130,9 +133,9 @@ export function bm25(a: string, sv: string): string {
  * 600-800 rows a rephrased question matches there, most hold only its common words. So a candidate
  * is copied and scored only if it holds a strong word (`${a}_k`): the weak words are the longest run
  * of the lowest-IDF words whose IDF sums stay under the share, and a row holding only those cannot
- * reach it. On bench/search's rephrased questions that cut the knowledge statements' backend CPU by
- * 21-38 % (6.3 -> 3.9 and 5.5 -> 4.3 ms), with the same results for every query of the three sets; a
- * query of two rare words pays 0.2-0.5 ms more a statement for counting them through the GIN index.
+ * reach it (on the tables whose `gateWeakRows` says so: sources.ts). On bench/search's rephrased
+ * questions that cut the knowledge statements' backend CPU by 21-38 % (6.3 -> 3.9 and 5.5 -> 4.3 ms),
+ * with the same results for every query of the three sets.
  */
 export function textCte(t: SourceTable, tuning: TextTuning, minScore = 0): string {
   const a = `${t.alias}_t`;
@@ -141,6 +144,17 @@ export function textCte(t: SourceTable, tuning: TextTuning, minScore = 0): strin
   const rare = Number(tuning.rareFraction);
   const exactRows = Math.floor(tuning.exactRows);
   const exact = `(SELECT exact FROM ${a}_mode)`;
+  const gate = t.gateWeakRows;
+  const columns = candidateColumns(a, gate);
+  const xCte = `  ${a}_x AS MATERIALIZED (
+    SELECT ${columns} FROM ${t.table}
+    WHERE ${bounded ? `${exact} AND ` : ''}search_vector @@ (SELECT string_agg(quote_literal(lex), ' | ')::tsquery FROM ${a}_w0)
+      AND ${t.visible}${bounded ? `\n    LIMIT ${Math.max(exactRows, EXACT_ROWS) * 2}` : ''}
+  )`;
+  // A word's rows: through the GIN index where x comes after the word weights (gated), else among x.
+  const counted = gate
+    ? `(SELECT count(*) FROM (SELECT FROM ${t.table} WHERE search_vector @@ w0.q_any${bounded ? ` LIMIT ${Math.max(exactRows, EXACT_ROWS) * 2}` : ''}) m)`
+    : `(SELECT count(*) FROM ${a}_x x WHERE x.sv @@ w0.q_any)`;
   // Statistics from search_lexeme_stats (the planner's, copied by the worker; migration 0009): a word
   // missing from the list is rarer than the least frequent listed one (the '' row). The row count is
   // the planner's estimate, or a count while the table has never been analysed (new and small).
@@ -159,28 +173,27 @@ export function textCte(t: SourceTable, tuning: TextTuning, minScore = 0): strin
     SELECT (SELECT unlisted FROM ${a}_s) IS NULL
       OR (SELECT sum(frac) FROM ${a}_w0) * (SELECT n FROM ${a}_s) <= ${exactRows} AS exact
   ),
-  ${a}_w AS MATERIALIZED (
+${gate ? '' : `${xCte},\n`}  ${a}_w AS MATERIALIZED (
     SELECT lex, q_any, frac, ln(1 + (greatest(n - df, 0) + 0.5) / (df + 0.5)) AS idf,
       row_number() OVER (ORDER BY frac, lex) AS rn
     FROM (
       SELECT w0.lex, w0.q_any, w0.frac, s.n,
-        CASE WHEN ${exact} THEN (SELECT count(*) FROM (SELECT FROM ${t.table} WHERE search_vector @@ w0.q_any${bounded ? ` LIMIT ${Math.max(exactRows, EXACT_ROWS) * 2}` : ''}) m) ELSE w0.frac * s.n END::float8 AS df
+        CASE WHEN ${exact} THEN ${counted} ELSE w0.frac * s.n END::float8 AS df
       FROM ${a}_w0 w0 CROSS JOIN ${a}_s s
       -- Not pulled up: idf reads df twice, which would count the matching rows twice.
       OFFSET 0
     ) d
   ),
   ${a}_m AS MATERIALIZED (SELECT sum(idf) * ${BM25_K1 + 1} AS total FROM ${a}_w),
-  ${a}_k AS MATERIALIZED (
-    SELECT string_agg(quote_literal(lex), ' | ')::tsquery AS strong_q
-    FROM (SELECT lex, sum(idf) OVER (ORDER BY idf, lex) AS below FROM ${a}_w) k
-    WHERE below >= ${Number(minScore)} * (SELECT sum(idf) FROM ${a}_w) * ${1 - 1e-9}
+${
+  gate
+    ? `  ${a}_k AS MATERIALIZED (
+    SELECT string_agg(quote_literal(lex), ' | ') FILTER (WHERE strong)::tsquery AS strong_q, coalesce(bool_and(strong), true) AS all_strong
+    FROM (SELECT lex, sum(idf) OVER (ORDER BY idf, lex) >= ${Number(minScore)} * (SELECT sum(idf) FROM ${a}_w) * ${1 - 1e-9} AS strong FROM ${a}_w) k
   ),
-  ${a}_x AS MATERIALIZED (
-    SELECT ${candidateColumns(a)} FROM ${t.table}
-    WHERE ${bounded ? `${exact} AND ` : ''}search_vector @@ (SELECT string_agg(quote_literal(lex), ' | ')::tsquery FROM ${a}_w0)
-      AND ${t.visible}${bounded ? `\n    LIMIT ${Math.max(exactRows, EXACT_ROWS) * 2}` : ''}
-  ),${bounded ? `\n  ${textCandidates(t, a, cap, rare)},` : `\n  ${a}_cand AS MATERIALIZED (SELECT id, sv, len, bare FROM ${a}_x),`}
+${xCte},`
+    : ''
+}${bounded ? `\n  ${textCandidates(t, a, cap, rare, columns)},` : `\n  ${a}_cand AS MATERIALIZED (SELECT id, sv, len, bare FROM ${a}_x),`}
   ${a}_len AS MATERIALIZED (SELECT greatest(avg(len), 1)::float8 AS avg FROM ${a}_cand),
   ${a}_c AS MATERIALIZED (
     SELECT c.id, c.bare, ${bm25(a, 'c.sv')} AS score
