@@ -29,8 +29,8 @@ export interface SourceTable {
   /** Public visibility within program $3. */
   visible: string;
   /**
-   * Whether the keyword list copies and scores only candidates holding a strong query word (text-sql.ts),
-   * counting each word's rows through the GIN index first. The knowledge tables, small and always
+   * Whether the keyword list beside a vector list copies and scores only candidates holding a strong
+   * query word (text-sql.ts), counting each word's rows through the GIN index first. The knowledge tables, small and always
    * ranked exactly over every matching row (hundreds on a common word), gain from it; FAQs and posts,
    * ranked exactly only while few rows match, lose: there counting among those few costs less than
    * the index count's heap visits (bench/search: two rare words, 3-12 % more a statement).

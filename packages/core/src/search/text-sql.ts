@@ -144,16 +144,21 @@ export function textCte(t: SourceTable, tuning: TextTuning, minScore = 0): strin
   const rare = Number(tuning.rareFraction);
   const exactRows = Math.floor(tuning.exactRows);
   const exact = `(SELECT exact FROM ${a}_mode)`;
-  const gate = t.gateWeakRows;
+  // The matching rows read in exact mode, at most (unbounded: all of them).
+  const exactCap = bounded ? `LIMIT ${Math.max(exactRows, EXACT_ROWS) * 2}` : '';
+  // The least textScore the list keeps, as a sum of IDF (the slack absorbs float rounding).
+  const share = `${Number(minScore)} * (SELECT sum(idf) FROM ${a}_w) * ${1 - 1e-9}`;
+  // Only beside a vector list (minScore > 0) can a row hold too little of the query to enter.
+  const gate = t.gateWeakRows && minScore > 0;
   const columns = candidateColumns(a, gate);
   const xCte = `  ${a}_x AS MATERIALIZED (
     SELECT ${columns} FROM ${t.table}
     WHERE ${bounded ? `${exact} AND ` : ''}search_vector @@ (SELECT string_agg(quote_literal(lex), ' | ')::tsquery FROM ${a}_w0)
-      AND ${t.visible}${bounded ? `\n    LIMIT ${Math.max(exactRows, EXACT_ROWS) * 2}` : ''}
+      AND ${t.visible}${bounded ? `\n    ${exactCap}` : ''}
   )`;
   // A word's rows: through the GIN index where x comes after the word weights (gated), else among x.
   const counted = gate
-    ? `(SELECT count(*) FROM (SELECT FROM ${t.table} WHERE search_vector @@ w0.q_any${bounded ? ` LIMIT ${Math.max(exactRows, EXACT_ROWS) * 2}` : ''}) m)`
+    ? `(SELECT count(*) FROM (SELECT FROM ${t.table} WHERE search_vector @@ w0.q_any ${exactCap}) m)`
     : `(SELECT count(*) FROM ${a}_x x WHERE x.sv @@ w0.q_any)`;
   // Statistics from search_lexeme_stats (the planner's, copied by the worker; migration 0009): a word
   // missing from the list is rarer than the least frequent listed one (the '' row). The row count is
@@ -189,7 +194,7 @@ ${
   gate
     ? `  ${a}_k AS MATERIALIZED (
     SELECT string_agg(quote_literal(lex), ' | ') FILTER (WHERE strong)::tsquery AS strong_q, coalesce(bool_and(strong), true) AS all_strong
-    FROM (SELECT lex, sum(idf) OVER (ORDER BY idf, lex) >= ${Number(minScore)} * (SELECT sum(idf) FROM ${a}_w) * ${1 - 1e-9} AS strong FROM ${a}_w) k
+    FROM (SELECT lex, sum(idf) OVER (ORDER BY idf, lex) >= ${share} AS strong FROM ${a}_w) k
   ),
 ${xCte},`
     : ''
@@ -198,11 +203,7 @@ ${xCte},`
   ${a}_c AS MATERIALIZED (
     SELECT c.id, c.bare, ${bm25(a, 'c.sv')} AS score
     FROM ${a}_cand c
-    WHERE c.sv IS NOT NULL${
-      minScore > 0
-        ? ` AND (c.bare OR (SELECT sum(w.idf) FROM ${a}_w w WHERE c.sv @@ w.q_any) >= ${Number(minScore)} * (SELECT sum(idf) FROM ${a}_w) * ${1 - 1e-9})`
-        : ''
-    }
+    WHERE c.sv IS NOT NULL${minScore > 0 ? ` AND (c.bare OR (SELECT sum(w.idf) FROM ${a}_w w WHERE c.sv @@ w.q_any) >= ${share})` : ''}
   ),
   ${a} AS MATERIALIZED (
     SELECT id, score, row_number() OVER (ORDER BY score DESC, id) AS rank
