@@ -181,6 +181,40 @@ describe('migrations', () => {
     }
   });
 
+  it('notify cfaq_search_cache once per transaction that moves the search cache generation, at its commit only', async () => {
+    const listener = new pg.Client({ connectionString: db.url });
+    await listener.connect();
+    const heard: string[] = [];
+    listener.on('notification', (m) => heard.push(m.channel));
+    await listener.query('LISTEN cfaq_search_cache');
+    const writer = await pool.connect();
+    // A round trip on the listening connection delivers whatever was notified before it.
+    const settle = async () => {
+      await new Promise((r) => setTimeout(r, 50));
+      await listener.query('select 1');
+    };
+    try {
+      const [program] = await q<{ id: string }>('select id from batches where is_default');
+      await writer.query('begin');
+      for (const n of [1, 2, 3])
+        await writer.query(`insert into faqs (batch_id, question, answer) values ($1, $2, 'A.')`, [program?.id, `Q${n}?`]);
+      await settle();
+      expect(heard).toEqual([]);
+      await writer.query('commit');
+      await settle();
+      expect(heard).toEqual(['cfaq_search_cache']);
+      await writer.query('begin');
+      await writer.query(`delete from faqs where question like 'Q_?'`);
+      await writer.query('rollback');
+      await writer.query(`update faqs set view_count = view_count + 1`);
+      await settle();
+      expect(heard).toEqual(['cfaq_search_cache']);
+    } finally {
+      writer.release();
+      await listener.end();
+    }
+  });
+
   it("create the spec's named indexes", async () => {
     const defs = (await q<{ indexdef: string }>("select indexdef from pg_indexes where schemaname = 'public'")).map((r) => r.indexdef);
     const has = (re: RegExp) =>

@@ -66,7 +66,8 @@ export function createSearchService(ctx: CoreContext): SearchService {
     config.SEARCH_CACHE_MAX > 0
       ? new LRUCache<string, CachedEntry>({ max: config.SEARCH_CACHE_MAX, ttl: config.SEARCH_CACHE_TTL_SECONDS * 1000 })
       : null;
-  const generation = new CacheGeneration(ctx.pool);
+  // Listens for the generation's bumps on PostgreSQL, so a hit reads it only after something changed.
+  const generation = new CacheGeneration(ctx.pool, { watch: cache !== null, log: ctx.log });
   const clientKey = createSearchClientKeyer(config.JWT_SECRET ?? '');
   const logs = new SearchLogBuffer(ctx, config.SEARCH_LOG_FLUSH_MS);
   logs.start();
@@ -188,6 +189,7 @@ export function createSearchService(ctx: CoreContext): SearchService {
     },
 
     async close() {
+      await generation.close();
       await logs.stop();
     },
   };
