@@ -32,4 +32,27 @@ describe('SEARCH_HNSW_EF_SEARCH', () => {
   it('defaults to HNSW_EF_SEARCH', async () => {
     expect(await efSearchAfterSearch({})).toBe(String(HNSW_EF_SEARCH));
   });
+
+  it('gives posts their own (SEARCH_HNSW_EF_SEARCH_POSTS) and moves the connection back for the other sources', async () => {
+    t = await createTestContext({ env: { SEARCH_HNSW_EF_SEARCH: '123', SEARCH_HNSW_EF_SEARCH_POSTS: '45' } });
+    const pool = new pg.Pool({ connectionString: t.url, max: 1 });
+    const search = createSearchService({ ...t.ctx, pool });
+    const ef = async () => (await pool.query<{ ef: string }>("SELECT current_setting('hnsw.ef_search') AS ef")).rows[0]?.ef;
+    const run = (sources: ('faq' | 'community')[]) =>
+      search.searchSources({ query: 'how do i reset my password', sources, modes: ['vector', 'text'] });
+    try {
+      // One statement over both (the pool is not known yet to give sessions of their own): the larger.
+      await run(['faq', 'community']);
+      expect(await ef()).toBe('123');
+      await run(['community']);
+      expect(await ef()).toBe('45');
+      await run(['faq']);
+      expect(await ef()).toBe('123');
+      await run(['community']);
+      expect(await ef()).toBe('45');
+    } finally {
+      await search.close();
+      await pool.end();
+    }
+  });
 });

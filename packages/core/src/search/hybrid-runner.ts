@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { toVectorLiteral } from '../embeddings/embedder.js';
 import { spellingCorrections } from '../embeddings/local-embedder.js';
 import { buildHybridSql, type HybridRow, type HybridSqlOptions } from './hybrid-sql.js';
+import type { SearchSource } from './sources.js';
 import { HNSW_EF_SEARCH, MAX_RESULTS } from './tuning.js';
 
 /** Running the hybrid statement on PostgreSQL or PGlite through a `pg` pool (the SQL text is hybrid-sql.ts). */
@@ -24,9 +25,16 @@ const ownSessionPools = new WeakSet<pg.Pool>();
  * default when not given).
  */
 export async function prepareSearchConnection(client: pg.PoolClient, efSearch: number = HNSW_EF_SEARCH): Promise<void> {
-  if (prepared.get(client)?.efSearch === efSearch) return;
+  const known = prepared.get(client);
+  if (known?.efSearch === efSearch) return;
   if (!Number.isInteger(efSearch) || efSearch < 1 || efSearch > 1000)
     throw new Error(`hnsw.ef_search must be an integer in 1..1000, got ${efSearch}`);
+  if (known) {
+    // Prepared for another source's candidate list (posts have their own): one SET moves it.
+    await client.query(`SET hnsw.ef_search = ${efSearch}`);
+    known.efSearch = efSearch;
+    return;
+  }
   const res = (await client.query(
     `SET hnsw.iterative_scan = relaxed_order; SET hnsw.ef_search = ${efSearch}; SELECT version() LIKE '%PGlite%' AS embedded`,
   )) as unknown as pg.QueryResult<{ embedded: boolean }>[];
@@ -72,15 +80,34 @@ export interface HybridValues {
   programId: string;
   /** hnsw.ef_search (the SEARCH_HNSW_EF_SEARCH setting); HNSW_EF_SEARCH when omitted. */
   efSearch?: number | undefined;
+  /** hnsw.ef_search of the posts' vector list (SEARCH_HNSW_EF_SEARCH_POSTS); `efSearch` when omitted. */
+  efSearchPosts?: number | undefined;
+}
+
+/**
+ * The candidate list a statement over these sources runs with: the posts' own where it searches posts
+ * alone, else `efSearch`. One statement over several sources has one session setting, so it takes the
+ * largest (no source's recall drops below its own setting's).
+ */
+function efSearchFor(sources: readonly SearchSource[], v: HybridValues): number {
+  const base = v.efSearch ?? HNSW_EF_SEARCH;
+  const posts = v.efSearchPosts ?? base;
+  if (sources.length === 1 && sources[0] === 'community') return posts;
+  return sources.includes('community') ? Math.max(base, posts) : base;
 }
 
 export interface RunHybridParams extends HybridSqlOptions, HybridValues {}
 
 /** Runs a statement on a pooled connection prepared for iterative scans. */
-export async function runHybridStatement(pool: pg.Pool, statement: HybridStatement, v: HybridValues): Promise<HybridRow[]> {
+export async function runHybridStatement(
+  pool: pg.Pool,
+  statement: HybridStatement,
+  v: HybridValues,
+  sources: readonly SearchSource[] = [],
+): Promise<HybridRow[]> {
   const client = await pool.connect();
   try {
-    await prepareSearchConnection(client, v.efSearch);
+    await prepareSearchConnection(client, efSearchFor(sources, v));
     if (prepared.get(client)?.ownSession) ownSessionPools.add(pool);
     const values = [v.query, v.embedding ? toVectorLiteral(v.embedding) : null, v.programId];
     const res = await client.query<HybridRow>(
@@ -144,10 +171,10 @@ export async function runHybridSearch(pool: pg.Pool, p: RunHybridParams): Promis
   const sources = p.sources ?? ['faq', 'community'];
   const values = { ...p, query };
   if (sources.length < 2 || !ownSessionPools.has(pool)) {
-    return runHybridStatement(pool, hybridStatement({ sources, modes, filter: p.filter, limit: p.limit }), values);
+    return runHybridStatement(pool, hybridStatement({ sources, modes, filter: p.filter, limit: p.limit }), values, sources);
   }
   const perSource = await Promise.all(
-    sources.map((s) => runHybridStatement(pool, hybridStatement({ sources: [s], modes, filter: p.filter, limit: p.limit }), values)),
+    sources.map((s) => runHybridStatement(pool, hybridStatement({ sources: [s], modes, filter: p.filter, limit: p.limit }), values, [s])),
   );
   return perSource
     .flat()

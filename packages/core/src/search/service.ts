@@ -122,6 +122,7 @@ export function createSearchService(ctx: CoreContext): SearchService {
       sources: p.sources,
       modes: p.modes,
       efSearch: config.SEARCH_HNSW_EF_SEARCH,
+      efSearchPosts: config.SEARCH_HNSW_EF_SEARCH_POSTS,
     });
     return { results, degraded, normalized, programId };
   }
