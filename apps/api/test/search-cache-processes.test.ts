@@ -109,6 +109,22 @@ describe('search cache across API processes', () => {
     expect(await searchB('narwhal pangolin demo')).toEqual([f2.question]);
   });
 
+  it("reaches B through the generation's notification, not the 1 s re-read (migration 0033)", async () => {
+    // B listens from its first search; a miss returns B's own pool connections, so its next call reads
+    // the generation, and that value is then trusted for a second unless a notification comes.
+    expect(await searchB('glockenspiel storage room')).toEqual([]);
+    expect(await searchB('glockenspiel storage room')).toEqual([]);
+    const faq = await write('POST', '/faq', { question: 'Where is the glockenspiel storage room?', answer: 'Behind the stage.' }, 201);
+    const started = Date.now();
+    let seen: string[] | number = [];
+    while (Date.now() - started < 400) {
+      seen = await searchB('glockenspiel storage room');
+      if (Array.isArray(seen) && seen.length > 0) break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(seen).toEqual([faq.question]);
+  });
+
   it('still serves repeats from the cache when nothing changed', async () => {
     await write('POST', '/faq', { question: 'How tall is a giraffe?', answer: 'Very tall.' }, 201);
     expect(await searchB('giraffe height')).toEqual(['How tall is a giraffe?']);
