@@ -42,7 +42,8 @@ export interface CacheGenerationOptions {
  * connection comes back, so its own next hit reads again, before the notification could arrive), the
  * listening connection failing, or SEARCH_CACHE_TRUST_MS passing. A write through another process is then seen as
  * soon as its notification arrives, which DESIGN.md names for cross-process cache invalidation. The
- * read each hit paid before was half of its cost (bench/search: 10.9k hits/s with it, 20.9k without).
+ * read each hit paid before was its largest cost (bench/search, alternating runs: 82-135 µs of API CPU a
+ * hit with it, 47-85 µs without).
  * The embedded database's socket server does not carry NOTIFY between connections, so there every
  * caller reads, as without `watch`.
  */
