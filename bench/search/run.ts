@@ -42,10 +42,14 @@ const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const P50_TARGET = ROWS > 100_000 ? 20 : 15;
 const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? 'sql,recall,text,api').split(',').map((x) => x.trim()));
 const out = (s: string) => console.log(s);
-/** The app's HNSW candidate list: the SEARCH_HNSW_EF_SEARCH setting, from the environment as the app reads it. */
-const EF_SEARCH = loadConfig({ ...process.env, LOG_LEVEL: 'warn' }).SEARCH_HNSW_EF_SEARCH;
-/** The posts' own candidate list (SEARCH_HNSW_EF_SEARCH_POSTS), as the app reads it. */
-const EF_SEARCH_POSTS = loadConfig({ ...process.env, LOG_LEVEL: 'warn' }).SEARCH_HNSW_EF_SEARCH_POSTS;
+/**
+ * The app's HNSW candidate lists, from the environment as the app reads them: SEARCH_HNSW_EF_SEARCH, and
+ * the posts' own SEARCH_HNSW_EF_SEARCH_POSTS.
+ */
+const { SEARCH_HNSW_EF_SEARCH: EF_SEARCH, SEARCH_HNSW_EF_SEARCH_POSTS: EF_SEARCH_POSTS } = loadConfig({
+  ...process.env,
+  LOG_LEVEL: 'warn',
+});
 const EF = { efSearch: EF_SEARCH, efSearchPosts: EF_SEARCH_POSTS };
 
 function pct(samples: number[], p: number): number {
@@ -161,15 +165,9 @@ const benchSql = (opts: BenchOptions) => {
  * The first pass over the queries is a warm-up (and prepares the statement).
  */
 async function timeSql(pool: pg.Pool, opts: BenchOptions, queries: string[], programId: string, rounds = 3) {
-  const statement = { text: benchSql(opts) };
+  const statement = { text: benchSql(opts), sources: opts.sources ?? SERVICE_OPTIONS.sources };
   // The keyword side's query as the runner passes it (keywordQuery: spelling corrections appended).
-  const run = (q: string) =>
-    runHybridStatement(
-      pool,
-      statement,
-      { query: keywordQuery(q), embedding: numbersOf(q), programId, ...EF },
-      opts.sources ?? SERVICE_OPTIONS.sources,
-    );
+  const run = (q: string) => runHybridStatement(pool, statement, { query: keywordQuery(q), embedding: numbersOf(q), programId, ...EF });
   const samples: number[] = [];
   for (const q of queries) await run(q);
   for (let r = 0; r < rounds; r++) {

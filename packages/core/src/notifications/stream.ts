@@ -1,6 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
-import pg from 'pg';
 import type { CoreContext } from '../context.js';
+import { ChannelListener } from '../runtime/channel-listener.js';
 import type { Logger } from '../runtime/logger.js';
 import { NOTIFICATION_CHANNEL } from './kinds.js';
 import { NOTIFICATION_COLUMNS, toNotificationView } from './reads.js';
@@ -120,16 +120,39 @@ type Listener = () => void;
  */
 export class NotificationHub {
   private readonly listeners = new Map<string, Set<Listener>>();
-  private client: pg.Client | null = null;
+  /** The LISTENing connection; none without a connection string. */
+  private readonly channel: ChannelListener | null;
   private poll: NodeJS.Timeout | null = null;
   private stopped = false;
-  private retry: NodeJS.Timeout | null = null;
 
   constructor(
-    private readonly connectionString: string | undefined,
-    private readonly log: Logger,
+    connectionString: string | undefined,
+    log: Logger,
     private readonly pollMs: number,
-  ) {}
+  ) {
+    this.channel = connectionString
+      ? new ChannelListener({
+          connection: { connectionString },
+          channel: NOTIFICATION_CHANNEL,
+          applicationName: 'cfaq-notification-hub',
+          log,
+          lostMessage: 'notification hub connection lost; retrying',
+          onNotification: (payload) => {
+            if (!payload) return;
+            try {
+              const s = JSON.parse(payload) as NotificationSignal;
+              // A notification or personal drop wakes its user's streams; a program-wide drop wakes every stream.
+              if (s.type === 'notification' && s.userId) this.wake(s.userId);
+              else if (s.type === 'tea') this.wake(s.userId);
+            } catch {
+              /* not ours */
+            }
+          },
+          // Anything committed while (re)connecting: wake everyone once.
+          onListening: () => this.wake(null),
+        })
+      : null;
+  }
 
   /** Registers a stream's wake-up; returns its removal. Starts listening with the first stream. */
   subscribe(userId: string, wake: Listener): () => void {
@@ -163,59 +186,13 @@ export class NotificationHub {
       this.poll = setInterval(() => this.wake(null), this.pollMs);
       this.poll.unref();
     }
-    if (!this.client && !this.retry) void this.connect();
-  }
-
-  private async connect() {
-    if (!this.connectionString || this.stopped) return;
-    const client = new pg.Client({ connectionString: this.connectionString, application_name: 'cfaq-notification-hub' });
-    this.client = client;
-    const fail = (err: unknown) => {
-      this.log.warn({ err }, 'notification hub connection lost; retrying');
-      client.removeAllListeners();
-      void client.end().catch(() => {});
-      if (this.client === client) this.client = null;
-      if (!this.stopped && !this.retry) {
-        this.retry = setTimeout(() => {
-          this.retry = null;
-          void this.connect();
-        }, 2000);
-        this.retry.unref();
-      }
-    };
-    client.on('error', fail);
-    client.on('notification', (msg) => {
-      if (msg.channel !== NOTIFICATION_CHANNEL || !msg.payload) return;
-      try {
-        const s = JSON.parse(msg.payload) as NotificationSignal;
-        // A notification or personal drop wakes its user's streams; a program-wide drop wakes every stream.
-        if (s.type === 'notification' && s.userId) this.wake(s.userId);
-        else if (s.type === 'tea') this.wake(s.userId);
-      } catch {
-        /* not ours */
-      }
-    });
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${NOTIFICATION_CHANNEL}`);
-      // Anything committed while (re)connecting: wake everyone once.
-      this.wake(null);
-    } catch (err) {
-      fail(err);
-    }
+    this.channel?.start();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.poll) clearInterval(this.poll);
-    if (this.retry) clearTimeout(this.retry);
     this.listeners.clear();
-    const c = this.client;
-    this.client = null;
-    if (c) {
-      c.removeAllListeners();
-      c.on('error', () => {});
-      await c.end().catch(() => {});
-    }
+    await this.channel?.stop();
   }
 }

@@ -1,4 +1,5 @@
-import pg from 'pg';
+import type pg from 'pg';
+import { ChannelListener } from '../runtime/channel-listener.js';
 import type { Logger } from '../runtime/logger.js';
 
 /** The channel the generation's bump notifies at commit (migration 0033). */
@@ -8,8 +9,6 @@ export const SEARCH_CACHE_CHANNEL = 'cfaq_search_cache';
  * a notification lost without the connection reporting an error. Under load, about one read a second.
  */
 export const SEARCH_CACHE_TRUST_MS = 1000;
-/** Wait before listening again after the listening connection failed. */
-const RETRY_MS = 2000;
 
 export interface CacheGenerationOptions {
   /**
@@ -40,7 +39,7 @@ export interface CacheGenerationOptions {
  * a new read until something may have moved it: a notification (a write through any process), the
  * release of one of this process's pool connections (a write of this process has committed before its
  * connection comes back, so its own next hit reads again, before the notification could arrive), the
- * listening connection failing, or SEARCH_CACHE_TRUST_MS passing. A write through another process is then seen as
+ * listening connection failing (it reconnects LISTEN_RETRY_MS later), or SEARCH_CACHE_TRUST_MS passing. A write through another process is then seen as
  * soon as its notification arrives, which DESIGN.md names for cross-process cache invalidation. The
  * read each hit paid before was its largest cost (bench/search, alternating runs: 82-135 µs of API CPU a
  * hit with it, 47-85 µs without).
@@ -56,13 +55,8 @@ export class CacheGeneration {
   private changes = 0;
   /** The generation nothing has moved since it was read on the listening connection, and when that read started. */
   private known: { value: Promise<string>; since: number } | null = null;
-  /** The connection that LISTENs, once it does (reads then run on it, outside the pool). */
-  private listener: pg.Client | null = null;
-  private connecting = false;
-  private retry: NodeJS.Timeout | null = null;
-  private closed = false;
-  /** Whether to listen: cleared for good on the embedded database. */
-  private watch: boolean;
+  /** The connection that LISTENs on the bump's channel (with `watch`); reads run on it while it does, outside the pool. */
+  private readonly listener: ChannelListener | null;
   private readonly changed = () => {
     this.changes++;
     this.known = null;
@@ -72,14 +66,34 @@ export class CacheGeneration {
     private readonly pool: pg.Pool,
     private readonly opts: CacheGenerationOptions = {},
   ) {
-    this.watch = opts.watch === true;
-    if (this.watch) pool.on('release', this.changed);
+    this.listener = opts.watch
+      ? new ChannelListener({
+          // The pool's own connection settings; a client of its own, so its reads release nothing.
+          connection: (pool as unknown as { options: pg.ClientConfig }).options,
+          channel: SEARCH_CACHE_CHANNEL,
+          applicationName: 'cfaq-search-cache',
+          log: opts.log ?? { warn: () => {} },
+          lostMessage: 'search cache listener lost; reading the generation on every hit until it is back',
+          onNotification: this.changed,
+          // Whatever was trusted before the connection listened (again) is not any more.
+          onListening: this.changed,
+          onLost: this.changed,
+          retry: () => !(pool as unknown as { ending?: boolean }).ending,
+          accept: async (client) => {
+            const { rows } = await client.query<{ embedded: boolean }>("SELECT version() LIKE '%PGlite%' AS embedded");
+            // Notifications do not reach another socket connection there: read every time, for good.
+            if (rows[0]?.embedded) pool.off('release', this.changed);
+            return rows[0]?.embedded !== true;
+          },
+        })
+      : null;
+    if (this.listener) pool.on('release', this.changed);
   }
 
   current(): Promise<string> {
     const known = this.known;
     if (known && performance.now() - known.since < (this.opts.trustMs ?? SEARCH_CACHE_TRUST_MS)) return known.value;
-    if (this.watch && !this.listener && !this.connecting && !this.retry && !this.closed) void this.listen();
+    this.listener?.start();
     if (this.next) return this.next;
     const next = (this.running ? this.running.then(settled, settled).then(endOfTurn) : endOfTurn()).then(() => {
       // From here on a caller did not arrive before this read started: it takes the one after.
@@ -98,92 +112,32 @@ export class CacheGeneration {
 
   /** Whether a connection of this object LISTENs now (hits may then be served without a read). */
   get listening(): boolean {
-    return this.listener !== null;
+    return this.listener?.listening != null;
   }
 
   /** Stops listening (the pool is the caller's to end). */
   async close(): Promise<void> {
-    this.closed = true;
     this.pool.off('release', this.changed);
-    if (this.retry) clearTimeout(this.retry);
-    this.retry = null;
-    const listener = this.listener;
-    this.listener = null;
     this.changed();
-    await listener?.end().catch(() => {});
+    await this.listener?.stop();
   }
 
   private async read(): Promise<string> {
-    const listener = this.listener;
+    const listening = this.listener?.listening ?? null;
     const changes = this.changes;
     const since = performance.now();
     const sql = 'select value::text as value from search_cache_generation where id = 1';
-    // A listening connection that fails mid-read: the pool answers instead (its error handler re-listens later).
-    const { rows } = await (listener
-      ? listener.query<{ value: string }>(sql).catch(() => this.pool.query<{ value: string }>(sql))
+    // A listening connection that fails mid-read: the pool answers instead (the listener reconnects).
+    const { rows } = await (listening
+      ? listening.query<{ value: string }>(sql).catch(() => this.pool.query<{ value: string }>(sql))
       : this.pool.query<{ value: string }>(sql));
     const value = rows[0]?.value ?? '0';
     // Trusted only if it was read while listening and nothing came in meanwhile (a notification read
     // off the same connection before this answer counts: it arrived first).
-    if (listener && this.listener === listener && this.changes === changes) this.known = { value: Promise.resolve(value), since };
-    return value;
-  }
-
-  private async listen(): Promise<void> {
-    this.connecting = true;
-    // The pool's own connection settings; a client of its own, so its reads release nothing.
-    const client = new pg.Client({
-      ...(this.pool as unknown as { options: pg.ClientConfig }).options,
-      keepAlive: true,
-      application_name: 'cfaq-search-cache',
-    });
-    let failed = false;
-    const fail = (err?: unknown) => {
-      if (failed) return;
-      failed = true;
-      client.removeAllListeners('notification');
-      if (this.listener === client) {
-        this.listener = null;
-        this.changed();
-      }
-      void client.end().catch(() => {});
-      if (this.closed || (this.pool as unknown as { ending?: boolean }).ending) return;
-      if (err) this.opts.log?.warn({ err }, 'search cache listener lost; reading the generation on every hit until it is back');
-      this.retry = setTimeout(() => {
-        this.retry = null;
-      }, RETRY_MS);
-      this.retry.unref();
-    };
-    // Never unhandled: a connection the server terminates emits 'error' and then 'end'.
-    client.on('error', fail);
-    client.on('end', () => fail());
-    client.on('notification', (msg) => {
-      if (msg.channel === SEARCH_CACHE_CHANNEL) this.changed();
-    });
-    try {
-      await client.connect();
-      const { rows } = await client.query<{ embedded: boolean }>("SELECT version() LIKE '%PGlite%' AS embedded");
-      if (rows[0]?.embedded) {
-        // Notifications do not reach another socket connection there: read every time, for good.
-        this.watch = false;
-        this.pool.off('release', this.changed);
-        client.removeAllListeners('end');
-        await client.end().catch(() => {});
-        return;
-      }
-      await client.query(`LISTEN ${SEARCH_CACHE_CHANNEL}`);
-      if (this.closed) {
-        await client.end().catch(() => {});
-        return;
-      }
-      // Whatever was trusted before this connection listened is not any more.
-      this.changed();
-      this.listener = client;
-    } catch (err) {
-      fail(err);
-    } finally {
-      this.connecting = false;
+    if (listening && this.listener?.listening === listening && this.changes === changes) {
+      this.known = { value: Promise.resolve(value), since };
     }
+    return value;
   }
 }
 

@@ -55,6 +55,8 @@ export interface HybridStatement {
   text: string;
   /** The prepared statement's name (a hash of the text; computed when missing). */
   name?: string;
+  /** The sources it searches (buildHybridSql's default, FAQs and posts, when missing): they set its hnsw.ef_search. */
+  sources?: readonly SearchSource[];
 }
 
 const statementName = (text: string) => `hybrid_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
@@ -67,7 +69,7 @@ export function hybridStatement(opts: HybridSqlOptions = {}): HybridStatement {
   let statement = statements.get(key);
   if (!statement) {
     const text = buildHybridSql({ sources: opts.sources, modes: opts.modes, filter: opts.filter, limit: opts.limit });
-    statement = { text, name: statementName(text) };
+    statement = { text, name: statementName(text), sources: opts.sources };
     statements.set(key, statement);
   }
   return statement;
@@ -85,29 +87,22 @@ export interface HybridValues {
 }
 
 /**
- * The candidate list a statement over these sources runs with: the posts' own where it searches posts
- * alone, else `efSearch`. One statement over several sources has one session setting, so it takes the
- * largest (no source's recall drops below its own setting's).
+ * The candidate list a statement runs with: each source's own (the posts' for posts, `efSearch` for
+ * the others), and over several sources, which share one session setting, the largest (no source's
+ * recall drops below its own setting's).
  */
 function efSearchFor(sources: readonly SearchSource[], v: HybridValues): number {
   const base = v.efSearch ?? HNSW_EF_SEARCH;
-  const posts = v.efSearchPosts ?? base;
-  if (sources.length === 1 && sources[0] === 'community') return posts;
-  return sources.includes('community') ? Math.max(base, posts) : base;
+  return Math.max(...sources.map((s) => (s === 'community' ? (v.efSearchPosts ?? base) : base)));
 }
 
 export interface RunHybridParams extends HybridSqlOptions, HybridValues {}
 
 /** Runs a statement on a pooled connection prepared for iterative scans. */
-export async function runHybridStatement(
-  pool: pg.Pool,
-  statement: HybridStatement,
-  v: HybridValues,
-  sources: readonly SearchSource[] = [],
-): Promise<HybridRow[]> {
+export async function runHybridStatement(pool: pg.Pool, statement: HybridStatement, v: HybridValues): Promise<HybridRow[]> {
   const client = await pool.connect();
   try {
-    await prepareSearchConnection(client, efSearchFor(sources, v));
+    await prepareSearchConnection(client, efSearchFor(statement.sources ?? ['faq', 'community'], v));
     if (prepared.get(client)?.ownSession) ownSessionPools.add(pool);
     const values = [v.query, v.embedding ? toVectorLiteral(v.embedding) : null, v.programId];
     const res = await client.query<HybridRow>(
@@ -171,10 +166,10 @@ export async function runHybridSearch(pool: pg.Pool, p: RunHybridParams): Promis
   const sources = p.sources ?? ['faq', 'community'];
   const values = { ...p, query };
   if (sources.length < 2 || !ownSessionPools.has(pool)) {
-    return runHybridStatement(pool, hybridStatement({ sources, modes, filter: p.filter, limit: p.limit }), values, sources);
+    return runHybridStatement(pool, hybridStatement({ sources, modes, filter: p.filter, limit: p.limit }), values);
   }
   const perSource = await Promise.all(
-    sources.map((s) => runHybridStatement(pool, hybridStatement({ sources: [s], modes, filter: p.filter, limit: p.limit }), values, [s])),
+    sources.map((s) => runHybridStatement(pool, hybridStatement({ sources: [s], modes, filter: p.filter, limit: p.limit }), values)),
   );
   return perSource
     .flat()
