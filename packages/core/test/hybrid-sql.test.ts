@@ -1,4 +1,7 @@
 import {
+  BM25_B,
+  BM25_K1,
+  BODY_WEIGHT,
   buildHybridSql,
   DEFAULT_TEXT_TUNING,
   embedText,
@@ -6,6 +9,7 @@ import {
   prepareSearchConnection,
   refreshLexemeStats,
   resolveProgramId,
+  SOURCE_TABLES,
   TEXT_LIST_MIN_SCORE,
   toVectorLiteral,
 } from '@cfaq/core';
@@ -186,6 +190,64 @@ describe('hybrid search statement', () => {
       for (const r of ranked) expect(r.textScore).toBeLessThan(1);
     } finally {
       await fresh.close();
+    }
+  });
+
+  it('scores BM25 as written: k1, b, a body occurrence worth BODY_WEIGHT of a title one, lengths in distinct words', async () => {
+    // At 400 rows every match is a candidate and document frequencies are counted exactly, so each
+    // textScore can be recomputed here from the rows' own tsvectors.
+    const faq = SOURCE_TABLES.faq;
+    const { rows: entries } = await t.ctx.pool.query<{ id: string; lexeme: string; weights: string[]; len: number }>(
+      `SELECT f.id, u.lexeme, u.weights, length(f.search_vector) AS len
+       FROM faqs f, unnest(f.search_vector) u WHERE ${faq.visible.replaceAll('$3', '$1')}`,
+      [programId],
+    );
+    const n = Number(
+      (
+        await t.ctx.pool.query<{ n: number }>(
+          "SELECT CASE WHEN reltuples > 0 THEN reltuples ELSE (SELECT count(*) FROM faqs) END AS n FROM pg_class WHERE oid = 'faqs'::regclass",
+        )
+      ).rows[0]?.n,
+    );
+    const docs = new Map<string, { len: number; tf: Map<string, { all: number; title: number }> }>();
+    for (const e of entries) {
+      const d = docs.get(e.id) ?? { len: e.len, tf: new Map() };
+      docs.set(e.id, d);
+      d.tf.set(e.lexeme, { all: e.weights.length, title: e.weights.filter((w) => w === 'A').length });
+    }
+    for (const query of ['charlie golf kilo', 'alpha', 'mike november oscar papa item7']) {
+      const words = (
+        await t.ctx.pool.query<{ w: string }>("SELECT unnest(tsvector_to_array(to_tsvector('english', $1))) AS w", [query])
+      ).rows.map((r) => r.w);
+      const candidates = [...docs.values()].filter((d) => words.some((w) => d.tf.has(w)));
+      const avg = candidates.reduce((s, d) => s + d.len, 0) / candidates.length;
+      const idf = new Map(
+        words.map((w) => {
+          const df = candidates.filter((d) => d.tf.has(w)).length;
+          return [w, Math.log(1 + (Math.max(n - df, 0) + 0.5) / (df + 0.5))];
+        }),
+      );
+      const total = [...idf.values()].reduce((s, x) => s + x, 0) * (BM25_K1 + 1);
+      const expected = new Map(
+        [...docs.entries()].map(([id, d]) => {
+          let s = 0;
+          for (const w of words) {
+            const o = d.tf.get(w);
+            if (!o) continue;
+            const tf = o.title + BODY_WEIGHT * (o.all - o.title);
+            s += ((idf.get(w) as number) * tf * (BM25_K1 + 1)) / (tf + BM25_K1 * (1 - BM25_B + (BM25_B * d.len) / avg));
+          }
+          return [id, s / total];
+        }),
+      );
+      const sql = buildHybridSql({ sources: ['faq'], modes: ['text'], filter: false });
+      const ranked = (await t.ctx.pool.query(sql, [query, null, programId])).rows as { id: string; textScore: number }[];
+      expect(ranked, query).toHaveLength(5);
+      const best = [...expected.values()].sort((a, b) => b - a);
+      for (const [i, r] of ranked.entries()) {
+        expect(r.textScore, `${query}: ${r.id}`).toBeCloseTo(expected.get(r.id) as number, 9);
+        expect(r.textScore, `${query}: rank ${i + 1}`).toBeCloseTo(best[i] as number, 9);
+      }
     }
   });
 

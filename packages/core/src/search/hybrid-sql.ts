@@ -1,6 +1,6 @@
 import type { SearchResult } from './shape.js';
 import { type SearchSource, SOURCE_TABLES, type SourceTable } from './sources.js';
-import { bm25, textCte } from './text-sql.js';
+import { bm25Terms, textCte } from './text-sql.js';
 import {
   DEFAULT_TEXT_TUNING,
   MAX_RESULTS,
@@ -71,8 +71,8 @@ function vectorCte(t: SourceTable): string {
 function vectorTextCte(t: SourceTable): string {
   const a = `${t.alias}_t`;
   return `${t.alias}_vt AS MATERIALIZED (
-    SELECT v.id, ${bm25(a, "ts_delete(x.search_vector, '{}'::text[])")} AS score
-    FROM ${t.alias}_v v JOIN ${t.table} x ON x.id = v.id
+    SELECT v.id, s.score
+    FROM ${t.alias}_v v JOIN ${t.table} x ON x.id = v.id CROSS JOIN LATERAL (${bm25Terms(a, 'x.search_vector')}) s
     WHERE v.id NOT IN (SELECT id FROM ${a})
   )`;
 }
