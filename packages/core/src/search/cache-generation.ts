@@ -69,7 +69,7 @@ export class CacheGeneration {
     this.listener = opts.watch
       ? new ChannelListener({
           // The pool's own connection settings; a client of its own, so its reads release nothing.
-          connection: (pool as unknown as { options: pg.ClientConfig }).options,
+          connection: pool.options,
           channel: SEARCH_CACHE_CHANNEL,
           applicationName: 'cfaq-search-cache',
           log: opts.log ?? { warn: () => {} },
@@ -78,7 +78,7 @@ export class CacheGeneration {
           // Whatever was trusted before the connection listened (again) is not any more.
           onListening: this.changed,
           onLost: this.changed,
-          retry: () => !(pool as unknown as { ending?: boolean }).ending,
+          retry: () => !pool.ending,
           accept: async (client) => {
             const { rows } = await client.query<{ embedded: boolean }>("SELECT version() LIKE '%PGlite%' AS embedded");
             // Notifications do not reach another socket connection there: read every time, for good.
