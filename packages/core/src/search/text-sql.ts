@@ -113,14 +113,14 @@ const candidateColumns = (a: string, gate: boolean) =>
  * in BM25's numerator and denominator, ran 14 ts_rank calls a held word (bench/search).
  * idf * (k1 + 1) * (1 - K / (tf + K)) is BM25's idf * tf * (k1 + 1) / (tf + K) with tf written once.
  */
-export function bm25Terms(a: string, sv: string): string {
-  return `SELECT sum(${bm25Term(a, sv)}) / (SELECT total FROM ${a}_m) AS score, sum(w.idf) AS held
+export function bm25Terms(a: string, sv: string, len = `length(${sv})`): string {
+  return `SELECT sum(${bm25Term(a, sv, len)}) / (SELECT total FROM ${a}_m) AS score, sum(w.idf) AS held
       FROM ${a}_w w WHERE ${sv} @@ w.q_any`;
 }
 
-/** One query word's BM25 term for tsvector `sv` that holds it (`w`: the word's row of `${a}_w`). */
-function bm25Term(a: string, sv: string): string {
-  const k = `${BM25_K1} * (${1 - BM25_B} + ${BM25_B} * length(${sv}) / (SELECT avg FROM ${a}_len))`;
+/** One query word's BM25 term for tsvector `sv` (of `len` distinct words) that holds it (`w`: the word's row of `${a}_w`). */
+function bm25Term(a: string, sv: string, len: string): string {
+  const k = `${BM25_K1} * (${1 - BM25_B} + ${BM25_B} * ${len} / (SELECT avg FROM ${a}_len))`;
   const tf = `(${BODY_WEIGHT} * ${occurrences('{1,1,1,1}', sv)} + ${1 - BODY_WEIGHT} * ${occurrences('{0,0,0,1}', sv)})`;
   return `w.idf * ${BM25_K1 + 1} * (1 - ${k} / (${tf} + ${k}))`;
 }
@@ -212,7 +212,7 @@ ${xCte},`
   ${a}_len AS MATERIALIZED (SELECT greatest(avg(len), 1)::float8 AS avg FROM ${a}_cand),
   ${a}_c AS MATERIALIZED (
     SELECT c.id, c.bare, s.score
-    FROM ${a}_cand c CROSS JOIN LATERAL (${bm25Terms(a, 'c.sv')}) s
+    FROM ${a}_cand c CROSS JOIN LATERAL (${bm25Terms(a, 'c.sv', 'c.len')}) s
     WHERE c.sv IS NOT NULL${minScore > 0 ? ` AND (c.bare OR s.held >= ${share})` : ''}
   ),
   ${a} AS MATERIALIZED (
