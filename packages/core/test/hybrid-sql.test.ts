@@ -152,6 +152,46 @@ describe('hybrid search statement', () => {
     }
   });
 
+  it('fills a capped candidate tier with its strongest rows first, not the rows a scan returns first', async () => {
+    const fresh = await createTestContext();
+    try {
+      const program = await resolveProgramId(fresh.ctx, undefined);
+      const tag = Date.now().toString(36);
+      const [r1, r2] = [`quokka${tag}`, `wombat${tag}`];
+      // Stored first, so a scan returns them first: 8 titles holding one rare word, 8 texts holding
+      // both rare words in their body; then 1,000 rows without either; the row asked about last. The
+      // two words sit in under 2 % of the rows (rare), and 17 rows match the first tier.
+      const questions = [
+        ...Array.from({ length: 8 }, (_, i) => `${r1} page ${i}`),
+        ...Array.from({ length: 8 }, (_, i) => `Setup page ${i}`),
+        ...Array.from({ length: 1000 }, (_, i) => `Filler question ${i}`),
+        `${r1} ${r2} setup`,
+      ];
+      const last = questions.length - 1;
+      const answers = questions.map((_, i) =>
+        i >= 8 && i < 16 ? `See ${r1} and ${r2} notes.` : i === last ? `${r1} ${r2}` : 'Other notes.',
+      );
+      const { rows } = await fresh.ctx.pool.query<{ id: string }>(
+        `INSERT INTO faqs (batch_id, question, answer)
+         SELECT $1, q, a FROM unnest($2::text[], $3::text[]) WITH ORDINALITY u(q, a, n) ORDER BY n RETURNING id`,
+        [program, questions, answers],
+      );
+      await fresh.ctx.pool.query('ANALYZE faqs');
+      await refreshLexemeStats(fresh.ctx);
+      const opts = { sources: ['faq'], modes: ['text'], filter: false } as const;
+      // exactRows 0: the statistics' path, where the tiers and the cap apply; a cap of 10 rows.
+      const capped = buildHybridSql(opts, { ...DEFAULT_TEXT_TUNING, exactRows: 0, candidateCap: 10 });
+      const uncapped = buildHybridSql(opts, { ...DEFAULT_TEXT_TUNING, exactRows: 0, candidateCap: 1000 });
+      const ids = async (sql: string) =>
+        (await fresh.ctx.pool.query<{ id: string }>(sql, [`${r1} ${r2} setup`, null, program])).rows.map((r) => r.id);
+      const best = rows[last]?.id;
+      expect((await ids(uncapped))[0]).toBe(best);
+      expect(await ids(capped)).toEqual(await ids(uncapped));
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('weighs words by the statistics the refresh job copies: the listed words and an estimate for unlisted ones', async () => {
     expect(await refreshLexemeStats(t.ctx)).toBeGreaterThan(2);
     const { rows } = await t.ctx.pool.query<{ table_name: string; lexeme: string; frac: number }>(
