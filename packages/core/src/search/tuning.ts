@@ -16,11 +16,10 @@ export const VECTOR_CUTOFF = 0.8;
  */
 export const RARE_FRACTION = 0.02;
 /**
- * The most rows a candidate tier scores (text-sql.ts). 700 since the first tier is read in order of
- * strength: at 300,000 + 300,000 rows that kept more of the uncapped tiers' ranking than 1,000 rows
- * read in physical order (0.96 / 0.90 against 0.75 / 0.74 of the rephrased questions' top 5, FAQs /
- * posts) for 2-6 % more CPU a statement; 1,000 in that order kept 0.99 / 0.95 but cost 19-26 % more,
- * 2 ms at the fused p50 (bench/search).
+ * The most rows a candidate tier scores (text-sql.ts). 700 since the first tier reads rare-word pairs
+ * before title hits: at 300,000 + 300,000 rows that kept more of the uncapped tiers' ranking than
+ * 1,000 rows read in physical order (0.91 / 0.86 against 0.75 / 0.74 of the rephrased questions' top
+ * 5, FAQs / posts) for less CPU (bench/search).
  */
 export const TEXT_CANDIDATE_CAP = 700;
 /**
