@@ -152,7 +152,7 @@ describe('hybrid search statement', () => {
     }
   });
 
-  it('fills a capped candidate tier with its strongest rows first, not the rows a scan returns first', async () => {
+  it("past the cap, reads the first tier's rare-word pairs before its title hits, not the rows a scan returns first", async () => {
     const fresh = await createTestContext();
     try {
       const program = await resolveProgramId(fresh.ctx, undefined);
