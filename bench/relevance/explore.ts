@@ -44,7 +44,21 @@ interface Variant {
   useCorrect?: boolean;
   minText?: number;
   docCorrect?: boolean;
+  /**
+   * Subtract a mean encoder vector (times `centerWeight`, default 1) before the encoder's part is
+   * normalised: the mean of this set's FAQs (`self`) or of the other sets' (`other`, a fixed mean
+   * from another subject).
+   */
+  center?: 'self' | 'other';
+  centerWeight?: number;
+  /**
+   * Query-side only: rank by the cosine of (query - qcenter x the FAQs' mean vector) with the stored
+   * vectors, a penalty on FAQs near the mean (hubs); thresholds still read the plain cosine.
+   */
+  qcenter?: number;
 }
+/** The mean the variant being measured subtracts (combine() reads it). */
+let MEAN: number[] | null = null;
 
 const DATA_DIR = join(import.meta.dirname, 'data');
 const ONLY = process.env.BENCH_RELEVANCE_DATA?.split(',').map((s) => s.trim());
@@ -128,7 +142,8 @@ function combine(text: string, sentence: number[], v: Variant): number[] {
   if (v.lex > 0) lexical(vec, lexDims, text, v);
   if (gloveDims) semanticPart(vec, lexDims, text);
   const s = lexDims + gloveDims;
-  if (useDims) for (let i = 0; i < 512; i++) vec[s + i] = sentence[i] as number;
+  const cw = MEAN ? (v.centerWeight ?? 1) : 0;
+  if (useDims) for (let i = 0; i < 512; i++) vec[s + i] = (sentence[i] as number) - cw * (MEAN?.[i] ?? 0);
   for (const [from, to, share] of [
     [0, lexDims, v.lex],
     [lexDims, s, v.glove],
@@ -141,29 +156,56 @@ function combine(text: string, sentence: number[], v: Variant): number[] {
   return Array.from(vec);
 }
 
-const variants: Variant[] = JSON.parse(process.env.VARIANTS ?? '[{"name":"current","lex":0.25,"glove":0.15,"use":0.6,"c":0.59}]');
-
-for (const f of readdirSync(DATA_DIR).filter((x) => x.endsWith('.json'))) {
-  const ds = JSON.parse(readFileSync(join(DATA_DIR, f), 'utf8')) as Dataset;
-  if (ONLY && !ONLY.includes(ds.name)) continue;
-  const queries = ds.queries.map((q, i) => ({ ...q, text: TYPOS ? typo(q.text, i * 7 + 3) : q.text }));
-  const n = ds.faqs.length;
-  const docTexts = ds.faqs.map((x) => embeddingText('faqs', x.question, x.answer));
-  const qNorm = queries.map((q) => normalizeQuery(q.text));
-  const cacheFile = `/tmp/relevance-use.${ds.name}.json`;
+/** The encoder's vectors of `texts`, cached in /tmp/relevance-use.<set>.json across runs. */
+async function encoded(set: string, texts: string[]): Promise<Map<string, number[]>> {
+  const cacheFile = `/tmp/relevance-use.${set}.json`;
   const cache = new Map<string, number[]>(existsSync(cacheFile) ? JSON.parse(readFileSync(cacheFile, 'utf8')) : []);
-  const need = new Set<string>([
-    ...docTexts,
-    ...docTexts.map((d) => correct(d, 'replace')),
-    ...qNorm,
-    ...qNorm.map((q) => correct(q, 'replace')),
-  ]);
-  const missing = [...need].filter((t) => !cache.has(t));
+  const missing = [...new Set(texts)].filter((t) => !cache.has(t));
   if (missing.length) {
     const vs = await encodeSentences(missing);
     for (const [i, v] of vs.entries()) cache.set(missing[i] as string, v);
     writeFileSync(cacheFile, JSON.stringify([...cache]));
   }
+  return cache;
+}
+
+function meanOf(vs: number[][]): number[] {
+  const m = new Array<number>(512).fill(0);
+  for (const x of vs) for (let i = 0; i < 512; i++) m[i] = (m[i] as number) + (x[i] as number) / vs.length;
+  return m;
+}
+
+/** The mean encoder vector of the FAQs (as the documents are embedded: spelling replaced) of the sets named. */
+async function faqMean(names: string[]): Promise<number[]> {
+  const all: number[][] = [];
+  for (const name of names) {
+    const ds = JSON.parse(readFileSync(join(DATA_DIR, `${name}.json`), 'utf8')) as Dataset;
+    const texts = ds.faqs.map((x) => correct(embeddingText('faqs', x.question, x.answer), 'replace'));
+    const cache = await encoded(name, texts);
+    for (const t of texts) all.push(cache.get(t) as number[]);
+  }
+  return meanOf(all);
+}
+
+const SETS = readdirSync(DATA_DIR)
+  .filter((x) => x.endsWith('.json'))
+  .map((x) => x.slice(0, -'.json'.length));
+
+const variants: Variant[] = JSON.parse(process.env.VARIANTS ?? '[{"name":"current","lex":0.25,"glove":0.15,"use":0.6,"c":0.59}]');
+
+for (const set of SETS) {
+  const ds = JSON.parse(readFileSync(join(DATA_DIR, `${set}.json`), 'utf8')) as Dataset;
+  if (ONLY && !ONLY.includes(ds.name)) continue;
+  const queries = ds.queries.map((q, i) => ({ ...q, text: TYPOS ? typo(q.text, i * 7 + 3) : q.text }));
+  const n = ds.faqs.length;
+  const docTexts = ds.faqs.map((x) => embeddingText('faqs', x.question, x.answer));
+  const qNorm = queries.map((q) => normalizeQuery(q.text));
+  const cache = await encoded(ds.name, [
+    ...docTexts,
+    ...docTexts.map((d) => correct(d, 'replace')),
+    ...qNorm,
+    ...qNorm.map((q) => correct(q, 'replace')),
+  ]);
   // keyword side
   const qLex = await lexemes(ds.faqs.map((x) => x.question));
   const aLex = await lexemes(ds.faqs.map((x) => x.answer));
@@ -184,10 +226,17 @@ for (const f of readdirSync(DATA_DIR).filter((x) => x.endsWith('.json'))) {
   console.log(
     `\n## ${ds.name}${TYPOS ? ' (a typo in every query)' : ''}: vector P@1/MRR/Hit | fused P@1/MRR/Hit | true>=.80 unrel>=.80 | dup block/prec @.82 | dup prec @25%`,
   );
+  const means = {
+    self: variants.some((v) => v.center === 'self') ? await faqMean([ds.name]) : null,
+    other: variants.some((v) => v.center === 'other') ? await faqMean(SETS.filter((x) => x !== ds.name)) : null,
+  };
   for (const v of variants) {
+    MEAN = v.center ? means[v.center] : null;
     const docV = docTexts.map((t) =>
       v.docCorrect ? combine(correct(t, 'add'), cache.get(correct(t, 'replace')) as number[], v) : combine(t, cache.get(t) as number[], v),
     );
+    const docMean = new Array<number>(768).fill(0);
+    for (const d of docV) for (let i = 0; i < 768; i++) docMean[i] = (docMean[i] as number) + (d[i] as number) / docV.length;
     const acc = { vp1: 0, vmrr: 0, vhit: 0, fp1: 0, fmrr: 0, fhit: 0, t80: 0, u80: 0, unrel: 0, blocked: 0, right: 0 };
     const tops: [number, boolean][] = [];
     for (const [qi, q] of queries.entries()) {
@@ -197,6 +246,8 @@ for (const f of readdirSync(DATA_DIR).filter((x) => x.endsWith('.json'))) {
       const lexText = v.correct && v.correct !== 'none' ? correct(qt, v.correct) : qt;
       const qv = combine(lexText, cache.get(useText) as number[], v);
       const vs = docV.map((d) => cosineSimilarity(qv, d));
+      const qc = v.qcenter ? qv.map((x, i) => x - (v.qcenter as number) * (docMean[i] as number)) : qv;
+      const rs = v.qcenter ? docV.map((d) => cosineSimilarity(qc, d)) : vs;
       const words = [
         ...((v.kwCorrect === 'replace' ? qLexReplaced : v.kwCorrect ? qLexFixed : qLexPlain)[qi] as Map<string, number>).keys(),
       ];
@@ -211,7 +262,7 @@ for (const f of readdirSync(DATA_DIR).filter((x) => x.endsWith('.json'))) {
       });
       const all = [...Array(n).keys()];
       const tr = all.filter((d) => (ts[d] as number) > 0).sort((a, b) => (ts[b] as number) - (ts[a] as number) || a - b);
-      const vr = [...all].sort((a, b) => (vs[b] as number) - (vs[a] as number) || a - b);
+      const vr = [...all].sort((a, b) => (rs[b] as number) - (rs[a] as number) || a - b);
       const rrf = new Map<number, number>();
       const kw = tr.filter((d) => (ts[d] as number) >= (v.minText ?? TEXT_LIST_MIN_SCORE)).slice(0, PER_LIST);
       for (const list of [kw, vr.slice(0, PER_LIST)])
