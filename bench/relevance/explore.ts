@@ -191,7 +191,19 @@ const SETS = readdirSync(DATA_DIR)
   .filter((x) => x.endsWith('.json'))
   .map((x) => x.slice(0, -'.json'.length));
 
-const variants: Variant[] = JSON.parse(process.env.VARIANTS ?? '[{"name":"current","lex":0.25,"glove":0.15,"use":0.6,"c":0.59}]');
+/** Without VARIANTS: the service's sentence embedder (shares 25/25/50, calibration 0.59, spelling step on both sides). */
+const SERVICE: Variant = {
+  name: 'service',
+  lex: 0.25,
+  glove: 0.25,
+  use: 0.5,
+  c: 0.59,
+  correct: 'add',
+  kwCorrect: true,
+  useCorrect: true,
+  docCorrect: true,
+};
+const variants: Variant[] = process.env.VARIANTS ? JSON.parse(process.env.VARIANTS) : [SERVICE];
 
 for (const set of SETS) {
   const ds = JSON.parse(readFileSync(join(DATA_DIR, `${set}.json`), 'utf8')) as Dataset;
