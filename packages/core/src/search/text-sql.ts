@@ -21,15 +21,15 @@ import {
  * The rows worth scoring, chosen by where the query's words sit, since the ranking weighs a title hit
  * twice a body hit. Titles are matched through their own GIN expression index (migration 0007).
  * - Tier 1, with rare words (document frequency <= RARE_FRACTION) in the query: rows whose text holds
- *   two rare words of the PAIR_LEXEMES rarest and rows whose title holds a rare word, up to
- *   TEXT_CANDIDATE_CAP in all. Where the rare words' rows (the statistics' count, an upper bound) could
- *   exceed the cap, the pairs are read first, then the title hits (`cascade`); else both in one scan.
- *   Read in one scan, a reached cap kept whichever rows the bitmap returned first (physical order): at
- *   300,000 + 300,000 rows, where a rare word sits in thousands, the rephrased questions' keyword top 5
- *   kept 0.75 / 0.67 (FAQs / posts) of true BM25's and often lost the FAQ asked about; pairs first,
- *   0.89 / 0.79, for 9-13 % less backend CPU a statement there and 4 % more at 100,000 rows, where the
- *   bound is loose (bench/search). A first tier of rows doing both (title and pair) kept 0.88 / 0.82
- *   but cost 6-10 % more than pairs first: it repeats both index scans.
+ *   two rare words of the PAIR_LEXEMES rarest, then rows whose title holds a rare word (`cascade`), up
+ *   to TEXT_CANDIDATE_CAP in all. Read in one scan, a reached cap kept whichever rows the bitmap
+ *   returned first (physical order): at 300,000 + 300,000 rows, where a rare word sits in thousands,
+ *   the rephrased questions' keyword top 5 kept 0.75 / 0.67 (FAQs / posts) of true BM25's and often
+ *   lost the FAQ asked about; pairs first, 0.89 / 0.79, for 9-13 % less backend CPU a statement there
+ *   (bench/search). Under the cap both orders read the same rows: one scan where the statistics said
+ *   every row fits cost 0-2 % less, within run-to-run spread, so the tiers are read this way always.
+ *   A first tier of rows doing both (title and pair) kept 0.88 / 0.82 but cost 6-10 % more than pairs
+ *   first: it repeats both index scans.
  *   With common words only: rows whose title holds three of the rarest TRIPLE_LEXEMES (two words:
  *   both; one word: it).
  * - Tier 2, common words only and tier 1 under PER_LIST rows: titles holding any two of them.
@@ -58,25 +58,10 @@ function textCandidates(t: SourceTable, a: string, cap: number, rare: number, co
       CASE WHEN NOT bool_or(frac <= ${rare}) AND count(*) >= 3 THEN ${pairs(`y.rn <= ${PAIR_LEXEMES}`)} END::tsquery AS title_wide_q,
       ${pairs(`y.frac <= ${rare} AND y.rn <= ${PAIR_LEXEMES}`)}::tsquery AS pair_q,
       string_agg(quote_literal(lex), ' | ')::tsquery AS any_q,
-      string_agg(quote_literal(lex), ' | ') FILTER (WHERE rn <= ${FALLBACK_LEXEMES})::tsquery AS rarest_q,
-      -- Tier 1 can hold more than the cap: its rows hold a rare word, and the rare words' rows add up past it.
-      coalesce(sum(frac) FILTER (WHERE frac <= ${rare} AND rn <= ${PAIR_LEXEMES}), 0) * (SELECT n FROM ${a}_s) > ${cap} AS spills
+      string_agg(quote_literal(lex), ' | ') FILTER (WHERE rn <= ${FALLBACK_LEXEMES})::tsquery AS rarest_q
     FROM ${a}_w
   ),
-  ${cascade(
-    `${a}_c1`,
-    [
-      // Where every row fits, one scan; else the pairs, then the title hits. The guards are one-time
-      // filters: a tier whose guard fails reads nothing.
-      `NOT (SELECT spills FROM ${a}_p) AND (${title} @@ (SELECT title_q FROM ${a}_p) OR search_vector @@ (SELECT pair_q FROM ${a}_p))`,
-      `(SELECT spills FROM ${a}_p) AND search_vector @@ (SELECT pair_q FROM ${a}_p)`,
-      `(SELECT spills FROM ${a}_p) AND ${title} @@ (SELECT title_q FROM ${a}_p)`,
-    ],
-    cap,
-    columns,
-    t,
-    a,
-  )},
+  ${cascade(`${a}_c1`, [`search_vector @@ (SELECT pair_q FROM ${a}_p)`, `${title} @@ (SELECT title_q FROM ${a}_p)`], cap, columns, t, a)},
   ${a}_c2 AS MATERIALIZED (
     SELECT ${columns} FROM ${t.table}
     WHERE NOT (SELECT exact FROM ${a}_mode) AND ${title} @@ (SELECT title_wide_q FROM ${a}_p) AND (SELECT count(*) FROM ${a}_c1) < ${PER_LIST}
