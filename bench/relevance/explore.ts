@@ -169,9 +169,10 @@ async function encoded(set: string, texts: string[]): Promise<Map<string, number
   return cache;
 }
 
-function meanOf(vs: number[][]): number[] {
-  const m = new Array<number>(512).fill(0);
-  for (const x of vs) for (let i = 0; i < 512; i++) m[i] = (m[i] as number) + (x[i] as number) / vs.length;
+/** The element-wise mean of equal-length vectors. */
+function meanVector(vs: number[][]): number[] {
+  const m = new Array<number>(vs[0]?.length ?? 0).fill(0);
+  for (const x of vs) for (let i = 0; i < m.length; i++) m[i] = (m[i] as number) + (x[i] as number) / vs.length;
   return m;
 }
 
@@ -184,7 +185,7 @@ async function faqMean(names: string[]): Promise<number[]> {
     const cache = await encoded(name, texts);
     for (const t of texts) all.push(cache.get(t) as number[]);
   }
-  return meanOf(all);
+  return meanVector(all);
 }
 
 const SETS = readdirSync(DATA_DIR)
@@ -247,8 +248,8 @@ for (const set of SETS) {
     const docV = docTexts.map((t) =>
       v.docCorrect ? combine(correct(t, 'add'), cache.get(correct(t, 'replace')) as number[], v) : combine(t, cache.get(t) as number[], v),
     );
-    const docMean = new Array<number>(768).fill(0);
-    for (const d of docV) for (let i = 0; i < 768; i++) docMean[i] = (docMean[i] as number) + (d[i] as number) / docV.length;
+    // The FAQs' mean vector, for `qcenter` only.
+    const docMean = v.qcenter ? meanVector(docV) : [];
     const acc = { vp1: 0, vmrr: 0, vhit: 0, fp1: 0, fmrr: 0, fhit: 0, t80: 0, u80: 0, unrel: 0, blocked: 0, right: 0 };
     const tops: [number, boolean][] = [];
     for (const [qi, q] of queries.entries()) {
