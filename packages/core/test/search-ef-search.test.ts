@@ -1,4 +1,4 @@
-import { createSearchService, HNSW_EF_SEARCH } from '@cfaq/core';
+import { createSearchService, EF_SEARCH_MAX, HNSW_EF_SEARCH, nearestFaqProposals, scaledEfSearch } from '@cfaq/core';
 import { createTestContext, type TestContext } from '@cfaq/testkit';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -50,6 +50,40 @@ describe('SEARCH_HNSW_EF_SEARCH', () => {
       expect(await ef()).toBe('123');
       await run(['community']);
       expect(await ef()).toBe('45');
+    } finally {
+      await search.close();
+      await pool.end();
+    }
+  });
+});
+
+describe("the FAQ graph's candidate list grows with the table", () => {
+  it('keeps the setting up to 100,000 rows, then grows in proportion, at most 1000', () => {
+    expect(scaledEfSearch(150, 0)).toBe(150);
+    expect(scaledEfSearch(150, 100_000)).toBe(150);
+    expect(scaledEfSearch(150, 300_000)).toBe(450);
+    expect(scaledEfSearch(150, 5_000_000)).toBe(EF_SEARCH_MAX);
+    expect(scaledEfSearch(1000, 300_000)).toBe(1000);
+    expect(scaledEfSearch(150, Number.NaN)).toBe(150);
+  });
+
+  it('runs FAQ lists (and the knowledge match) at the grown list once the planner counts 300,000 FAQs; posts keep theirs', async () => {
+    t = await createTestContext({ env: { SEARCH_HNSW_EF_SEARCH: '150', SEARCH_HNSW_EF_SEARCH_POSTS: '60' } });
+    // The planner's estimate is what the runner reads (pg_class.reltuples, kept by ANALYZE).
+    await t.ctx.pool.query("UPDATE pg_class SET reltuples = 300000 WHERE oid = 'faqs'::regclass");
+    const pool = new pg.Pool({ connectionString: t.url, max: 1 });
+    const search = createSearchService({ ...t.ctx, pool });
+    const ef = async () => (await pool.query<{ ef: string }>("SELECT current_setting('hnsw.ef_search') AS ef")).rows[0]?.ef;
+    const run = (sources: ('faq' | 'community')[]) =>
+      search.searchSources({ query: 'how do i reset my password', sources, modes: ['vector', 'text'] });
+    try {
+      await run(['faq']);
+      expect(await ef()).toBe('450');
+      await run(['community']);
+      expect(await ef()).toBe('60');
+      const program = (await pool.query<{ id: string }>('SELECT id FROM batches WHERE is_default')).rows[0]?.id ?? null;
+      await nearestFaqProposals({ pool, config: t.ctx.config }, program, [Array.from({ length: 768 }, (_, i) => (i === 0 ? 1 : 0))]);
+      expect(await ef()).toBe('450');
     } finally {
       await search.close();
       await pool.end();

@@ -114,7 +114,7 @@ export const ConfigSchema = T.Object({
     150,
     10,
     1000,
-    'candidate list of each vector sub-search in the HNSW index (hnsw.ef_search): higher finds more of the true nearest rows (recall) for more time per search; bench/search measures both. Posts have their own (SEARCH_HNSW_EF_SEARCH_POSTS)',
+    "candidate list of each vector sub-search in the HNSW index (hnsw.ef_search): higher finds more of the true nearest rows (recall) for more time per search; bench/search measures both. Past 100,000 FAQs the FAQ lists' grows in proportion to the table's rows (450 at 300,000, at most 1000), as a larger graph needs a longer list for the same recall. Posts have their own (SEARCH_HNSW_EF_SEARCH_POSTS)",
   ),
   SEARCH_HNSW_EF_SEARCH_POSTS: Int(
     60,

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { toVectorLiteral } from '../embeddings/embedder.js';
 import { spellingCorrections } from '../embeddings/local-embedder.js';
+import { faqRowEstimate, scaledEfSearch } from './graph-size.js';
 import { buildHybridSql, type HybridRow, type HybridSqlOptions } from './hybrid-sql.js';
 import type { SearchSource } from './sources.js';
 import { HNSW_EF_SEARCH, MAX_RESULTS } from './tuning.js';
@@ -80,7 +81,7 @@ export interface HybridValues {
   /** null: text-only (the embedder failed or vector mode is off). */
   embedding: readonly number[] | null;
   programId: string;
-  /** hnsw.ef_search (the SEARCH_HNSW_EF_SEARCH setting); HNSW_EF_SEARCH when omitted. */
+  /** hnsw.ef_search (the SEARCH_HNSW_EF_SEARCH setting; for FAQs grown past 100,000 rows: graph-size.ts); HNSW_EF_SEARCH when omitted. */
   efSearch?: number | undefined;
   /** hnsw.ef_search of the posts' vector list (SEARCH_HNSW_EF_SEARCH_POSTS); `efSearch` when omitted. */
   efSearchPosts?: number | undefined;
@@ -88,12 +89,14 @@ export interface HybridValues {
 
 /**
  * The candidate list a statement runs with: each source's own (the posts' for posts, `efSearch` for
- * the others), and over several sources, which share one session setting, the largest (no source's
- * recall drops below its own setting's).
+ * the others, grown with the table for FAQs: graph-size.ts), and over several sources, which share one
+ * session setting, the largest (no source's recall drops below its own setting's).
  */
-function efSearchFor(sources: readonly SearchSource[], v: HybridValues): number {
+function efSearchFor(sources: readonly SearchSource[], v: HybridValues, faqRows: number): number {
   const base = v.efSearch ?? HNSW_EF_SEARCH;
-  return Math.max(...sources.map((s) => (s === 'community' ? (v.efSearchPosts ?? base) : base)));
+  return Math.max(
+    ...sources.map((s) => (s === 'community' ? (v.efSearchPosts ?? base) : s === 'faq' ? scaledEfSearch(base, faqRows) : base)),
+  );
 }
 
 export interface RunHybridParams extends HybridSqlOptions, HybridValues {}
@@ -102,7 +105,9 @@ export interface RunHybridParams extends HybridSqlOptions, HybridValues {}
 export async function runHybridStatement(pool: pg.Pool, statement: HybridStatement, v: HybridValues): Promise<HybridRow[]> {
   const client = await pool.connect();
   try {
-    await prepareSearchConnection(client, efSearchFor(statement.sources ?? ['faq', 'community'], v));
+    const sources = statement.sources ?? ['faq', 'community'];
+    const faqRows = sources.includes('faq') ? await faqRowEstimate(pool, client) : 0;
+    await prepareSearchConnection(client, efSearchFor(sources, v, faqRows));
     if (prepared.get(client)?.ownSession) ownSessionPools.add(pool);
     const values = [v.query, v.embedding ? toVectorLiteral(v.embedding) : null, v.programId];
     const res = await client.query<HybridRow>(

@@ -53,6 +53,8 @@ export const SNIPPET_CHARS = 240;
  * 160) 0.966-0.970 and 0.980-0.984. The step from 60 to 100 costs about 0.3 ms on the FAQ vector
  * sub-query and 0.9 ms on the posts one. On h19s's seeds (2026-11-23) 100 gave 0.948 for 100k posts and
  * 0.900 for 300k FAQs, under the 0.95 target; 150 gave 0.974 and 0.956 (all four at or above 0.956).
+ * Later 300k FAQ builds gave 0.876-0.946 at 150, so past 100k rows the FAQ lists' grows with the table
+ * (graph-size.ts).
  */
 export const HNSW_EF_SEARCH = 150;
 
