@@ -9,10 +9,21 @@ afterEach(async () => {
   t = undefined;
 });
 
+/**
+ * A pool of one connection over the test's database. Its client keeps a no-op error listener: pool.end()
+ * resolves before the client's connection has closed, and dropping the database then terminates it
+ * with a FATAL that would otherwise surface as an uncaught error.
+ */
+function poolOfOne(url: string): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  pool.on('connect', (client) => client.on('error', () => {}));
+  return pool;
+}
+
 /** The hnsw.ef_search of the one connection a search ran on (a pool of one, so it is that connection). */
 async function efSearchAfterSearch(env: Record<string, string>): Promise<string> {
   t = await createTestContext({ env });
-  const pool = new pg.Pool({ connectionString: t.url, max: 1 });
+  const pool = poolOfOne(t.url);
   const search = createSearchService({ ...t.ctx, pool });
   try {
     await search.search({ query: 'how do i reset my password' });
@@ -35,7 +46,7 @@ describe('SEARCH_HNSW_EF_SEARCH', () => {
 
   it('gives posts their own (SEARCH_HNSW_EF_SEARCH_POSTS) and moves the connection back for the other sources', async () => {
     t = await createTestContext({ env: { SEARCH_HNSW_EF_SEARCH: '123', SEARCH_HNSW_EF_SEARCH_POSTS: '45' } });
-    const pool = new pg.Pool({ connectionString: t.url, max: 1 });
+    const pool = poolOfOne(t.url);
     const search = createSearchService({ ...t.ctx, pool });
     const ef = async () => (await pool.query<{ ef: string }>("SELECT current_setting('hnsw.ef_search') AS ef")).rows[0]?.ef;
     const run = (sources: ('faq' | 'community')[]) =>
@@ -71,7 +82,7 @@ describe("the FAQ graph's candidate list grows with the table", () => {
     t = await createTestContext({ env: { SEARCH_HNSW_EF_SEARCH: '150', SEARCH_HNSW_EF_SEARCH_POSTS: '60' } });
     // The planner's estimate is what the runner reads (pg_class.reltuples, kept by ANALYZE).
     await t.ctx.pool.query("UPDATE pg_class SET reltuples = 300000 WHERE oid = 'faqs'::regclass");
-    const pool = new pg.Pool({ connectionString: t.url, max: 1 });
+    const pool = poolOfOne(t.url);
     const search = createSearchService({ ...t.ctx, pool });
     const ef = async () => (await pool.query<{ ef: string }>("SELECT current_setting('hnsw.ef_search') AS ef")).rows[0]?.ef;
     const run = (sources: ('faq' | 'community')[]) =>
