@@ -10,13 +10,13 @@ afterEach(async () => {
 });
 
 /**
- * A pool of one connection over the test's database. Its client keeps a no-op error listener: pool.end()
- * resolves before the client's connection has closed, and dropping the database then terminates it
- * with a FATAL that would otherwise surface as an uncaught error.
+ * A pool of one connection over the test's database. It ignores its idle client's errors, as the app's
+ * pools do (createPool): pool.end() resolves before the client's connection has closed, and dropping the
+ * database then terminates it with a FATAL that the pool re-emits, uncaught without a listener.
  */
 function poolOfOne(url: string): pg.Pool {
   const pool = new pg.Pool({ connectionString: url, max: 1 });
-  pool.on('connect', (client) => client.on('error', () => {}));
+  pool.on('error', () => {});
   return pool;
 }
 
