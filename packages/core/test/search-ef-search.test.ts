@@ -20,6 +20,24 @@ function poolOfOne(url: string): pg.Pool {
   return pool;
 }
 
+/** A search service over a pool of one (so every statement runs on one connection) and that connection's ef_search. */
+async function searchOnOneConnection(env: Record<string, string>, before?: (t: TestContext) => Promise<unknown>) {
+  t = await createTestContext({ env });
+  await before?.(t);
+  const pool = poolOfOne(t.url);
+  const search = createSearchService({ ...t.ctx, pool });
+  return {
+    pool,
+    ef: async () => (await pool.query<{ ef: string }>("SELECT current_setting('hnsw.ef_search') AS ef")).rows[0]?.ef,
+    run: (sources: ('faq' | 'community')[]) =>
+      search.searchSources({ query: 'how do i reset my password', sources, modes: ['vector', 'text'] }),
+    close: async () => {
+      await search.close();
+      await pool.end();
+    },
+  };
+}
+
 /** The hnsw.ef_search of the one connection a search ran on (a pool of one, so it is that connection). */
 async function efSearchAfterSearch(env: Record<string, string>): Promise<string> {
   t = await createTestContext({ env });
@@ -45,12 +63,7 @@ describe('SEARCH_HNSW_EF_SEARCH', () => {
   });
 
   it('gives posts their own (SEARCH_HNSW_EF_SEARCH_POSTS) and moves the connection back for the other sources', async () => {
-    t = await createTestContext({ env: { SEARCH_HNSW_EF_SEARCH: '123', SEARCH_HNSW_EF_SEARCH_POSTS: '45' } });
-    const pool = poolOfOne(t.url);
-    const search = createSearchService({ ...t.ctx, pool });
-    const ef = async () => (await pool.query<{ ef: string }>("SELECT current_setting('hnsw.ef_search') AS ef")).rows[0]?.ef;
-    const run = (sources: ('faq' | 'community')[]) =>
-      search.searchSources({ query: 'how do i reset my password', sources, modes: ['vector', 'text'] });
+    const { ef, run, close } = await searchOnOneConnection({ SEARCH_HNSW_EF_SEARCH: '123', SEARCH_HNSW_EF_SEARCH_POSTS: '45' });
     try {
       // One statement over both (the pool is not known yet to give sessions of their own): the larger.
       await run(['faq', 'community']);
@@ -62,8 +75,7 @@ describe('SEARCH_HNSW_EF_SEARCH', () => {
       await run(['community']);
       expect(await ef()).toBe('45');
     } finally {
-      await search.close();
-      await pool.end();
+      await close();
     }
   });
 });
@@ -79,25 +91,22 @@ describe("the FAQ graph's candidate list grows with the table", () => {
   });
 
   it('runs FAQ lists (and the knowledge match) at the grown list once the planner counts 300,000 FAQs; posts keep theirs', async () => {
-    t = await createTestContext({ env: { SEARCH_HNSW_EF_SEARCH: '150', SEARCH_HNSW_EF_SEARCH_POSTS: '60' } });
     // The planner's estimate is what the runner reads (pg_class.reltuples, kept by ANALYZE).
-    await t.ctx.pool.query("UPDATE pg_class SET reltuples = 300000 WHERE oid = 'faqs'::regclass");
-    const pool = poolOfOne(t.url);
-    const search = createSearchService({ ...t.ctx, pool });
-    const ef = async () => (await pool.query<{ ef: string }>("SELECT current_setting('hnsw.ef_search') AS ef")).rows[0]?.ef;
-    const run = (sources: ('faq' | 'community')[]) =>
-      search.searchSources({ query: 'how do i reset my password', sources, modes: ['vector', 'text'] });
+    const { pool, ef, run, close } = await searchOnOneConnection({ SEARCH_HNSW_EF_SEARCH: '150', SEARCH_HNSW_EF_SEARCH_POSTS: '60' }, (c) =>
+      c.ctx.pool.query("UPDATE pg_class SET reltuples = 300000 WHERE oid = 'faqs'::regclass"),
+    );
     try {
       await run(['faq']);
       expect(await ef()).toBe('450');
       await run(['community']);
       expect(await ef()).toBe('60');
       const program = (await pool.query<{ id: string }>('SELECT id FROM batches WHERE is_default')).rows[0]?.id ?? null;
-      await nearestFaqProposals({ pool, config: t.ctx.config }, program, [Array.from({ length: 768 }, (_, i) => (i === 0 ? 1 : 0))]);
+      await nearestFaqProposals({ pool, config: (t as TestContext).ctx.config }, program, [
+        Array.from({ length: 768 }, (_, i) => (i === 0 ? 1 : 0)),
+      ]);
       expect(await ef()).toBe('450');
     } finally {
-      await search.close();
-      await pool.end();
+      await close();
     }
   });
 });
