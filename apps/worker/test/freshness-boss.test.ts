@@ -49,6 +49,11 @@ describe('through pg-boss', () => {
         freshnessTier: 'seasonal',
         reviewIntervalDays: 15,
         lastVerifiedDate: new Date(clock.now().getTime() - 16 * DAY_MS),
+        // Already embedded by the current model: the worker's on-start embeddings backfill would
+        // otherwise update (lock) this row while the check runs, and the check skips locked rows.
+        embedding: (await t.ctx.embedder.embed(['Due through boss?\na']))[0],
+        embeddedAt: clock.now(),
+        embeddingModel: t.ctx.embedder.model,
       })
       .returning({ id: faqs.id });
     const jobId = await ctx.jobs.send(freshnessCheckJob, {});
