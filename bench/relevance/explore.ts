@@ -57,8 +57,6 @@ interface Variant {
    */
   qcenter?: number;
 }
-/** The mean the variant being measured subtracts (combine() reads it). */
-let MEAN: number[] | null = null;
 
 const DATA_DIR = join(import.meta.dirname, 'data');
 const ONLY = process.env.BENCH_RELEVANCE_DATA?.split(',').map((s) => s.trim());
@@ -133,7 +131,8 @@ function lexical(vec: Float64Array, dims: number, text: string, v: Variant) {
     for (let j = 0; j + 3 <= padded.length; j++) add(`c:${padded.slice(j, j + 3)}`, (v.tri ?? 0.25) * wt);
   }
 }
-function combine(text: string, sentence: number[], v: Variant): number[] {
+/** `mean`: the encoder vector the variant subtracts (`center`), or null. */
+function combine(text: string, sentence: number[], v: Variant, mean: number[] | null): number[] {
   const gloveDims = v.glove > 0 ? 100 : 0;
   const useDims = v.use > 0 ? 512 : 0;
   const dims = 767;
@@ -142,8 +141,8 @@ function combine(text: string, sentence: number[], v: Variant): number[] {
   if (v.lex > 0) lexical(vec, lexDims, text, v);
   if (gloveDims) semanticPart(vec, lexDims, text);
   const s = lexDims + gloveDims;
-  const cw = MEAN ? (v.centerWeight ?? 1) : 0;
-  if (useDims) for (let i = 0; i < 512; i++) vec[s + i] = (sentence[i] as number) - cw * (MEAN?.[i] ?? 0);
+  const cw = mean ? (v.centerWeight ?? 1) : 0;
+  if (useDims) for (let i = 0; i < 512; i++) vec[s + i] = (sentence[i] as number) - cw * (mean?.[i] ?? 0);
   for (const [from, to, share] of [
     [0, lexDims, v.lex],
     [lexDims, s, v.glove],
@@ -244,9 +243,11 @@ for (const set of SETS) {
     other: variants.some((v) => v.center === 'other') ? await faqMean(SETS.filter((x) => x !== ds.name)) : null,
   };
   for (const v of variants) {
-    MEAN = v.center ? means[v.center] : null;
+    const mean = v.center ? means[v.center] : null;
     const docV = docTexts.map((t) =>
-      v.docCorrect ? combine(correct(t, 'add'), cache.get(correct(t, 'replace')) as number[], v) : combine(t, cache.get(t) as number[], v),
+      v.docCorrect
+        ? combine(correct(t, 'add'), cache.get(correct(t, 'replace')) as number[], v, mean)
+        : combine(t, cache.get(t) as number[], v, mean),
     );
     // The FAQs' mean vector, for `qcenter` only.
     const docMean = v.qcenter ? meanVector(docV) : [];
@@ -257,7 +258,7 @@ for (const set of SETS) {
       const qt = qNorm[qi] as string;
       const useText = v.useCorrect ? correct(qt, 'replace') : qt;
       const lexText = v.correct && v.correct !== 'none' ? correct(qt, v.correct) : qt;
-      const qv = combine(lexText, cache.get(useText) as number[], v);
+      const qv = combine(lexText, cache.get(useText) as number[], v, mean);
       const vs = docV.map((d) => cosineSimilarity(qv, d));
       const qc = v.qcenter ? qv.map((x, i) => x - (v.qcenter as number) * (docMean[i] as number)) : qv;
       const rs = v.qcenter ? docV.map((d) => cosineSimilarity(qc, d)) : vs;

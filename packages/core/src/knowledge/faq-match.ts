@@ -2,10 +2,9 @@ import type { CoreContext } from '../context.js';
 import { embeddingText } from '../embeddings/embed-row.js';
 import { toVectorLiteral } from '../embeddings/embedder.js';
 import { PUBLIC_FAQ_SQL } from '../faqs/visibility.js';
-import { faqRowEstimate, scaledEfSearch } from '../search/graph-size.js';
+import { faqEfSearch } from '../search/graph-size.js';
 import { prepareSearchConnection } from '../search/hybrid-runner.js';
 import { DUPLICATE_THRESHOLD } from '../search/service.js';
-import { HNSW_EF_SEARCH } from '../search/tuning.js';
 
 /**
  * "Update FAQ X" instead of a new FAQ. A meeting insight or a knowledge item often restates a question
@@ -43,8 +42,7 @@ export async function nearestFaqProposals(
   if (vectors.length === 0 || batchId === null) return vectors.map(() => null);
   const client = await ctx.pool.connect();
   try {
-    const base = ctx.config?.SEARCH_HNSW_EF_SEARCH ?? HNSW_EF_SEARCH;
-    await prepareSearchConnection(client, scaledEfSearch(base, await faqRowEstimate(ctx.pool, client)));
+    await prepareSearchConnection(client, await faqEfSearch(ctx.pool, client, ctx.config?.SEARCH_HNSW_EF_SEARCH));
     const { rows } = await client.query<{ i: string; id: string; score: number }>(
       `SELECT u.i, f.id, f.score FROM unnest($1::text[]) WITH ORDINALITY u(v, i)
        CROSS JOIN LATERAL (

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { HNSW_EF_SEARCH } from './tuning.js';
 
 /**
  * The FAQ graph's HNSW candidate list grows with the table. A graph search keeps the same recall only
@@ -38,4 +39,9 @@ export async function faqRowEstimate(pool: pg.Pool, client: pg.PoolClient): Prom
   const n = Number(rows[0]?.n ?? 0);
   faqRows.set(pool, { rows: n, at: Date.now() });
   return n;
+}
+
+/** The FAQ lists' hnsw.ef_search: the setting (`base`), grown with the FAQ table as scaledEfSearch says. */
+export async function faqEfSearch(pool: pg.Pool, client: pg.PoolClient, base: number = HNSW_EF_SEARCH): Promise<number> {
+  return scaledEfSearch(base, await faqRowEstimate(pool, client));
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { toVectorLiteral } from '../embeddings/embedder.js';
 import { spellingCorrections } from '../embeddings/local-embedder.js';
-import { faqRowEstimate, scaledEfSearch } from './graph-size.js';
+import { faqEfSearch } from './graph-size.js';
 import { buildHybridSql, type HybridRow, type HybridSqlOptions } from './hybrid-sql.js';
 import type { SearchSource } from './sources.js';
 import { HNSW_EF_SEARCH, MAX_RESULTS } from './tuning.js';
@@ -92,11 +92,9 @@ export interface HybridValues {
  * the others, grown with the table for FAQs: graph-size.ts), and over several sources, which share one
  * session setting, the largest (no source's recall drops below its own setting's).
  */
-function efSearchFor(sources: readonly SearchSource[], v: HybridValues, faqRows: number): number {
+function efSearchFor(sources: readonly SearchSource[], v: HybridValues, faqEf: number): number {
   const base = v.efSearch ?? HNSW_EF_SEARCH;
-  return Math.max(
-    ...sources.map((s) => (s === 'community' ? (v.efSearchPosts ?? base) : s === 'faq' ? scaledEfSearch(base, faqRows) : base)),
-  );
+  return Math.max(...sources.map((s) => (s === 'community' ? (v.efSearchPosts ?? base) : s === 'faq' ? faqEf : base)));
 }
 
 export interface RunHybridParams extends HybridSqlOptions, HybridValues {}
@@ -106,8 +104,8 @@ export async function runHybridStatement(pool: pg.Pool, statement: HybridStateme
   const client = await pool.connect();
   try {
     const sources = statement.sources ?? ['faq', 'community'];
-    const faqRows = sources.includes('faq') ? await faqRowEstimate(pool, client) : 0;
-    await prepareSearchConnection(client, efSearchFor(sources, v, faqRows));
+    const faqEf = sources.includes('faq') ? await faqEfSearch(pool, client, v.efSearch) : 0;
+    await prepareSearchConnection(client, efSearchFor(sources, v, faqEf));
     if (prepared.get(client)?.ownSession) ownSessionPools.add(pool);
     const values = [v.query, v.embedding ? toVectorLiteral(v.embedding) : null, v.programId];
     const res = await client.query<HybridRow>(
