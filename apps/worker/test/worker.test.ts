@@ -118,6 +118,38 @@ describe('worker', () => {
     expect(dead?.[0]?.data).toEqual({ n: 1 });
   });
 
+  it('drains a backlog of a batched queue fetch after fetch, without waiting a poll between full batches', async () => {
+    const drainJob = defineJob({
+      name: 'test.drain-backlog',
+      payload: T.Object({ n: T.Integer() }),
+      policy: { ...DEFAULT_POLICY, retryLimit: 0 },
+      batchSize: 20,
+      handler: async () => null,
+    });
+    await ensureQueues(boss, [drainJob]);
+    const ids = Array.from({ length: 60 }, () => randomUUID());
+    await boss.insert(
+      drainJob.name,
+      ids.map((id, n) => ({ id, data: { n } })),
+    );
+    watchJobs(boss, [drainJob]);
+    const drainWorker = await startWorker(t.ctx, boss, [drainJob]);
+    try {
+      const outcomes = await Promise.all(ids.map((id) => settled(boss, drainJob, id)));
+      expect(outcomes.every((o) => o.state === 'completed')).toBe(true);
+      const { rows } = await t.ctx.pool.query<{ started: Date }>(
+        'SELECT DISTINCT started_on AS started FROM pgboss.job WHERE name = $1 ORDER BY 1',
+        [drainJob.name],
+      );
+      expect(rows).toHaveLength(3); // three full fetches of twenty
+      // Polling alone would put the third fetch at least two intervals (2 s each) after the first.
+      const spreadMs = (rows[2] as { started: Date }).started.getTime() - (rows[0] as { started: Date }).started.getTime();
+      expect(spreadMs).toBeLessThan(2000);
+    } finally {
+      await drainWorker.stop(2000);
+    }
+  });
+
   it('settles each job of a fetched batch on its own: a bad payload and a throwing handler fail only themselves', async () => {
     const ran: number[] = [];
     const batchJob = defineJob({
