@@ -28,6 +28,7 @@ async function searchOnOneConnection(env: Record<string, string>, before?: (t: T
   const search = createSearchService({ ...t.ctx, pool });
   return {
     pool,
+    search,
     ef: async () => (await pool.query<{ ef: string }>("SELECT current_setting('hnsw.ef_search') AS ef")).rows[0]?.ef,
     run: (sources: ('faq' | 'community')[]) =>
       search.searchSources({ query: 'how do i reset my password', sources, modes: ['vector', 'text'] }),
@@ -38,18 +39,14 @@ async function searchOnOneConnection(env: Record<string, string>, before?: (t: T
   };
 }
 
-/** The hnsw.ef_search of the one connection a search ran on (a pool of one, so it is that connection). */
+/** The hnsw.ef_search of the one connection POST /search ran on (a pool of one, so it is that connection). */
 async function efSearchAfterSearch(env: Record<string, string>): Promise<string> {
-  t = await createTestContext({ env });
-  const pool = poolOfOne(t.url);
-  const search = createSearchService({ ...t.ctx, pool });
+  const { search, ef, close } = await searchOnOneConnection(env);
   try {
     await search.search({ query: 'how do i reset my password' });
-    const { rows } = await pool.query<{ ef: string }>("SELECT current_setting('hnsw.ef_search') AS ef");
-    return rows[0]?.ef ?? '';
+    return (await ef()) ?? '';
   } finally {
-    await search.close();
-    await pool.end();
+    await close();
   }
 }
 
