@@ -14,6 +14,7 @@ import {
   toVectorLiteral,
 } from '@cfaq/core';
 import { createTestContext, type TestContext } from '@cfaq/testkit';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 let t: TestContext;
@@ -83,16 +84,28 @@ describe('hybrid search statement', () => {
     try {
       await prepareSearchConnection(client);
       await client.query('BEGIN');
+      // As on large tables, where a program's rows are too many to filter one by one: the knowledge
+      // tables get rows of their own, and the indexes on program and status go.
       await client.query(
         'DROP INDEX transcript_knowledge_batch_idx, transcript_knowledge_status_idx, document_insights_batch_idx, document_insights_status_idx; SET LOCAL enable_seqscan = off',
       );
+      for (const table of ['transcript_knowledge', 'document_insights']) {
+        await client.query(
+          `INSERT INTO ${table} (batch_id, title, content, status, embedding)
+           SELECT $1, 'row ' || i, 'text of row ' || i, 'approved', (SELECT embedding FROM faqs WHERE embedding IS NOT NULL LIMIT 1)
+           FROM generate_series(1, 500) i`,
+          [programId],
+        );
+        await client.query(`ANALYZE ${table}`);
+      }
       const q = 'how do I use alpha with item7';
       const sql = buildHybridSql({ sources: HYBRID_SEARCH_SOURCES });
       const res = await client.query(`EXPLAIN ${sql}`, [q, toVectorLiteral(embedText(q)), programId]);
       await client.query('ROLLBACK');
       const plan = res.rows.map((r) => r['QUERY PLAN'] as string).join('\n');
       for (const table of ['transcript_knowledge', 'document_insights']) {
-        for (const index of ['embedding_hnsw_idx', 'search_vector_idx', 'title_tsv_idx']) expect(plan).toContain(`${table}_${index}`);
+        for (const index of ['embedding_hnsw_idx', 'search_vector_idx', 'title_tsv_idx', 'search_length_idx', 'unembedded_idx'])
+          expect(plan).toContain(`${table}_${index}`);
       }
       expect(plan).not.toMatch(/Seq Scan on (transcript_knowledge|document_insights)/);
     } finally {
@@ -235,17 +248,39 @@ describe('hybrid search statement', () => {
 
   it('scores BM25 as written: k1, b, a body occurrence worth BODY_WEIGHT of a title one, lengths in distinct words', async () => {
     // At 400 rows every match is a candidate and document frequencies are counted exactly, so each
-    // textScore can be recomputed here from the rows' own tsvectors.
-    const faq = SOURCE_TABLES.faq;
-    const { rows: entries } = await t.ctx.pool.query<{ id: string; lexeme: string; weights: string[]; len: number }>(
+    // textScore can be recomputed here from the rows' own tsvectors. BM25's average length is the
+    // candidates' for FAQs, and the program's visible rows' where the table stores each row's length
+    // (the knowledge tables): there, inside a rolled-back transaction, the FAQs' rows copied as
+    // approved, and long rows pending review that count in N but in neither the average nor the ranking.
+    const client = await t.ctx.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(
+        `INSERT INTO transcript_knowledge (batch_id, title, content, status)
+         SELECT batch_id, question, answer, 'approved'::knowledge_status FROM faqs WHERE ${SOURCE_TABLES.faq.visible.replaceAll('$3', '$1')}
+         UNION ALL
+         SELECT $1, 'alpha golf kilo pending ' || i, repeat('charlie mike november oscar papa item7 words ', 20) || i, 'pending_review'
+         FROM generate_series(1, 40) i`,
+        [programId],
+      );
+      for (const source of ['faq', 'transcript_knowledge'] as const) await expectBm25AsWritten(client, source);
+    } finally {
+      await client.query('ROLLBACK');
+      client.release();
+    }
+  });
+
+  async function expectBm25AsWritten(client: pg.PoolClient, source: 'faq' | 'transcript_knowledge') {
+    const src = SOURCE_TABLES[source];
+    const { rows: entries } = await client.query<{ id: string; lexeme: string; weights: string[]; len: number }>(
       `SELECT f.id, u.lexeme, u.weights, length(f.search_vector) AS len
-       FROM faqs f, unnest(f.search_vector) u WHERE ${faq.visible.replaceAll('$3', '$1')}`,
+       FROM ${src.table} f, unnest(f.search_vector) u WHERE ${src.visible.replaceAll('$3', '$1')}`,
       [programId],
     );
     const n = Number(
       (
-        await t.ctx.pool.query<{ n: number }>(
-          "SELECT CASE WHEN reltuples > 0 THEN reltuples ELSE (SELECT count(*) FROM faqs) END AS n FROM pg_class WHERE oid = 'faqs'::regclass",
+        await client.query<{ n: number }>(
+          `SELECT CASE WHEN reltuples > 0 THEN reltuples ELSE (SELECT count(*) FROM ${src.table}) END AS n FROM pg_class WHERE oid = '${src.table}'::regclass`,
         )
       ).rows[0]?.n,
     );
@@ -257,10 +292,11 @@ describe('hybrid search statement', () => {
     }
     for (const query of ['charlie golf kilo', 'alpha', 'mike november oscar papa item7']) {
       const words = (
-        await t.ctx.pool.query<{ w: string }>("SELECT unnest(tsvector_to_array(to_tsvector('english', $1))) AS w", [query])
+        await client.query<{ w: string }>("SELECT unnest(tsvector_to_array(to_tsvector('english', $1))) AS w", [query])
       ).rows.map((r) => r.w);
       const candidates = [...docs.values()].filter((d) => words.some((w) => d.tf.has(w)));
-      const avg = candidates.reduce((s, d) => s + d.len, 0) / candidates.length;
+      const averaged = src.lengthColumn ? [...docs.values()] : candidates;
+      const avg = averaged.reduce((s, d) => s + d.len, 0) / averaged.length;
       const idf = new Map(
         words.map((w) => {
           const df = candidates.filter((d) => d.tf.has(w)).length;
@@ -280,16 +316,16 @@ describe('hybrid search statement', () => {
           return [id, s / total];
         }),
       );
-      const sql = buildHybridSql({ sources: ['faq'], modes: ['text'], filter: false });
-      const ranked = (await t.ctx.pool.query(sql, [query, null, programId])).rows as { id: string; textScore: number }[];
-      expect(ranked, query).toHaveLength(5);
+      const sql = buildHybridSql({ sources: [source], modes: ['text'], filter: false });
+      const ranked = (await client.query(sql, [query, null, programId])).rows as { id: string; textScore: number }[];
+      expect(ranked, `${source} ${query}`).toHaveLength(5);
       const best = [...expected.values()].sort((a, b) => b - a);
       for (const [i, r] of ranked.entries()) {
-        expect(r.textScore, `${query}: ${r.id}`).toBeCloseTo(expected.get(r.id) as number, 9);
-        expect(r.textScore, `${query}: rank ${i + 1}`).toBeCloseTo(best[i] as number, 9);
+        expect(r.textScore, `${source} ${query}: ${r.id}`).toBeCloseTo(expected.get(r.id) as number, 9);
+        expect(r.textScore, `${source} ${query}: rank ${i + 1}`).toBeCloseTo(best[i] as number, 9);
       }
     }
-  });
+  }
 
   it('finds rows holding only one of the query words, in their body, when nothing matches better', async () => {
     const tag = Date.now().toString(36);
@@ -335,7 +371,9 @@ describe('hybrid search statement', () => {
         ['pulsarx one', 'other text'],
         ['pulsarx two', 'more text'],
         weakOnly,
-        ...Array.from({ length: 5 }, (_, i) => [`alphax betax ${i}`, 'plain words']),
+        ...Array.from({ length: 5 }, (_, i) => [`alphax filler ${i}`, 'plain words and more of them']),
+        ['betax one', 'other words'],
+        ['betax two', 'more words'],
         ['gammax one', 'other words'],
         ['gammax two', 'more words'],
       ] as [string, string][]) {

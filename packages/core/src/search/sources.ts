@@ -36,6 +36,14 @@ export interface SourceTable {
    * the index count's heap visits (bench/search: two rare words, 3-12 % more a statement).
    */
   gateWeakRows: boolean;
+  /**
+   * A stored `length(search_vector)` column (migration 0034) with an index over the visible rows: BM25's
+   * average document length is then the program's visible rows' (the collection average; a sample of
+   * LENGTH_SAMPLE_ROWS beyond that many), read index-only. Without one it is the candidates' average
+   * (FAQs and posts: the visible rows are too many to average per search, and their candidates are
+   * read anyway).
+   */
+  lengthColumn?: string;
 }
 
 export const SOURCE_TABLES: Readonly<Record<SearchSource, SourceTable>> = {
@@ -68,6 +76,7 @@ export const SOURCE_TABLES: Readonly<Record<SearchSource, SourceTable>> = {
     body: 'content',
     visible: "batch_id = $3 AND status = 'approved'",
     gateWeakRows: true,
+    lengthColumn: 'search_length',
   },
   document_insight: {
     source: 'document_insight',
@@ -78,5 +87,6 @@ export const SOURCE_TABLES: Readonly<Record<SearchSource, SourceTable>> = {
     body: 'content',
     visible: "batch_id = $3 AND status = 'approved'",
     gateWeakRows: true,
+    lengthColumn: 'search_length',
   },
 };

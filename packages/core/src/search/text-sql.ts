@@ -6,6 +6,7 @@ import {
   EXACT_ROWS,
   FALLBACK_LEXEMES,
   FALLBACK_ROWS,
+  LENGTH_SAMPLE_ROWS,
   PAIR_LEXEMES,
   PER_LIST,
   type TextTuning,
@@ -118,9 +119,10 @@ function occurrences(weights: string, sv: string): string {
 
 /**
  * What every candidate row carries: its length in distinct words (for BM25's average), whether it has
- * no embedding, and its tsvector (detoasted once) only where the row can enter the list: it holds one
- * of the query's strong words (`${a}_k`) or has no embedding. A row holding only weak words is counted
- * in the average length and never copied, matched word by word or scored.
+ * no embedding, and, gated, its tsvector (detoasted once) only where the row can enter the list: it
+ * holds one of the query's strong words (`${a}_k`) or has no embedding. A row of the title tiers holding
+ * only weak words is counted in the candidates' average length and never matched word by word or scored;
+ * in exact mode such rows are not even read (`${a}_x`).
  */
 const candidateColumns = (a: string, gate: boolean) =>
   `id, ${
@@ -152,7 +154,8 @@ function bm25Term(a: string, sv: string, len: string): string {
 /**
  * The keyword list: BM25 (Robertson's k1 and b, IDF ln(1 + (N - df + 0.5) / (df + 0.5))) over the
  * candidates, with a body occurrence counting BODY_WEIGHT of a title one, document length as its count
- * of distinct words against the candidates' average, and textScore = the sum over the query's words
+ * of distinct words against an average (the program's visible rows' where the table stores each row's
+ * length, `lengthColumn`: BM25's collection average; else the candidates'), and textScore = the sum over the query's words
  * / its largest possible value, in (0, 1). Document frequencies are exact while the query's words are
  * expected in at most EXACT_ROWS rows (every matching row is then a candidate, and each word's rows
  * are counted in the whole table through its GIN index, as the statistics and the row count are),
@@ -160,16 +163,20 @@ function bm25Term(a: string, sv: string, len: string): string {
  * statement passes TEXT_LIST_MIN_SCORE), except rows without an embedding: the vector list cannot
  * find them (a FAQ written a moment ago, before the worker embedded it, or while the embedder is
  * down), so the keyword list is their only way in. With `minScore`, only those rows and the
- * candidates whose matching words' IDF reaches minScore of the query's are scored: a word's BM25 term
+ * candidates whose matching words' IDF reaches minScore of the query's are kept: a word's BM25 term
  * is below its IDF x (k1 + 1) whatever its frequency, so the others cannot reach the share, and the
- * list is what scoring every candidate gives. Beside the vector list the knowledge tables (about
- * 1,000 rows each in bench/search) are always ranked exactly, every matching row a candidate: of the
- * 600-800 rows a rephrased question matches there, most hold only its common words. So a candidate
- * is copied and scored only if it holds a strong word (`${a}_k`): the weak words are the longest run
- * of the lowest-IDF words whose IDF sums stay under the share, and a row holding only those cannot
- * reach it (on the tables whose `gateWeakRows` says so: sources.ts). On bench/search's rephrased
- * questions that cut the knowledge statements' backend CPU by 21-38 % (6.3 -> 3.9 and 5.5 -> 4.3 ms),
- * with the same results for every query of the three sets.
+ * list is what scoring every candidate gives. (Summing that IDF first and ranking only the rows
+ * passing it cost the FAQ and post statements 1-5 % more, and the knowledge tables' common-word ones
+ * 4-5 %: there nearly every candidate passes; bench/search, paired.) Beside the vector list the knowledge tables
+ * (about 1,000 rows each in bench/search) are always ranked exactly, every matching row a candidate:
+ * of the 600-1,000 rows a rephrased question matches there, most hold only its common words. So only
+ * the rows holding a strong word (`${a}_k`) are read, through the GIN index, and the rows without an
+ * embedding apart: the weak words are the longest run of the lowest-IDF words whose IDF sums stay
+ * under the share, and a row holding only those cannot reach it (on the tables whose `gateWeakRows`
+ * says so: sources.ts). Their average length comes from the stored lengths, so the list is the one
+ * the text-only ranking cuts at the share. On bench/search's rephrased questions gating cut the
+ * knowledge statements' backend CPU by 21-38 % (6.3 -> 3.9 and 5.5 -> 4.3 ms) when the weak rows were
+ * still read for the candidates' average; not reading them took another 20-25 % (README).
  */
 export function textCte(t: SourceTable, tuning: TextTuning, minScore = 0): string {
   const a = `${t.alias}_t`;
@@ -185,11 +192,27 @@ export function textCte(t: SourceTable, tuning: TextTuning, minScore = 0): strin
   // Only beside a vector list (minScore > 0) can a row hold too little of the query to enter.
   const gate = t.gateWeakRows && minScore > 0;
   const columns = candidateColumns(a, gate);
-  const xCte = `  ${a}_x AS MATERIALIZED (
+  const anyWord = `(SELECT string_agg(quote_literal(lex), ' | ')::tsquery FROM ${a}_w0)`;
+  const xCte = gate
+    ? // Only the rows that can enter: those holding a strong word (through the GIN index), and the
+      // rows without an embedding (through the partial index of migration 0034; normally none).
+      `  ${a}_x AS MATERIALIZED (
+    (SELECT ${candidateColumns(a, false)} FROM ${t.table}
+     WHERE ${bounded ? `${exact} AND ` : ''}search_vector @@ (SELECT strong_q FROM ${a}_k) AND ${t.visible}${bounded ? ` ${exactCap}` : ''})
+    UNION ALL
+    SELECT ${candidateColumns(a, false)} FROM ${t.table}
+    WHERE ${bounded ? `${exact} AND ` : ''}embedding IS NULL AND search_vector @@ ${anyWord}
+      AND NOT search_vector @@ (SELECT strong_q FROM ${a}_k) AND ${t.visible}
+  )`
+    : `  ${a}_x AS MATERIALIZED (
     SELECT ${columns} FROM ${t.table}
-    WHERE ${bounded ? `${exact} AND ` : ''}search_vector @@ (SELECT string_agg(quote_literal(lex), ' | ')::tsquery FROM ${a}_w0)
+    WHERE ${bounded ? `${exact} AND ` : ''}search_vector @@ ${anyWord}
       AND ${t.visible}${bounded ? `\n    ${exactCap}` : ''}
   )`;
+  // BM25's average document length: the visible rows' where a stored length allows (sources.ts), else the candidates'.
+  const lengths = t.lengthColumn
+    ? `(SELECT ${t.lengthColumn} AS len FROM ${t.table} WHERE ${t.visible} ORDER BY id LIMIT ${LENGTH_SAMPLE_ROWS}) l`
+    : `${a}_cand`;
   // A word's rows: through the GIN index where x comes after the word weights (gated), else among x.
   const counted = gate
     ? `(SELECT count(*) FROM (SELECT FROM ${t.table} WHERE search_vector @@ w0.q_any ${exactCap}) m)`
@@ -233,7 +256,7 @@ ${
 ${xCte},`
     : ''
 }${bounded ? `\n  ${textCandidates(t, a, cap, rare, columns)},` : `\n  ${a}_cand AS MATERIALIZED (SELECT id, sv, len, bare FROM ${a}_x),`}
-  ${a}_len AS MATERIALIZED (SELECT greatest(avg(len), 1)::float8 AS avg FROM ${a}_cand),
+  ${a}_len AS MATERIALIZED (SELECT greatest(avg(len), 1)::float8 AS avg FROM ${lengths}),
   ${a}_c AS MATERIALIZED (
     SELECT c.id, c.bare, s.score
     FROM ${a}_cand c CROSS JOIN LATERAL (${bm25Terms(a, 'c.sv', 'c.len')}) s

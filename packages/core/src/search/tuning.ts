@@ -40,6 +40,12 @@ export const EXACT_ROWS = 2000;
  * vector list, or a degraded one) keeps every match.
  */
 export const TEXT_LIST_MIN_SCORE = 0.2;
+/**
+ * Where a table stores each row's length (the knowledge tables: sources.ts), BM25's average document
+ * length is that of the program's visible rows, read index-only: all of them up to this many, beyond
+ * that this many in id order (random uuids: a uniform sample), so the cost stays bounded.
+ */
+export const LENGTH_SAMPLE_ROWS = 4000;
 /** BM25's term-frequency saturation and document-length normalisation (the usual defaults). */
 export const BM25_K1 = 1.2;
 export const BM25_B = 0.75;

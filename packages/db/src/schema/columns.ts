@@ -24,7 +24,12 @@ export const tstz = (name: string) => timestamp(name, { withTimezone: true });
 export const TEXT_SEARCH_CONFIG = 'english';
 
 /** Weighted document vector: title-like text weighs A, body text B. */
-export const weightedTsvector = (title: string, body: string) =>
-  sql.raw(
-    `setweight(to_tsvector('${TEXT_SEARCH_CONFIG}', coalesce(${title}, '')), 'A') || setweight(to_tsvector('${TEXT_SEARCH_CONFIG}', coalesce(${body}, '')), 'B')`,
-  );
+const weightedTsvectorSql = (title: string, body: string) =>
+  `setweight(to_tsvector('${TEXT_SEARCH_CONFIG}', coalesce(${title}, '')), 'A') || setweight(to_tsvector('${TEXT_SEARCH_CONFIG}', coalesce(${body}, '')), 'B')`;
+export const weightedTsvector = (title: string, body: string) => sql.raw(weightedTsvectorSql(title, body));
+
+/**
+ * The number of distinct words of `weightedTsvector(title, body)` (its `length()`): BM25's document
+ * length, stored where POST /search averages it over a program's rows (search/sources.ts).
+ */
+export const weightedTsvectorLength = (title: string, body: string) => sql.raw(`length(${weightedTsvectorSql(title, body)})`);

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, jsonb, pgTable, real, text, uniqueIndex, uuid, vector } from 'drizzle-orm/pg-core';
-import { createdAt, EMBEDDING_DIMENSIONS, id, tstz, tsvector, updatedAt, weightedTsvector } from './columns.js';
+import { createdAt, EMBEDDING_DIMENSIONS, id, tstz, tsvector, updatedAt, weightedTsvector, weightedTsvectorLength } from './columns.js';
 import { confInsightStatus, confMeetingStatus, confSourcing, knowledgeStatus } from './enums.js';
 import { faqs } from './faqs.js';
 import { users } from './identity.js';
@@ -101,6 +101,8 @@ export const transcriptKnowledge = pgTable(
     /** The embedder (its model name) that computed `embedding`; another one re-embeds the row (search.embeddings-backfill). */
     embeddingModel: text('embedding_model'),
     searchVector: tsvector().generatedAlwaysAs(weightedTsvector('title', 'content')),
+    /** `length(search_vector)`: its average over a program's approved rows is the keyword ranking's BM25 average length. */
+    searchLength: integer().generatedAlwaysAs(weightedTsvectorLength('title', 'content')),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -113,6 +115,9 @@ export const transcriptKnowledge = pgTable(
     index('transcript_knowledge_title_tsv_idx').using('gin', sql`to_tsvector('english'::regconfig, ${t.title})`),
     index('transcript_knowledge_promoted_faq_idx').on(t.promotedFaqId).where(sql`promoted_faq_id IS NOT NULL`),
     index('transcript_knowledge_proposed_faq_idx').on(t.proposedFaqId).where(sql`proposed_faq_id IS NOT NULL`),
+    // POST /search's keyword list (search/text-sql.ts): the average length (index-only, a sample in id order), the rows not embedded yet.
+    index('transcript_knowledge_search_length_idx').on(t.batchId, t.id, t.searchLength).where(sql`status = 'approved'`),
+    index('transcript_knowledge_unembedded_idx').on(t.batchId).where(sql`embedding IS NULL`),
   ],
 );
 
@@ -138,6 +143,8 @@ export const documentInsights = pgTable(
     /** The embedder (its model name) that computed `embedding`; another one re-embeds the row (search.embeddings-backfill). */
     embeddingModel: text('embedding_model'),
     searchVector: tsvector().generatedAlwaysAs(weightedTsvector('title', 'content')),
+    /** `length(search_vector)`: its average over a program's approved rows is the keyword ranking's BM25 average length. */
+    searchLength: integer().generatedAlwaysAs(weightedTsvectorLength('title', 'content')),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -149,5 +156,8 @@ export const documentInsights = pgTable(
     index('document_insights_title_tsv_idx').using('gin', sql`to_tsvector('english'::regconfig, ${t.title})`),
     index('document_insights_promoted_faq_idx').on(t.promotedFaqId).where(sql`promoted_faq_id IS NOT NULL`),
     index('document_insights_proposed_faq_idx').on(t.proposedFaqId).where(sql`proposed_faq_id IS NOT NULL`),
+    // POST /search's keyword list (search/text-sql.ts): the average length (index-only, a sample in id order), the rows not embedded yet.
+    index('document_insights_search_length_idx').on(t.batchId, t.id, t.searchLength).where(sql`status = 'approved'`),
+    index('document_insights_unembedded_idx').on(t.batchId).where(sql`embedding IS NULL`),
   ],
 );
