@@ -5,7 +5,7 @@
 -- for BM25's average document length was about a quarter of the statement's CPU (bench/search, README).
 -- - search_length: length(search_vector), stored, so that average is the program's approved rows'
 --   (BM25's collection average), read off the partial index below without touching the rows: all of
---   them up to LENGTH_SAMPLE_ROWS (4,000), beyond that the first that many in id order (random uuids:
+--   them up to LENGTH_SAMPLE_ROWS (1,000), beyond that the first that many in id order (random uuids:
 --   a uniform sample), so its cost stays bounded as a program's knowledge base grows.
 -- - *_unembedded_idx: the rows without an embedding (normally none), read apart.
 ALTER TABLE "document_insights" ADD COLUMN "search_length" integer GENERATED ALWAYS AS (length(setweight(to_tsvector('english', coalesce(title, '')), 'A') || setweight(to_tsvector('english', coalesce(content, '')), 'B'))) STORED;--> statement-breakpoint

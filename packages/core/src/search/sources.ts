@@ -37,11 +37,12 @@ export interface SourceTable {
    */
   gateWeakRows: boolean;
   /**
-   * A stored `length(search_vector)` column (migration 0034) with an index over the visible rows: BM25's
-   * average document length is then the program's visible rows' (the collection average; a sample of
-   * LENGTH_SAMPLE_ROWS beyond that many), read index-only. Without one it is the candidates' average
-   * (FAQs and posts: the visible rows are too many to average per search, and their candidates are
-   * read anyway).
+   * A stored `length(search_vector)` column (migration 0034) with an index over the visible rows: in
+   * exact mode (every matching row a candidate) BM25's average document length is then the program's
+   * visible rows' (the collection average; a sample of LENGTH_SAMPLE_ROWS beyond that many), read
+   * index-only, so the keyword list beside a vector list need not read the rows it cannot keep.
+   * Otherwise, and without one, it is the candidates' average (FAQs and posts: their visible rows are
+   * too many to average per search, and their candidates are read anyway).
    */
   lengthColumn?: string;
 }

@@ -101,7 +101,7 @@ export const transcriptKnowledge = pgTable(
     /** The embedder (its model name) that computed `embedding`; another one re-embeds the row (search.embeddings-backfill). */
     embeddingModel: text('embedding_model'),
     searchVector: tsvector().generatedAlwaysAs(weightedTsvector('title', 'content')),
-    /** `length(search_vector)`: its average over a program's approved rows is the keyword ranking's BM25 average length. */
+    /** `length(search_vector)`: its average over a program's approved rows is the exact keyword ranking's BM25 average length. */
     searchLength: integer().generatedAlwaysAs(weightedTsvectorLength('title', 'content')),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -143,7 +143,7 @@ export const documentInsights = pgTable(
     /** The embedder (its model name) that computed `embedding`; another one re-embeds the row (search.embeddings-backfill). */
     embeddingModel: text('embedding_model'),
     searchVector: tsvector().generatedAlwaysAs(weightedTsvector('title', 'content')),
-    /** `length(search_vector)`: its average over a program's approved rows is the keyword ranking's BM25 average length. */
+    /** `length(search_vector)`: its average over a program's approved rows is the exact keyword ranking's BM25 average length. */
     searchLength: integer().generatedAlwaysAs(weightedTsvectorLength('title', 'content')),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
