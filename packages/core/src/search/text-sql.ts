@@ -154,29 +154,31 @@ function bm25Term(a: string, sv: string, len: string): string {
 /**
  * The keyword list: BM25 (Robertson's k1 and b, IDF ln(1 + (N - df + 0.5) / (df + 0.5))) over the
  * candidates, with a body occurrence counting BODY_WEIGHT of a title one, document length as its count
- * of distinct words against an average (in exact mode the program's visible rows' where the table stores
- * each row's length, `lengthColumn`: BM25's collection average; else the candidates'), and textScore = the sum over the query's words
- * / its largest possible value, in (0, 1). Document frequencies are exact while the query's words are
- * expected in at most EXACT_ROWS rows (every matching row is then a candidate, and each word's rows
- * are counted in the whole table through its GIN index, as the statistics and the row count are),
- * else the statistics' estimates. `minScore`: the list keeps only rows scoring at least that (the fused
- * statement passes TEXT_LIST_MIN_SCORE), except rows without an embedding: the vector list cannot
- * find them (a FAQ written a moment ago, before the worker embedded it, or while the embedder is
- * down), so the keyword list is their only way in. With `minScore`, only those rows and the
- * candidates whose matching words' IDF reaches minScore of the query's are kept: a word's BM25 term
- * is below its IDF x (k1 + 1) whatever its frequency, so the others cannot reach the share, and the
- * list is what scoring every candidate gives. (Summing that IDF first and ranking only the rows
- * passing it cost the FAQ and post statements 1-5 % more, and the knowledge tables' common-word ones
- * 4-5 %: there nearly every candidate passes; bench/search, paired.) Beside the vector list the knowledge tables
- * (about 1,000 rows each in bench/search) are always ranked exactly, every matching row a candidate:
- * of the 600-1,000 rows a rephrased question matches there, most hold only its common words. So only
- * the rows holding a strong word (`${a}_k`) are read, through the GIN index, and the rows without an
- * embedding apart: the weak words are the longest run of the lowest-IDF words whose IDF sums stay
- * under the share, and a row holding only those cannot reach it (on the tables whose `gateWeakRows`
- * says so: sources.ts). Their average length comes from the stored lengths, so the list is the one
- * the text-only ranking cuts at the share. On bench/search's rephrased questions gating cut the
- * knowledge statements' backend CPU by 21-38 % (6.3 -> 3.9 and 5.5 -> 4.3 ms) when the weak rows were
- * still read for the candidates' average; not reading them took another 18-23 % (README).
+ * of distinct words against an average (in exact mode the program's visible rows' where the table
+ * stores each row's length, `lengthColumn`: BM25's collection average; else the candidates'), and
+ * textScore = the sum over the query's words / its largest possible value, in (0, 1). Document
+ * frequencies are exact while the query's words are expected in at most EXACT_ROWS rows (every matching
+ * row is then a candidate, and each word's rows are counted in the whole table through its GIN index,
+ * as the statistics and the row count are), else the statistics' estimates. `minScore`: the list keeps
+ * only rows scoring at least that (the fused statement passes TEXT_LIST_MIN_SCORE), except rows without
+ * an embedding: the vector list cannot find them (a FAQ written a moment ago, before the worker
+ * embedded it, or while the embedder is down), so the keyword list is their only way in. With
+ * `minScore`, only those rows and the candidates whose matching words' IDF reaches minScore of the
+ * query's are kept: a word's BM25 term is below its IDF x (k1 + 1) whatever its frequency, so the
+ * others cannot reach the share, and the list is what scoring every candidate gives. (Summing that IDF
+ * first and ranking only the rows passing it cost the FAQ and post statements 1-5 % more, and the
+ * knowledge tables' common-word ones 4-5 %: there nearly every candidate passes; bench/search, paired.)
+ *
+ * Beside the vector list the knowledge tables (about 1,000 rows each in bench/search) are always ranked
+ * exactly, every matching row a candidate: of the 600-1,000 rows a rephrased question matches there,
+ * most hold only its common words. So only the rows holding a strong word (`${a}_k`) are read, through
+ * the GIN index, and the rows without an embedding apart: the weak words are the longest run of the
+ * lowest-IDF words whose IDF sums stay under the share, and a row holding only those cannot reach it
+ * (on the tables whose `gateWeakRows` says so: sources.ts). Their average length comes from the stored
+ * lengths, so the list is the one the text-only ranking cuts at the share. On bench/search's rephrased
+ * questions gating cut the knowledge statements' backend CPU by 21-38 % (6.3 -> 3.9 and 5.5 -> 4.3 ms)
+ * when the weak rows were still read for the candidates' average; not reading them took another 18-23 %
+ * (README).
  */
 export function textCte(t: SourceTable, tuning: TextTuning, minScore = 0): string {
   const a = `${t.alias}_t`;
@@ -210,12 +212,12 @@ export function textCte(t: SourceTable, tuning: TextTuning, minScore = 0): strin
       AND ${t.visible}${bounded ? `\n    ${exactCap}` : ''}
   )`;
   // BM25's average document length: in exact mode the visible rows' where a stored length allows
-  // (sources.ts), else the candidates' (a CASE branch not taken is not run).
-  const average = t.lengthColumn
-    ? `CASE WHEN ${exact} THEN (SELECT avg(${t.lengthColumn}) FROM (SELECT ${t.lengthColumn} FROM ${t.table} WHERE ${t.visible} ORDER BY id LIMIT ${LENGTH_SAMPLE_ROWS}) l)
-      ELSE (SELECT avg(len) FROM ${a}_cand) END`
-    : 'avg(len)';
-  const averaged = t.lengthColumn ? '' : ` FROM ${a}_cand`;
+  // (sources.ts; a CASE branch not taken is not run), else the candidates'.
+  const averageLength = t.lengthColumn
+    ? `SELECT greatest(CASE WHEN ${exact}
+        THEN (SELECT avg(${t.lengthColumn}) FROM (SELECT ${t.lengthColumn} FROM ${t.table} WHERE ${t.visible} ORDER BY id LIMIT ${LENGTH_SAMPLE_ROWS}) l)
+        ELSE (SELECT avg(len) FROM ${a}_cand) END, 1)::float8 AS avg`
+    : `SELECT greatest(avg(len), 1)::float8 AS avg FROM ${a}_cand`;
   // A word's rows: through the GIN index where x comes after the word weights (gated), else among x.
   const counted = gate
     ? `(SELECT count(*) FROM (SELECT FROM ${t.table} WHERE search_vector @@ w0.q_any ${exactCap}) m)`
@@ -259,7 +261,7 @@ ${
 ${xCte},`
     : ''
 }${bounded ? `\n  ${textCandidates(t, a, cap, rare, columns)},` : `\n  ${a}_cand AS MATERIALIZED (SELECT id, sv, len, bare FROM ${a}_x),`}
-  ${a}_len AS MATERIALIZED (SELECT greatest(${average}, 1)::float8 AS avg${averaged}),
+  ${a}_len AS MATERIALIZED (${averageLength}),
   ${a}_c AS MATERIALIZED (
     SELECT c.id, c.bare, s.score
     FROM ${a}_cand c CROSS JOIN LATERAL (${bm25Terms(a, 'c.sv', 'c.len')}) s
