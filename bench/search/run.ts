@@ -31,6 +31,7 @@ import {
   runHybridSearch,
   runHybridStatement,
   type SearchSource,
+  SOURCE_TABLES,
   scaledEfSearch,
   type TextTuning,
 } from '@cfaq/core';
@@ -479,6 +480,18 @@ async function main() {
   );
   const vector = await client.query<{ v: string }>("SELECT extversion AS v FROM pg_extension WHERE extname = 'vector'");
   out(`server: ${settings.rows.map((r) => `${r.name}=${r.v}`).join(' ')} pgvector=${vector.rows[0]?.v}${hugePagesInUse()}`);
+  // What a search reads (heaps and indexes; of the toasted vectors only its few result rows'): when it
+  // exceeds shared_buffers, pages come from the kernel's cache (a copy and a buffer eviction each), and
+  // every figure below rises (scripts/setup-postgres.sh sizes the buffers).
+  const hot = await client.query<{ mb: number; buffers: number }>(
+    `SELECT (SELECT sum(pg_relation_size(t) + pg_indexes_size(t)) FROM unnest($1::regclass[]) t) / 1048576 AS mb,
+       pg_size_bytes(current_setting('shared_buffers')) / 1048576 AS buffers`,
+    [HYBRID_SEARCH_SOURCES.map((s) => SOURCE_TABLES[s].table)],
+  );
+  const { mb, buffers } = hot.rows[0] ?? { mb: 0, buffers: 0 };
+  out(
+    `searched tables and their indexes: ${Math.round(Number(mb))} MB against shared_buffers ${Math.round(Number(buffers))} MB${Number(mb) > Number(buffers) ? ' (they do not fit: expect slower figures)' : ''}`,
+  );
 
   // The API's own embedder (the configured one: the sentence embedder unless EMBEDDER says otherwise),
   // one query at a time as a cache miss embeds it. The seeded rows carry synthetic vectors (seed.ts;
