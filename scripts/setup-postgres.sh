@@ -78,7 +78,7 @@ fi
 # Keep in step with the db service's command in docker-compose.yml. shared_buffers: a quarter of the
 # machine's memory (PostgreSQL's usual starting point for a dedicated server), at least 2 GB; the hot
 # set of a search is both HNSW indexes with the heaps and GIN indexes, about 1.1 GB at 100,000 +
-# 100,000 rows and 3.3 GB at 300,000 + 300,000, where 2 GB left a sixth of the posts graph's page reads
+# 100,000 rows and 3.4 GB at 300,000 + 300,000, where 2 GB left a sixth of the posts graph's page reads
 # to the kernel's cache and 6 GB (a quarter of 24 GB) took the realistic fused p50 from 20.7-22.2 to
 # 17.4-19.1 ms (bench/search). SETUP_SHARED_BUFFERS overrides it (e.g. 4GB).
 mem_mb=$(( $(awk '/^MemTotal:/ {print $2}' /proc/meminfo 2>/dev/null || echo 0) / 1024 ))
