@@ -1,6 +1,7 @@
 /**
  * Exploration harness (in memory): vector list alone and the service's fusion replayed, for embedding
- * variants. Env: VARIANTS (JSON list of variant objects), BENCH_RELEVANCE_DATA, TYPOS=1 (a typo in every query).
+ * variants. Env: VARIANTS (JSON list of variant objects), BENCH_RELEVANCE_DATA, TYPOS=1 (a typo in every query),
+ * DUP_GAPS (the duplicate rule's margins over the runner-up to report, default 0.01,0.015,0.02,0.025).
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -62,6 +63,7 @@ const DATA_DIR = join(import.meta.dirname, 'data');
 const ONLY = process.env.BENCH_RELEVANCE_DATA?.split(',').map((s) => s.trim());
 const TYPOS = process.env.TYPOS === '1';
 const pct = (x: number) => (100 * x).toFixed(1);
+const DUP_GAPS = (process.env.DUP_GAPS ?? '0.01,0.015,0.02,0.025').split(',').map(Number);
 const client = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
 await client.connect();
 async function lexemes(texts: string[]): Promise<Map<string, number>[]> {
@@ -253,6 +255,8 @@ for (const set of SETS) {
     const docMean = v.qcenter ? meanVector(docV) : [];
     const acc = { vp1: 0, vmrr: 0, vhit: 0, fp1: 0, fmrr: 0, fhit: 0, t80: 0, u80: 0, unrel: 0, blocked: 0, right: 0 };
     const tops: [number, boolean][] = [];
+    // the duplicate rule with a margin over the runner-up: [gap, blocked, right]
+    const gaps = DUP_GAPS.map((g) => [g, 0, 0]);
     for (const [qi, q] of queries.entries()) {
       const want = idOf.get(q.faqId) as number;
       const qt = qNorm[qi] as string;
@@ -307,6 +311,13 @@ for (const set of SETS) {
       }
       const top = vr[0] as number;
       tops.push([vs[top] as number, top === want]);
+      const gap = (vs[top] as number) - (vs[vr[1] as number] as number);
+      for (const g of gaps) {
+        if ((vs[top] as number) >= 0.82 && gap >= (g[0] as number)) {
+          (g[1] as number)++;
+          g[2] = (g[2] as number) + (top === want ? 1 : 0);
+        }
+      }
       if ((vs[top] as number) >= 0.82) {
         acc.blocked++;
         acc.right += top === want ? 1 : 0;
@@ -317,7 +328,7 @@ for (const set of SETS) {
     const k = Math.round(0.25 * nq);
     const p25 = tops.slice(0, k).filter(([, ok]) => ok).length / k;
     console.log(
-      `${v.name.padEnd(34)} ${pct(acc.vp1 / nq)}/${pct(acc.vmrr / nq)}/${pct(acc.vhit / nq)} | ${pct(acc.fp1 / nq)}/${pct(acc.fmrr / nq)}/${pct(acc.fhit / nq)} | ${pct(acc.t80 / nq)} ${pct(acc.u80 / acc.unrel)} | ${pct(acc.blocked / nq)}/${acc.blocked ? pct(acc.right / acc.blocked) : '-'} | ${pct(p25)} (cut ${(tops[k - 1] as [number, boolean])[0].toFixed(3)})`,
+      `${v.name.padEnd(34)} ${pct(acc.vp1 / nq)}/${pct(acc.vmrr / nq)}/${pct(acc.vhit / nq)} | ${pct(acc.fp1 / nq)}/${pct(acc.fmrr / nq)}/${pct(acc.fhit / nq)} | ${pct(acc.t80 / nq)} ${pct(acc.u80 / acc.unrel)} | ${pct(acc.blocked / nq)}/${acc.blocked ? pct(acc.right / acc.blocked) : '-'} | ${pct(p25)} (cut ${(tops[k - 1] as [number, boolean])[0].toFixed(3)}) | gap ${gaps.map(([g, b, r]) => `${g}: ${pct((b as number) / nq)}/${b ? pct((r as number) / (b as number)) : '-'}`).join(' ')}`,
     );
   }
 }

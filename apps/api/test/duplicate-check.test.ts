@@ -6,6 +6,9 @@ import { createTestApp, type TestApp } from './helpers.js';
 // of the default install gets.
 let t: TestApp;
 let faqId: string;
+const RESET_ANSWER =
+  'Open the sign-in page, choose "Forgot password" and follow the link we email you. The link expires after one hour; ' +
+  'if it does, request another one. Contact support if no email arrives within ten minutes.';
 
 beforeAll(async () => {
   t = await createTestApp({ env: { EMBEDDER: 'auto' } });
@@ -16,9 +19,7 @@ beforeAll(async () => {
     headers: staff.headers,
     payload: {
       question: 'How do I reset my password?',
-      answer:
-        'Open the sign-in page, choose "Forgot password" and follow the link we email you. The link expires after one hour; ' +
-        'if it does, request another one. Contact support if no email arrives within ten minutes.',
+      answer: RESET_ANSWER,
     },
   });
   expect(res.statusCode).toBe(201);
@@ -59,6 +60,23 @@ describe('duplicate check with the default embedder', () => {
 
   it('does not match a different question', async () => {
     expect(await check('When does the spring program start?')).toEqual({ matched: false });
+  });
+});
+
+describe('duplicate check when an FAQ asks the same question twice', () => {
+  it('still matches: FAQs asking the same question do not compete with each other (a repost scores a tie)', async () => {
+    const staff = await t.signIn('moderator');
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/faq',
+      headers: staff.headers,
+      payload: { question: 'How do I reset my password?', answer: RESET_ANSWER },
+    });
+    expect(res.statusCode).toBe(201);
+    await embedRow(t.ctx, { table: 'faqs', id: res.json().id });
+    const r = await check('how can I RESET my passwords');
+    expect(r.matched).toBe(true);
+    expect([faqId, res.json().id]).toContain(r.faq?.id);
   });
 });
 

@@ -2,9 +2,9 @@ import type { CoreContext } from '../context.js';
 import { embeddingText } from '../embeddings/embed-row.js';
 import { toVectorLiteral } from '../embeddings/embedder.js';
 import { PUBLIC_FAQ_SQL } from '../faqs/visibility.js';
+import { DUPLICATE_THRESHOLD } from '../search/duplicate-rule.js';
 import { faqEfSearch } from '../search/graph-size.js';
 import { prepareSearchConnection } from '../search/hybrid-runner.js';
-import { DUPLICATE_THRESHOLD } from '../search/service.js';
 
 /**
  * "Update FAQ X" instead of a new FAQ. A meeting insight or a knowledge item often restates a question

@@ -1,5 +1,6 @@
 export * from './cache-generation.js';
 export * from './client-key.js';
+export * from './duplicate-rule.js';
 export * from './graph-size.js';
 export * from './hybrid-runner.js';
 export * from './hybrid-sql.js';

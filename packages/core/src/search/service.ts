@@ -5,6 +5,7 @@ import { badRequest, Code, unavailable } from '../errors/index.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import { CacheGeneration } from './cache-generation.js';
 import { createSearchClientKeyer } from './client-key.js';
+import { DUPLICATE_MIN_CHARS, pickDuplicate } from './duplicate-rule.js';
 import { runHybridSearch } from './hybrid-runner.js';
 import type { SearchMode } from './hybrid-sql.js';
 import { SearchLogBuffer } from './log-buffer.js';
@@ -18,10 +19,6 @@ export interface SearchParams {
   /** The client's address, kept only as a keyed hash (searchClientKey) to count distinct searchers. */
   clientIp?: string | null | undefined;
 }
-
-/** The spec's duplicate threshold: a new question this close to an FAQ is the same question. */
-export const DUPLICATE_THRESHOLD = 0.82;
-export const DUPLICATE_MIN_CHARS = 10;
 
 /**
  * Step 1 of the pipeline: trim and lower-case (also collapses inner whitespace into single spaces). The
@@ -179,13 +176,8 @@ export function createSearchService(ctx: CoreContext): SearchService {
         filter: false,
         efSearch: config.SEARCH_HNSW_EF_SEARCH,
       });
-      // The spec's rule: the nearest FAQ by the same vectorScore the search reports (FAQs embedded
-      // from question and answer), matched at >= 0.82. The sentence embedder's cosine is calibrated
-      // so that the threshold blocks about a quarter of rephrasings (bench/relevance; README).
-      const top = candidates.reduce<SearchResult | undefined>((a, c) => (a && a.vectorScore >= c.vectorScore ? a : c), undefined);
-      if (top && top.vectorScore >= DUPLICATE_THRESHOLD) {
-        return { matched: true, faq: { id: top.id, question: top.title }, vectorScore: top.vectorScore };
-      }
+      const faq = pickDuplicate(normalized, candidates);
+      if (faq) return { matched: true, faq: { id: faq.id, question: faq.title }, vectorScore: faq.vectorScore };
       return { matched: false };
     },
 

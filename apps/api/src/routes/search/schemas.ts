@@ -84,5 +84,10 @@ export const DuplicateBody = T.Object(
 export const DuplicateResponse = T.Object({
   matched: T.Boolean(),
   faq: T.Optional(T.Object({ id: Uuid, question: T.String() })),
-  vectorScore: T.Optional(T.Number({ description: "the nearest FAQ's vectorScore, the same score POST /search reports for it (>= 0.82)" })),
+  vectorScore: T.Optional(
+    T.Number({
+      description:
+        "the matched FAQ's vectorScore, the same score POST /search reports for it: >= 0.82, or lower when the query repeats the FAQ's question word for word",
+    }),
+  ),
 });
