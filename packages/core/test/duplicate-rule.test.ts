@@ -31,5 +31,7 @@ describe('pickDuplicate (the duplicate check over the nearest FAQs)', () => {
     const rows = [faq('a', 'Where is the library?', 0.75), faq('b', 'How do I reset my password?', 0.7)];
     expect(pickDuplicate('how do i reset  my password', rows)?.id).toBe('b');
     expect(pickDuplicate('how do i reset my passwords', rows)).toBeNull();
+    // nothing but punctuation is no question to repeat
+    expect(pickDuplicate('??????????', [faq('a', '???', 0.5)])).toBeNull();
   });
 });

@@ -38,7 +38,7 @@ const questionKey = (s: string) =>
 export function pickDuplicate<T extends DuplicateCandidate>(query: string, candidates: readonly T[]): T | null {
   const byScore = [...candidates].sort((a, b) => b.vectorScore - a.vectorScore);
   const key = questionKey(query);
-  const same = byScore.find((c) => questionKey(c.title) === key);
+  const same = key ? byScore.find((c) => questionKey(c.title) === key) : undefined;
   if (same) return same;
   const top = byScore[0];
   if (!top || top.vectorScore < DUPLICATE_THRESHOLD) return null;
