@@ -36,14 +36,13 @@ const questionKey = (s: string) =>
  * Returns the FAQ to name, or null when the query is a new question.
  */
 export function pickDuplicate<T extends DuplicateCandidate>(query: string, candidates: readonly T[]): T | null {
-  const byScore = [...candidates].sort((a, b) => b.vectorScore - a.vectorScore);
+  const byScore = candidates.map((c) => ({ c, key: questionKey(c.title) })).sort((a, b) => b.c.vectorScore - a.c.vectorScore);
   const key = questionKey(query);
-  const same = key ? byScore.find((c) => questionKey(c.title) === key) : undefined;
-  if (same) return same;
+  const same = key ? byScore.find((x) => x.key === key) : undefined;
+  if (same) return same.c;
   const top = byScore[0];
-  if (!top || top.vectorScore < DUPLICATE_THRESHOLD) return null;
-  const topKey = questionKey(top.title);
-  const rival = byScore.find((c) => questionKey(c.title) !== topKey);
-  if (rival && top.vectorScore - rival.vectorScore < DUPLICATE_MARGIN) return null;
-  return top;
+  if (!top || top.c.vectorScore < DUPLICATE_THRESHOLD) return null;
+  const rival = byScore.find((x) => x.key !== top.key);
+  if (rival && top.c.vectorScore - rival.c.vectorScore < DUPLICATE_MARGIN) return null;
+  return top.c;
 }
