@@ -173,9 +173,9 @@ describe('Ollama embedder', () => {
     const base = { DATABASE_URL: t.url, EMBEDDER: 'auto' };
     expect(createEmbedder(testConfig({ ...base, OLLAMA_HOST: ollama.url }), log)).toBeInstanceOf(OllamaEmbedder);
     expect(createEmbedder(testConfig(base), log)).toBeInstanceOf(SentenceEmbedder);
-    expect(createEmbedder(testConfig(base), log).model).toBe('local-hash-use-lite-joined-25-25-50-c64-spell');
+    expect(createEmbedder(testConfig(base), log).model).toBe('local-hash-use-lite-joined-25-25-50-c59-spell');
     expect(createEmbedder(testConfig({ ...base, EMBEDDER_LAYOUT: 'replace' }), log).model).toBe(
-      'local-hash-use-lite-replace-30-0-70-c64-spell',
+      'local-hash-use-lite-replace-30-0-70-c59-spell',
     );
     expect(createEmbedder(testConfig({ ...base, EMBEDDER: 'local' }), log).model).toBe('local-hash-glove-v2');
     expect(createEmbedder(testConfig({ ...base, OLLAMA_HOST: ollama.url, EMBEDDER: 'local' }), log).model).toBe('local-hash-glove-v2');

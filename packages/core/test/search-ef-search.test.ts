@@ -99,7 +99,7 @@ describe("the FAQ graph's candidate list grows with the table", () => {
       expect(await ef()).toBe('60');
       const program = (await pool.query<{ id: string }>('SELECT id FROM batches WHERE is_default')).rows[0]?.id ?? null;
       await nearestFaqProposals({ pool, config: (t as TestContext).ctx.config }, program, [
-        Array.from({ length: 768 }, (_, i) => (i === 0 ? 1 : 0)),
+        { question: 'Where is the cafeteria?', vector: Array.from({ length: 768 }, (_, i) => (i === 0 ? 1 : 0)) },
       ]);
       expect(await ef()).toBe('450');
     } finally {

@@ -1,7 +1,7 @@
 import { confMeetings, users } from '@cfaq/db/schema/index';
 import { and, eq, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
-import { nearestFaqProposals, proposeFaqUpdates } from '../knowledge/faq-match.js';
+import { proposeFaqUpdates } from '../knowledge/faq-match.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import { ConfProviderError } from './client.js';
 import { downloadTranscript } from './download.js';
@@ -36,11 +36,15 @@ export async function storeTranscript(ctx: Ctx, meeting: MeetingKey, transcript:
   const extraction = await extractInsights(ctx, meeting, transcript);
   // "Update FAQ X" proposals: rows that match an existing FAQ closely (knowledge/faq-match.ts).
   const [knowledgeProposals, insightProposals] = await Promise.all([
-    nearestFaqProposals(ctx, meeting.batchId, vectors),
     proposeFaqUpdates(
       ctx,
       meeting.batchId,
-      extraction.insights.map((i) => ({ title: i.question, body: i.answer })),
+      chunks.map((c) => c.title),
+    ),
+    proposeFaqUpdates(
+      ctx,
+      meeting.batchId,
+      extraction.insights.map((i) => i.question),
     ),
   ]);
   const result = await ctx.db

@@ -86,9 +86,7 @@ export async function updateInsight(
   const edited =
     (input.question !== undefined && input.question !== current.question) ||
     (input.answer !== undefined && input.answer !== current.answer);
-  const [proposal] = edited
-    ? await proposeFaqUpdates(ctx, current.batchId, [{ title: input.question ?? current.question, body: input.answer ?? current.answer }])
-    : [undefined];
+  const [proposal] = edited ? await proposeFaqUpdates(ctx, current.batchId, [input.question ?? current.question]) : [undefined];
   const now = ctx.clock.now();
   const reviewed = input.status && input.status !== current.status && input.status !== 'pending_review';
   const [row] = await ctx.db
@@ -136,9 +134,7 @@ export async function convertInsightToFaq(
 ): Promise<ConvertInsightResult> {
   const [before] = await ctx.db.select().from(confInsights).where(eq(confInsights.id, id));
   if (!before) throw notFound('Insight', Code.INSIGHT_NOT_FOUND);
-  const [proposal] = await proposeFaqUpdates(ctx, before.batchId, [
-    { title: input.question ?? before.question, body: input.answer ?? before.answer },
-  ]);
+  const [proposal] = await proposeFaqUpdates(ctx, before.batchId, [input.question ?? before.question]);
   return ctx.db.transaction(async (tx) => {
     const [insight] = await tx.select().from(confInsights).where(eq(confInsights.id, id)).for('update');
     if (!insight) throw notFound('Insight', Code.INSIGHT_NOT_FOUND);

@@ -73,7 +73,7 @@ export const InsightShape = T.Object({
   status: InsightStatusShape,
   convertedFaqId: Nullable(Uuid),
   proposedFaqId: T.Union([Uuid, T.Null()], {
-    description: `"update FAQ X": an existing FAQ of the program this insight matches closely (cosine >= ${FAQ_UPDATE_THRESHOLD}, both embedded as question + answer); convert-to-faq updates it by default. Null: convert creates a new FAQ`,
+    description: `"update FAQ X": an existing FAQ of the program this insight matches closely (its question, as the duplicate check would match it: vectorScore >= ${FAQ_UPDATE_THRESHOLD} with a margin over the next FAQ, or the same question word for word); convert-to-faq updates it by default. Null: convert creates a new FAQ`,
   }),
   proposedFaqScore: Nullable(T.Number({ description: 'the similarity to proposedFaqId' })),
   reviewedBy: Nullable(Uuid),

@@ -11,7 +11,7 @@ import { resolveProgramId } from '../programs/resolve.js';
 import type { Actor } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
 import { toDate } from '../shared/shape.js';
-import { type FaqProposal, nearestFaqProposals, proposalColumns, proposeFaqUpdates } from './faq-match.js';
+import { type FaqProposal, proposalColumns, proposeFaqUpdates } from './faq-match.js';
 import { writeFaqFromKnowledge } from './faq-write.js';
 import { searchKnowledge } from './search.js';
 import type {
@@ -159,9 +159,7 @@ export async function promoteKnowledge(
     throw conflict(Code.KNOWLEDGE_ALREADY_PROMOTED, 'This item was already promoted to a FAQ');
   if (item.status === 'rejected') throw unprocessable(Code.KNOWLEDGE_REJECTED, 'Approve the item before promoting it');
   const table = item.type === 'transcript' ? transcriptKnowledge : documentInsights;
-  const [proposal] = await proposeFaqUpdates(ctx, item.batchId, [
-    { title: input.question ?? item.title, body: input.answer ?? item.content },
-  ]);
+  const [proposal] = await proposeFaqUpdates(ctx, item.batchId, [input.question ?? item.title]);
   const { faq, action } = await ctx.db.transaction(async (tx) => {
     const batchId = item.batchId ?? (await resolveProgramId({ db: tx }, null));
     const written = await writeFaqFromKnowledge(ctx, tx, actor, {
@@ -213,7 +211,11 @@ export async function ingestDocument(
   const chunks = chunkTranscript(input.title.trim(), segments, 200_000);
   if (chunks.length === 0) throw unprocessable(Code.EMPTY_DOCUMENT, 'The document has no text');
   const vectors = await ctx.embedder.embed(chunks.map((c) => embeddingText('document_insights', c.title, c.content)));
-  const proposals = await nearestFaqProposals(ctx, batchId, vectors);
+  const proposals = await proposeFaqUpdates(
+    ctx,
+    batchId,
+    chunks.map((c) => c.title),
+  );
   const now = new Date();
   const ids = await ctx.db
     .insert(documentInsights)
@@ -270,10 +272,10 @@ export async function processUpvotes(
   const proposals: (FaqProposal | null)[] = rows.map(() => null);
   for (const batchId of new Set(rows.map((r) => r.batchId))) {
     const at = rows.flatMap((r, i) => (r.batchId === batchId ? [i] : []));
-    const found = await nearestFaqProposals(
+    const found = await proposeFaqUpdates(
       ctx,
       batchId,
-      at.map((i) => vectors[i] as number[]),
+      at.map((i) => (rows[i] as (typeof rows)[number]).title),
     );
     for (const [n, i] of at.entries()) proposals[i] = found[n] ?? null;
   }

@@ -33,7 +33,7 @@ export const KnowledgeItemShape = T.Object({
   sourceRef: Nullable(T.String()),
   promotedFaqId: Nullable(Uuid),
   proposedFaqId: T.Union([Uuid, T.Null()], {
-    description: `"update FAQ X": an existing FAQ of the program this item matches closely (cosine >= ${FAQ_UPDATE_THRESHOLD}, both embedded as title + body); promote updates it by default. Null: promote creates a new FAQ`,
+    description: `"update FAQ X": an existing FAQ of the program this item matches closely (its title as a question, as the duplicate check would match it: vectorScore >= ${FAQ_UPDATE_THRESHOLD} with a margin over the next FAQ, or the same question word for word); promote updates it by default. Null: promote creates a new FAQ`,
   }),
   proposedFaqScore: Nullable(T.Number({ description: 'the similarity to proposedFaqId' })),
   embedded: T.Boolean(),

@@ -7,8 +7,8 @@ export const DUPLICATE_MIN_CHARS = 10;
  * question. When two different questions score within this of each other, the query is about their
  * shared topic, not a repeat of either, and blocking it in one FAQ's name stops a new question with
  * the wrong answer. Chosen on bench/relevance's tuning set (cohort-program) as the smallest margin
- * whose blocks are right 9 times in 10: at the embedder's calibration 0.59, 0.01: 84.8 %, 0.015:
- * 88.8 %, 0.02: 90.2 %; at 0.64 (now) 85.0 %, 88.0 %, 94.0 %. See README.
+ * whose blocks are right 9 times in 10 (at the embedder's calibration 0.59: 0.01: 84.8 %, 0.015:
+ * 88.8 %, 0.02: 90.2 %); see README.
  */
 export const DUPLICATE_MARGIN = 0.02;
 

@@ -7,9 +7,9 @@ import { users } from './identity.js';
 import { batches } from './programs.js';
 
 /**
- * An existing FAQ of the program that the row matches closely (cosine >= FAQ_UPDATE_THRESHOLD between
- * the row and the FAQ, both embedded as title + body): the row proposes updating that FAQ rather than
- * a new one (packages/core/src/knowledge/faq-match.ts). Null: it would be a new FAQ.
+ * An existing FAQ of the program whose question the row asks (its question or title through the
+ * duplicate check's rule): the row proposes updating that FAQ rather than a new one
+ * (packages/core/src/knowledge/faq-match.ts). Null: it would be a new FAQ.
  */
 const faqUpdateProposal = () => ({
   proposedFaqId: uuid().references(() => faqs.id, { onDelete: 'set null' }),
