@@ -3,8 +3,7 @@
  * variants. Env: VARIANTS (JSON list of variant objects), BENCH_RELEVANCE_DATA, TYPOS=1 (a typo in every query),
  * DUP_GAPS (the duplicate rule's margins over the runner-up to report, default 0.01,0.015,0.02,0.025).
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import {
   BM25_B,
   BM25_K1,
@@ -24,12 +23,8 @@ import {
 } from '@cfaq/core';
 import pg from 'pg';
 import { STOPWORDS } from '../../packages/core/src/embeddings/stopwords.js';
+import { datasetNames, readDataset } from './datasets.js';
 
-interface Dataset {
-  name: string;
-  faqs: { id: string; question: string; answer: string }[];
-  queries: { faqId: string; kind: string; text: string }[];
-}
 interface Variant {
   name: string;
   lex: number;
@@ -59,7 +54,6 @@ interface Variant {
   qcenter?: number;
 }
 
-const DATA_DIR = join(import.meta.dirname, 'data');
 const ONLY = process.env.BENCH_RELEVANCE_DATA?.split(',').map((s) => s.trim());
 const TYPOS = process.env.TYPOS === '1';
 const pct = (x: number) => (100 * x).toFixed(1);
@@ -218,7 +212,7 @@ function meanVector(vs: number[][]): number[] {
 async function faqMean(names: string[]): Promise<number[]> {
   const all: number[][] = [];
   for (const name of names) {
-    const ds = JSON.parse(readFileSync(join(DATA_DIR, `${name}.json`), 'utf8')) as Dataset;
+    const ds = readDataset(name);
     const texts = ds.faqs.map((x) => correct(embeddingText('faqs', x.question, x.answer), 'replace'));
     const cache = await encoded(name, texts);
     for (const t of texts) all.push(cache.get(t) as number[]);
@@ -226,9 +220,7 @@ async function faqMean(names: string[]): Promise<number[]> {
   return meanVector(all);
 }
 
-const SETS = readdirSync(DATA_DIR)
-  .filter((x) => x.endsWith('.json'))
-  .map((x) => x.slice(0, -'.json'.length));
+const SETS = datasetNames();
 
 /** Without VARIANTS: the service's sentence embedder (shares 25/25/50, calibration 0.59, spelling step on both sides). */
 const SERVICE: Variant = {
@@ -245,12 +237,10 @@ const SERVICE: Variant = {
 const variants: Variant[] = process.env.VARIANTS ? JSON.parse(process.env.VARIANTS) : [SERVICE];
 
 for (const set of SETS) {
-  const ds = JSON.parse(readFileSync(join(DATA_DIR, `${set}.json`), 'utf8')) as Dataset;
+  const ds = readDataset(set);
   if (ONLY && !ONLY.includes(ds.name)) continue;
   // QUERIES_FROM=<set>: another subject's queries (none has an answer here): how many rows the filter lets through
-  const qsrc = process.env.QUERIES_FROM
-    ? (JSON.parse(readFileSync(join(DATA_DIR, `${process.env.QUERIES_FROM}.json`), 'utf8')) as Dataset).queries
-    : ds.queries;
+  const qsrc = process.env.QUERIES_FROM ? readDataset(process.env.QUERIES_FROM).queries : ds.queries;
   if (process.env.QUERIES_FROM === ds.name) continue;
   const queries = qsrc.map((q, i) => ({ ...q, text: TYPOS ? typo(q.text, i * 7 + 3) : q.text }));
   const n = ds.faqs.length;

@@ -10,8 +10,7 @@
  * Env: BENCH_SERVER_URL (lexemes only; no database is created), BENCH_RELEVANCE_DATA, BENCH_EMBED_CACHE
  * (as run.ts: vectors kept across runs).
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import {
   BM25_B,
   BM25_K1,
@@ -29,15 +28,8 @@ import {
   VECTOR_CUTOFF,
 } from '@cfaq/core';
 import pg from 'pg';
+import { selectedDatasets } from './datasets.js';
 
-interface Dataset {
-  name: string;
-  faqs: { id: string; question: string; answer: string }[];
-  queries: { faqId: string; kind: string; text: string }[];
-}
-
-const DATA_DIR = join(import.meta.dirname, 'data');
-const ONLY = process.env.BENCH_RELEVANCE_DATA?.split(',').map((s) => s.trim());
 const pct = (x: number) => (100 * x).toFixed(1);
 
 const client = new pg.Client({ connectionString: process.env.BENCH_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' });
@@ -78,9 +70,7 @@ function fuse(
   return { ranking, rrf };
 }
 
-for (const f of readdirSync(DATA_DIR).filter((x) => x.endsWith('.json'))) {
-  const ds = JSON.parse(readFileSync(join(DATA_DIR, f), 'utf8')) as Dataset;
-  if (ONLY && !ONLY.includes(ds.name)) continue;
+for (const ds of selectedDatasets()) {
   const n = ds.faqs.length;
   const qLex = await lexemes(ds.faqs.map((x) => x.question));
   const aLex = await lexemes(ds.faqs.map((x) => x.answer));

@@ -12,8 +12,6 @@
  * Env: SIZES (program sizes, default 3,10,30), DRAWS (programs a size, default 40), CALIBRATIONS
  * (default 0.59,0.64), BENCH_RELEVANCE_DATA (set names).
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import {
   CALIBRATION,
   cosineSimilarity,
@@ -25,15 +23,8 @@ import {
   PER_LIST,
   pickDuplicate,
 } from '@cfaq/core';
+import { type Dataset, selectedDatasets } from './datasets.js';
 
-interface Dataset {
-  name: string;
-  faqs: { id: string; question: string; answer: string }[];
-  queries: { faqId: string; kind: string; text: string }[];
-}
-
-const DATA_DIR = join(import.meta.dirname, 'data');
-const ONLY = process.env.BENCH_RELEVANCE_DATA?.split(',').map((s) => s.trim());
 const SIZES = (process.env.SIZES ?? '3,10,30').split(',').map(Number);
 const DRAWS = Number(process.env.DRAWS ?? 40);
 const CALIBRATIONS = (process.env.CALIBRATIONS ?? '0.59,0.64').split(',').map(Number);
@@ -55,9 +46,7 @@ function generator(seed: number) {
 console.log(`# the duplicate check in small programs (${embedder.model}, ${DRAWS} programs a size)\n`);
 console.log('| set | FAQs in the program | constant | new questions blocked | rephrasings blocked / right |');
 console.log('|---|---|---|---|---|');
-for (const file of readdirSync(DATA_DIR).filter((f) => f.endsWith('.json'))) {
-  const ds = JSON.parse(readFileSync(join(DATA_DIR, file), 'utf8')) as Dataset;
-  if (ONLY && !ONLY.includes(ds.name)) continue;
+for (const ds of selectedDatasets()) {
   const docs = await embedder.embed(ds.faqs.map((f) => embeddingText('faqs', f.question, f.answer)));
   const asked = await embedder.embed(ds.faqs.map((f) => normalizeQuery(f.question)));
   const rephrased = await embedder.embed(ds.queries.map((q) => normalizeQuery(q.text)));

@@ -7,8 +7,7 @@
  * >= 0.82) would block and how precisely. BENCH_RELEVANCE_DATA picks sets; LAYOUTS=lex:glove:use,...
  * adds share variants to try.
  */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
 import {
   combineVector,
   cosineSimilarity,
@@ -21,15 +20,8 @@ import {
   SentenceEmbedder,
   type SentenceLayout,
 } from '@cfaq/core';
+import { selectedDatasets } from './datasets.js';
 
-interface Dataset {
-  name: string;
-  faqs: { id: string; question: string; answer: string }[];
-  queries: { faqId: string; kind: string; text: string }[];
-}
-
-const DATA_DIR = join(import.meta.dirname, 'data');
-const ONLY = process.env.BENCH_RELEVANCE_DATA?.split(',').map((s) => s.trim());
 const extra: SentenceLayout[] = (process.env.LAYOUTS ?? '')
   .split(',')
   .filter(Boolean)
@@ -51,9 +43,7 @@ const systems: [string, Vectorize][] = [
 ];
 const pct = (x: number) => (100 * x).toFixed(1);
 
-for (const f of readdirSync(DATA_DIR).filter((x) => x.endsWith('.json'))) {
-  const ds = JSON.parse(readFileSync(join(DATA_DIR, f), 'utf8')) as Dataset;
-  if (ONLY && !ONLY.includes(ds.name)) continue;
+for (const ds of selectedDatasets()) {
   const docTexts = ds.faqs.map((x) => embeddingText('faqs', x.question, x.answer));
   const qTexts = ds.queries.map((q) => normalizeQuery(q.text));
   const start = performance.now();
