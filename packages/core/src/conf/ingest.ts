@@ -34,7 +34,7 @@ export async function storeTranscript(ctx: Ctx, meeting: MeetingKey, transcript:
   const chunks = chunkTranscript(meeting.topic, transcript.segments);
   const vectors = await embedKnowledgeChunks(ctx, chunks);
   const extraction = await extractInsights(ctx, meeting, transcript);
-  // "Update FAQ X" proposals: rows that match an existing FAQ closely (knowledge/faq-match.ts).
+  // "Update FAQ X" proposals: rows whose question (title) is an existing FAQ's (knowledge/faq-match.ts).
   const [knowledgeProposals, insightProposals] = await Promise.all([
     proposeFaqUpdates(
       ctx,

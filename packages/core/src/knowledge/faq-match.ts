@@ -19,9 +19,9 @@ import { PER_LIST } from '../search/tuning.js';
  * against the 5 nearest public FAQs (not drafts) of the row's program, the nearest at
  * vectorScore >= 0.82 and 0.02 ahead of the next different question, or a question asked word for
  * word. Not the row's whole text against the FAQ's: two documents of one help centre score 0.82 or
- * more almost always (with the sentence embedder, 248 of the relevance sets' 250 FAQs had another
- * FAQ that close), so every row proposed an update of its nearest FAQ; by the question, a FAQ left
- * out of its set proposes another one 13-20 % of the time (README, "Knowledge routes").
+ * more almost always (with the sentence embedder, 238 of the relevance sets' 250 FAQs had another
+ * FAQ that close), so nearly every row proposed an update of its nearest FAQ; by the question, a FAQ
+ * left out of its set proposes another one 13-18 % of the time (README, "Knowledge routes").
  */
 export const FAQ_UPDATE_THRESHOLD = DUPLICATE_THRESHOLD;
 
