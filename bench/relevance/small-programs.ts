@@ -9,7 +9,8 @@
  * vectorScores rescaled to other calibration constants (cosine = c + (1 - c) x the parts' cosine, so
  * the rescaling is exact). In a small program the nearest different question is far, so the margin
  * rarely holds a block back and the constant alone decides.
- * Env: SIZES (program sizes, default 3,10,30), DRAWS (programs a size, default 40), CALIBRATIONS
+ * A size of the whole set or more takes the whole set once, and asks each FAQ's question against the
+ * other FAQs. Env: SIZES (program sizes, default 3,10,30,1000), DRAWS (programs a size, default 40), CALIBRATIONS
  * (default 0.59,0.64), BENCH_RELEVANCE_DATA (set names).
  */
 import {
@@ -25,7 +26,7 @@ import {
 } from '@cfaq/core';
 import { type Dataset, selectedDatasets } from './datasets.js';
 
-const SIZES = (process.env.SIZES ?? '3,10,30').split(',').map(Number);
+const SIZES = (process.env.SIZES ?? '3,10,30,1000').split(',').map(Number);
 const DRAWS = Number(process.env.DRAWS ?? 40);
 const CALIBRATIONS = (process.env.CALIBRATIONS ?? '0.59,0.64').split(',').map(Number);
 const pct = (a: number, b: number) => (b ? ((100 * a) / b).toFixed(1) : '-');
@@ -51,19 +52,23 @@ for (const ds of selectedDatasets()) {
   const asked = await embedder.embed(ds.faqs.map((f) => normalizeQuery(f.question)));
   const rephrased = await embedder.embed(ds.queries.map((q) => normalizeQuery(q.text)));
   const indexOf = new Map(ds.faqs.map((f, i) => [f.id, i]));
-  for (const k of SIZES) {
+  for (const size of SIZES) {
+    // A size of the set or more: the whole set, each FAQ's question asked against the others.
+    const whole = size >= ds.faqs.length;
+    const k = Math.min(size, ds.faqs.length);
     for (const c of CALIBRATIONS) {
       const random = generator(k * 7919 + 17);
       const tally = { asked: 0, wronglyBlocked: 0, rephrasings: 0, blocked: 0, right: 0 };
-      for (let draw = 0; draw < DRAWS; draw++) {
+      for (let draw = 0; draw < (whole ? 1 : DRAWS); draw++) {
         const program = ds.faqs
           .map((_, i) => [random(), i] as const)
           .sort((a, b) => a[0] - b[0])
           .slice(0, k)
           .map(([, i]) => i);
         const inProgram = new Set(program);
-        const candidates = (v: readonly number[]) =>
+        const candidates = (v: readonly number[], leftOut = -1) =>
           program
+            .filter((j) => j !== leftOut)
             .map((j) => ({
               id: String(j),
               title: (ds.faqs[j] as Dataset['faqs'][number]).question,
@@ -72,9 +77,9 @@ for (const ds of selectedDatasets()) {
             .sort((a, b) => b.vectorScore - a.vectorScore)
             .slice(0, PER_LIST);
         for (const [i, f] of ds.faqs.entries()) {
-          if (inProgram.has(i)) continue;
+          if (inProgram.has(i) && !whole) continue;
           tally.asked++;
-          if (pickDuplicate(normalizeQuery(f.question), candidates(asked[i] as number[]))) tally.wronglyBlocked++;
+          if (pickDuplicate(normalizeQuery(f.question), candidates(asked[i] as number[], i))) tally.wronglyBlocked++;
         }
         for (const [qi, q] of ds.queries.entries()) {
           const want = indexOf.get(q.faqId) as number;
@@ -88,7 +93,7 @@ for (const ds of selectedDatasets()) {
         }
       }
       console.log(
-        `| ${ds.name} | ${k} | ${c} | ${pct(tally.wronglyBlocked, tally.asked)} % | ${pct(tally.blocked, tally.rephrasings)} % / ${pct(tally.right, tally.blocked)} % |`,
+        `| ${ds.name} | ${whole ? `${k} (all)` : k} | ${c} | ${pct(tally.wronglyBlocked, tally.asked)} % | ${pct(tally.blocked, tally.rephrasings)} % / ${pct(tally.right, tally.blocked)} % |`,
       );
     }
   }
