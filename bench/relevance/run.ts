@@ -14,8 +14,7 @@
  * Env: BENCH_SERVER_URL, BENCH_RELEVANCE_DATA (comma list of data set names; all by default),
  * BENCH_RELEVANCE_MISSES=1 to list the queries the fused ranking misses.
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import {
   buildHybridSql,
   createEmbedder,
@@ -34,17 +33,10 @@ import {
 } from '@cfaq/core';
 import { runMigrations } from '@cfaq/db';
 import pg from 'pg';
+import { type Dataset, datasetNames, readDataset, selectedDatasets } from './datasets.js';
 
-interface Dataset {
-  name: string;
-  faqs: { id: string; category: string; question: string; answer: string }[];
-  queries: { faqId: string; kind: string; text: string }[];
-}
-
-const DATA_DIR = join(import.meta.dirname, 'data');
 const SERVER_URL = process.env.BENCH_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DB = process.env.BENCH_RELEVANCE_DATABASE ?? 'community_faq_relevance';
-const ONLY = process.env.BENCH_RELEVANCE_DATA?.split(',').map((s) => s.trim());
 const SHOW_MISSES = process.env.BENCH_RELEVANCE_MISSES === '1';
 const out = (s: string) => console.log(s);
 
@@ -316,11 +308,11 @@ async function runDataset(ds: Dataset) {
   }
 }
 
-const files = readdirSync(DATA_DIR).filter((f) => f.endsWith('.json'));
-const datasets = files.map((f) => JSON.parse(readFileSync(join(DATA_DIR, f), 'utf8')) as Dataset);
+const datasets = datasetNames().map(readDataset);
+const selected = new Set(selectedDatasets().map((d) => d.name));
 /** Every query of the sets other than `name`. */
 const otherQueries = (name: string) => datasets.filter((d) => d.name !== name).flatMap((d) => d.queries);
 for (const ds of datasets) {
-  if (ONLY && !ONLY.includes(ds.name)) continue;
+  if (!selected.has(ds.name)) continue;
   await runDataset(ds);
 }

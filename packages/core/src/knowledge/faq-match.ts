@@ -59,7 +59,7 @@ export async function nearestFaqProposals(
     const candidates = rows.map(() => [] as { id: string; title: string; vectorScore: number }[]);
     for (const r of found) candidates[Number(r.i) - 1]?.push({ id: r.id, title: r.title, vectorScore: Number(r.score) });
     return rows.map((row, i) => {
-      const picked = pickDuplicate(normalizeQuery(row.question), candidates[i] ?? []);
+      const picked = pickDuplicate(row.question, candidates[i] ?? []);
       return picked ? { faqId: picked.id, score: picked.vectorScore } : null;
     });
   } finally {
@@ -74,13 +74,14 @@ export async function proposeFaqUpdates(
   questions: readonly string[],
 ): Promise<(FaqProposal | null)[]> {
   if (questions.length === 0 || batchId === null) return questions.map(() => null);
-  // Chunks of one document share a title: each distinct question is embedded once.
-  const distinct = [...new Set(questions.map(normalizeQuery))];
+  // Upvoted answers on one post share its title: each distinct question is embedded once.
+  const normalized = questions.map(normalizeQuery);
+  const distinct = [...new Set(normalized)];
   const vectors = await ctx.embedder.embed(distinct);
   const vectorOf = new Map(distinct.map((q, i) => [q, vectors[i] as number[]]));
   return nearestFaqProposals(
     ctx,
     batchId,
-    questions.map((question) => ({ question, vector: vectorOf.get(normalizeQuery(question)) as number[] })),
+    normalized.map((question) => ({ question, vector: vectorOf.get(question) as number[] })),
   );
 }
