@@ -53,6 +53,28 @@ describe('NUL characters are refused in one place, for every route', () => {
   });
 });
 
+describe('a JSON body keeps its types (coercion is for query strings and paths only)', () => {
+  it('refuses a wrong type naming the field, and keeps null as null', async () => {
+    const cases: [InjectOptions, string][] = [
+      [{ method: 'POST', url: '/api/auth/login', payload: { email: 123, password: 'x' } }, 'body.email'],
+      [
+        { method: 'POST', url: '/api/community/posts', headers: user.headers, payload: { title: ['A title'], body: 'A body' } },
+        'body.title',
+      ],
+      [{ method: 'POST', url: '/api/search', payload: { query: 12345 } }, 'body.query'],
+      [{ method: 'POST', url: '/api/batches', headers: admin.headers, payload: { name: 'Typed', description: 5 } }, 'body.description'],
+    ];
+    for (const [req, path] of cases) expect(fieldOf(await t.app.inject(req)), `${req.method} ${req.url}`).toBe(path);
+    const profile = (bio: string | null) =>
+      t.app.inject({ method: 'PATCH', url: '/api/auth/profile', headers: user.headers, payload: { bio } });
+    expect((await profile('Hello')).json().bio).toBe('Hello');
+    // Coerced, null became "" (the string branch of the nullable field took it first).
+    expect((await profile(null)).json().bio).toBeNull();
+    // Query strings still coerce: page=2 is a number.
+    expect((await t.app.inject({ method: 'GET', url: '/api/faq?page=2&limit=5' })).statusCode).toBe(200);
+  });
+});
+
 describe('numbers and dates out of range', () => {
   it('refuses a page past the bound, naming query.page', async () => {
     for (const page of ['999999999999999999999', '10001', '1e400']) {

@@ -32,7 +32,24 @@ function memoized(build: Builder): Builder {
   };
 }
 
+type AjvOptions = { customOptions?: Record<string, unknown> } & Record<string, unknown>;
+
+/**
+ * Type coercion is for the parts that arrive as text (query string, path parameters, headers): `?page=2`
+ * is a number. A JSON body carries its own types, and coercing them turned `{"action": ["reject"]}` into
+ * "reject", `{"reason": 12345}` into "12345" and `{"bio": null}` into "" (the string branch of a nullable
+ * string coerces null first): a wrong type in a body is a 400 naming the field.
+ */
+function bodyWithoutCoercion(build: Builder): Builder {
+  return (externalSchemas, options) => {
+    const coercing = build(externalSchemas, options);
+    const o = (options ?? {}) as AjvOptions;
+    const strict = build(externalSchemas, { ...o, customOptions: { ...o.customOptions, coerceTypes: false } });
+    return (route) => ((route as { httpPart?: string }).httpPart === 'body' ? strict(route) : coercing(route));
+  };
+}
+
 export const memoizedCompilers: CompilersFactory = {
-  buildValidator: memoized(ValidatorSelector() as unknown as Builder) as unknown as CompilersFactory['buildValidator'],
+  buildValidator: bodyWithoutCoercion(memoized(ValidatorSelector() as unknown as Builder)) as unknown as CompilersFactory['buildValidator'],
   buildSerializer: memoized(SerializerSelector() as unknown as Builder) as unknown as CompilersFactory['buildSerializer'],
 };
