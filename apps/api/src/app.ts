@@ -8,7 +8,7 @@ import { contextPlugin } from './plugins/context.js';
 import { inputGuardPlugin } from './plugins/input-guard.js';
 import { metricsPlugin } from './plugins/metrics.js';
 import { openapiPlugin } from './plugins/openapi.js';
-import { problemPlugin } from './plugins/problem.js';
+import { frameworkError, problemPlugin } from './plugins/problem.js';
 import { rateLimitPlugin } from './plugins/rate-limit.js';
 import { searchPlugin } from './plugins/search.js';
 import { securityPlugin } from './plugins/security.js';
@@ -47,8 +47,12 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     bodyLimit: config.BODY_LIMIT_BYTES,
     ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: false, useDefaults: true } },
     return503OnClosing: true,
+    frameworkErrors: frameworkError,
     schemaController: { compilersFactory: memoizedCompilers },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // Every body is JSON (or multipart where a route registers it): a text/plain body is the wrong media
+  // type (415), not a malformed object (400). Fastify would otherwise parse it into a string.
+  app.removeContentTypeParser('text/plain');
 
   await app.register(contextPlugin, { ctx: opts.ctx });
   await app.register(problemPlugin);

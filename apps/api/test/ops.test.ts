@@ -113,6 +113,17 @@ describe('operational routes', () => {
     expectProblem(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
   });
 
+  it('a text/plain body is the wrong media type (415), not a malformed object', async () => {
+    // Fastify parses text/plain into a string by default, which the schema then refused as a 400.
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/log',
+      headers: { 'content-type': 'text/plain' },
+      payload: '{"level":"info"}',
+    });
+    expectProblem(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
+  });
+
   it('malformed JSON is a 400 problem, not a 500', async () => {
     const res = await t.app.inject({
       method: 'POST',
@@ -126,7 +137,21 @@ describe('operational routes', () => {
   it('unknown routes answer a 404 problem', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/does-not-exist' });
     const body = expectProblem(res, 404, 'ROUTE_NOT_FOUND');
-    expect(body).toMatchObject({ type: expect.stringContaining('route-not-found'), title: 'Not Found', status: 404 });
+    expect(body).toMatchObject({
+      type: expect.stringContaining('route-not-found'),
+      title: 'Not Found',
+      status: 404,
+      instance: '/api/does-not-exist',
+    });
+  });
+
+  it('URLs the router refuses answer a problem too: a bad escape, an overlong path parameter', async () => {
+    const bad = await t.app.inject({ method: 'GET', url: '/api/batches/by-slug/%E0%A4%A' });
+    expectProblem(bad, 400, 'INVALID_URL');
+    expect(bad.headers['content-type']).toContain('application/problem+json');
+    const long = await t.app.inject({ method: 'GET', url: `/api/batches/by-slug/${'a'.repeat(150)}` });
+    expect(expectProblem(long, 400, 'VALIDATION_FAILED').errors?.[0]?.path).toBe('params');
+    expect(long.headers['x-request-id']).toBeTruthy();
   });
 
   it('serves the OpenAPI document and UI under /api/docs', async () => {

@@ -1,5 +1,5 @@
 import { AppError, Code, type ErrorCode, isErrorCode } from '@cfaq/core';
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { Problem, problem } from '../lib/problem.js';
 
@@ -39,6 +39,7 @@ const FASTIFY_CODES: Record<string, [number, ErrorCode]> = {
   FST_ERR_CTP_INVALID_JSON_BODY: [400, Code.INVALID_JSON],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, Code.INVALID_CONTENT_LENGTH],
   FST_ERR_INVALID_URL: [400, Code.INVALID_URL],
+  FST_ERR_BAD_URL: [400, Code.INVALID_URL],
   FST_ERR_NOT_FOUND: [404, Code.NOT_FOUND],
   FST_JWT_NO_AUTHORIZATION_IN_HEADER: [401, Code.UNAUTHORIZED],
   FST_REQ_FILE_TOO_LARGE: [413, Code.PAYLOAD_TOO_LARGE],
@@ -111,8 +112,33 @@ export const problemPlugin = fp(
     app.setNotFoundHandler((request, reply) => {
       const body = problem(404, Code.ROUTE_NOT_FOUND, `No route ${request.method} ${request.url.split('?')[0]}`);
       request.server.metrics?.observeUnmatched(request.method, 404, reply.elapsedTime / 1000);
-      return reply.header('x-request-id', request.id).status(404).type('application/problem+json').send(body);
+      return reply
+        .header('x-request-id', request.id)
+        .status(404)
+        .type('application/problem+json')
+        .send({ ...body, instance: request.url.split('?')[0] });
     });
   },
   { name: 'problem' },
 );
+
+/**
+ * Fastify's `frameworkErrors`: a URL the router refuses before any route or hook runs (a malformed
+ * percent-escape, a path parameter over the router's 100-character bound). Without it Fastify answers
+ * its own `{error, code}` JSON; these get the same problem+json as every other error. The bound is the
+ * router's, not a field rule, so the long parameter is a 400 naming `params`.
+ */
+export function frameworkError(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const path = request.url.split('?')[0] ?? request.url;
+  const body =
+    err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? problem(400, Code.VALIDATION_FAILED, 'a path parameter is longer than 100 characters', [
+          { path: 'params', message: 'must be at most 100 characters' },
+        ])
+      : problem(400, Code.INVALID_URL, 'The URL is malformed (a bad percent-escape)');
+  return reply
+    .header('x-request-id', request.id)
+    .status(body.status)
+    .type('application/problem+json')
+    .send({ ...body, instance: path });
+}
