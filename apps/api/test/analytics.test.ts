@@ -170,15 +170,15 @@ describe('GET /analytics/community', () => {
 describe('range validation', () => {
   it('from after to, impossible dates, too long ranges and series answer 400 naming the field', async () => {
     const after = expectProblem(await get('/analytics/search?from=2026-03-10&to=2026-03-01', admin), 400);
-    expect(after.errors?.[0]?.path).toBe('from');
+    expect(after.errors?.[0]?.path).toBe('query.from');
     const feb30 = expectProblem(await get('/analytics/overview?from=2026-02-30', admin), 400);
     expect(JSON.stringify(feb30)).toContain('from');
     const bad = expectProblem(await get('/admin/faqs/growth?to=yesterday', admin), 400);
     expect(JSON.stringify(bad)).toContain('to');
     const long = expectProblem(await get('/analytics/overview?from=2020-01-01&to=2026-01-01', admin), 400);
-    expect(long.errors?.[0]?.path).toBe('from');
+    expect(long.errors?.[0]?.path).toBe('query.from');
     const daily = expectProblem(await get('/admin/community/chart?from=2025-01-01&to=2026-03-01&interval=day', admin), 400);
-    expect(daily.errors?.[0]?.path).toBe('interval');
+    expect(daily.errors?.[0]?.path).toBe('query.interval');
     expect((await get('/admin/community/chart?from=2025-01-01&to=2026-03-01&interval=week', admin)).statusCode).toBe(200);
     expectProblem(await get('/analytics/community?interval=hour', admin), 400);
     expectProblem(await get('/analytics/community?batchId=nope', admin), 400);

@@ -83,7 +83,7 @@ describe('FAQ create, read, update, delete', () => {
     expectProblem(await post({ question: 'Valid question?', answer: 'a', freshnessTier: 'forever' }), 400);
     expectProblem(await post({ question: 'Valid question?', answer: 'a', embedding: [1] }), 400);
     const badCat = expectProblem(await post({ question: 'Valid question?', answer: 'a', category: 'nope' }), 400);
-    expect(badCat.errors?.[0]?.path).toBe('/category');
+    expect(badCat.errors?.[0]?.path).toBe('body.category');
     expectProblem(await post({ question: 'Valid question?', answer: 'a', batchId: MISSING }), 404);
     expectProblem(await post({ question: 'Valid question?', answer: 'a' }, user.headers), 403);
     expectProblem(await t.app.inject({ method: 'POST', url: '/api/faq', payload: { question: 'Valid question?', answer: 'a' } }), 401);

@@ -35,11 +35,11 @@ describe('resolveRange', () => {
         return (e as { errors?: { path: string }[] }).errors?.[0]?.path;
       }
     };
-    expect(field({ from: '2026-02-30' })).toBe('from');
-    expect(field({ to: '2026-13-01' })).toBe('to');
-    expect(field({ from: '2026-03-02', to: '2026-03-01' })).toBe('from');
-    expect(field({ from: '2023-01-01', to: '2026-01-01' })).toBe('from');
-    expect(field({ from: '2024-12-31', to: '2026-01-01', interval: 'day' })).toBe('interval');
+    expect(field({ from: '2026-02-30' })).toBe('query.from');
+    expect(field({ to: '2026-13-01' })).toBe('query.to');
+    expect(field({ from: '2026-03-02', to: '2026-03-01' })).toBe('query.from');
+    expect(field({ from: '2023-01-01', to: '2026-01-01' })).toBe('query.from');
+    expect(field({ from: '2024-12-31', to: '2026-01-01', interval: 'day' })).toBe('query.interval');
     expect(field({ from: '2025-01-01', to: '2026-01-01', interval: 'day' })).toBeNull();
     expect(field({ from: '2025-01-01', to: '2026-01-01', interval: 'week' })).toBeNull();
     expect(MAX_RANGE_DAYS).toBe(1096);

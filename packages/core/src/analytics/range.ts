@@ -35,7 +35,7 @@ function parseDay(field: 'from' | 'to', value: string): Date {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
   const d = m ? new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))) : null;
   // Round-trip: 2026-02-30 parses as 2026-03-02 and is refused.
-  if (!d || Number.isNaN(d.getTime()) || ymd(d) !== value) throw invalidField(field, 'must be a calendar date YYYY-MM-DD');
+  if (!d || Number.isNaN(d.getTime()) || ymd(d) !== value) throw invalidField(`query.${field}`, 'must be a calendar date YYYY-MM-DD');
   return d;
 }
 
@@ -59,13 +59,13 @@ export function resolveRange(q: RangeInput, now: Date): DateRange {
   const interval = q.interval ?? 'day';
   const to = q.to ? parseDay('to', q.to) : new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
   const from = q.from ? parseDay('from', q.from) : new Date(to.getTime() - (DEFAULT_RANGE_DAYS - 1) * DAY_MS);
-  if (from.getTime() > to.getTime()) throw invalidField('from', `must not be after to (${ymd(to)})`);
+  if (from.getTime() > to.getTime()) throw invalidField('query.from', `must not be after to (${ymd(to)})`);
   const days = Math.round((to.getTime() - from.getTime()) / DAY_MS) + 1;
-  if (days > MAX_RANGE_DAYS) throw invalidField('from', `the range may span at most ${MAX_RANGE_DAYS} days (it spans ${days})`);
+  if (days > MAX_RANGE_DAYS) throw invalidField('query.from', `the range may span at most ${MAX_RANGE_DAYS} days (it spans ${days})`);
   const buckets = bucketCount(from, to, interval);
   if (buckets > MAX_BUCKETS) {
     throw invalidField(
-      'interval',
+      'query.interval',
       `a series may have at most ${MAX_BUCKETS} buckets (${days} days by ${interval} give ${buckets}); use a longer interval`,
     );
   }

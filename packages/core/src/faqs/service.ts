@@ -3,7 +3,7 @@ import { and, count, desc, eq, ilike, or, sql } from 'drizzle-orm';
 import { writeAdminLog } from '../audit/index.js';
 import type { CoreContext } from '../context.js';
 import { embedRowJob } from '../embeddings/embed-row-job.js';
-import { Code, invalidField, notFound } from '../errors/index.js';
+import { Code, invalidField, notFound, unprocessable } from '../errors/index.js';
 import { teaDrop } from '../notifications/index.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import { type Actor, type DbOrTx, isStaff, type Tx } from '../shared/db.js';
@@ -87,7 +87,7 @@ export interface NewFaq {
 
 async function checkCategory(db: DbOrTx, batchId: string, category: string | null | undefined) {
   if (category && !(await categoryExists(db, batchId, category))) {
-    throw invalidField('/category', "must be one of the program's categories (GET /faq/categories)");
+    throw invalidField('body.category', "must be one of the program's categories (GET /faq/categories)");
   }
 }
 
@@ -205,6 +205,11 @@ export async function updateFaqInTx(ctx: Ctx, tx: Tx, actor: Actor, id: string, 
     if (to !== undefined && to !== current[key]) changes[key] = { from: current[key], to };
   }
   if (Object.keys(changes).length === 0) return current;
+  // A FAQ under review leaves it through the review (votes, moderator verify or dismiss), which also
+  // clears its flag and records the outcome; an edit of its status would skip both.
+  if (changes.reviewStatus && (current.reviewStatus === 'pending_review' || current.reviewStatus === 'update_requested')) {
+    throw unprocessable(Code.FAQ_UNDER_REVIEW, `the FAQ is ${current.reviewStatus}; its review decides its status (edit the text, or resolve the review)`);
+  }
   if (changes.category) await checkCategory(tx, current.batchId, input.category);
   const now = ctx.clock.now();
   const set: Partial<typeof faqs.$inferInsert> = { updatedBy: actor.id, updatedAt: now };
@@ -222,7 +227,8 @@ export async function updateFaqInTx(ctx: Ctx, tx: Tx, actor: Actor, id: string, 
   const [updated] = await tx.update(faqs).set(set).where(eq(faqs.id, id)).returning(faqColumns);
   await tx.insert(faqRevisions).values({ faqId: id, editorId: actor.id, changes, createdAt: now });
   if (changes.question || changes.answer) await ctx.jobs.send(embedRowJob, { table: 'faqs', id }, { tx });
-  if (changes.reviewStatus && input.reviewStatus === 'approved') await faqApprovedDrop(tx, updated as FaqRow);
+  // Publishing announces a new FAQ; a verified FAQ set back to approved is not new.
+  if (changes.reviewStatus && input.reviewStatus === 'approved' && current.reviewStatus === 'draft') await faqApprovedDrop(tx, updated as FaqRow);
   return updated as FaqRow;
 }
 

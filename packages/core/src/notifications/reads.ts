@@ -124,7 +124,7 @@ export async function updateNotificationSettings(
 ): Promise<NotificationSettingsView> {
   for (const k of Object.keys(patch.kinds ?? {})) {
     if (!(k in NOTIFICATION_KINDS))
-      throw invalidField(`/kinds/${k}`, `unknown notification kind (${Object.keys(NOTIFICATION_KINDS).join(', ')})`);
+      throw invalidField(`body.kinds.${k}`, `unknown notification kind (${Object.keys(NOTIFICATION_KINDS).join(', ')})`);
   }
   const kinds = JSON.stringify(patch.kinds ?? {});
   await ctx.db.execute(sql`

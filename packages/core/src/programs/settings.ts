@@ -29,11 +29,11 @@ const HEX = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
 /** Checks the rules a schema cannot state alone (route schemas check them too). */
 function validate(s: ProgramSettingsInput) {
   for (const key of ['primaryColor', 'accentColor'] as const) {
-    if (!HEX.test(s.theme[key])) throw invalidField(`/theme/${key}`, 'must be a hex colour such as #7C9A82');
+    if (!HEX.test(s.theme[key])) throw invalidField(`body.theme.${key}`, 'must be a hex colour such as #7C9A82');
   }
   const order = s.sections.sectionOrder;
   const isPermutation = order.length === PROGRAM_SECTIONS.length && PROGRAM_SECTIONS.every((x) => order.includes(x));
-  if (!isPermutation) throw invalidField('/sections/sectionOrder', `must list each of ${PROGRAM_SECTIONS.join(', ')} exactly once`);
+  if (!isPermutation) throw invalidField('body.sections.sectionOrder', `must list each of ${PROGRAM_SECTIONS.join(', ')} exactly once`);
 }
 
 async function programFor(ctx: Ctx, batchId: string, includeArchived: boolean) {
