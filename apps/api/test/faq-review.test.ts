@@ -92,6 +92,24 @@ describe('manual flag', () => {
     expectProblem(await t.app.inject({ method: 'POST', url: `/api/faq/${faq.id}/flag`, payload: { reason: 'abcd' } }), 401);
     expectProblem(await flag(MISSING, admin), 404);
   });
+
+  it('an edit cannot take a FAQ out of review; its text may change, and only a draft published drops a tea drop', async () => {
+    const put = (id: string, payload: Record<string, unknown>) =>
+      t.app.inject({ method: 'PUT', url: `/api/faq/${id}`, headers: admin.headers, payload });
+    const faq = await newFaq({ question: 'Under review edit?' });
+    await flag(faq.id, voters[0] as Headers);
+    expectProblem(await put(faq.id, { reviewStatus: 'approved' }), 422, 'FAQ_UNDER_REVIEW');
+    expectProblem(await put(faq.id, { reviewStatus: 'draft' }), 422, 'FAQ_UNDER_REVIEW');
+    const edited = await put(faq.id, { answer: 'On Thursday this year.' });
+    expect(edited.statusCode).toBe(200);
+    expect(edited.json()).toMatchObject({ reviewStatus: 'pending_review', flagType: 'manual' });
+    const drops = async () =>
+      (await t.ctx.pool.query(`SELECT count(*)::int AS n FROM tea_notifications WHERE ref_id = $1`, [faq.id])).rows[0].n as number;
+    const before = await drops();
+    await t.ctx.db.update(faqs).set({ reviewStatus: 'verified' }).where(eq(faqs.id, faq.id));
+    expect((await put(faq.id, { reviewStatus: 'approved' })).statusCode).toBe(200);
+    expect(await drops()).toBe(before);
+  });
 });
 
 describe('freshness votes', () => {

@@ -97,6 +97,7 @@ export const ERROR_CODES = {
   FAQ_STATE_CHANGED: { status: 422, title: 'The FAQ changed meanwhile; retry' },
   FAQ_NOT_UNDER_REVIEW: { status: 422, title: 'Votes are taken only while the FAQ is pending review' },
   FAQ_NOT_ESCALATED: { status: 422, title: 'Only an escalated FAQ can be verified or dismissed' },
+  FAQ_UNDER_REVIEW: { status: 422, title: 'The FAQ is under review: its status moves by the review (votes, verify, dismiss), not by edit' },
   NO_AI_ANSWER: { status: 422, title: 'The post has no AI answer to review' },
   NO_PUBLISHED_AI_ANSWER: { status: 422, title: 'The post has no published AI answer' },
   NO_ANSWER_TEXT: { status: 422, title: 'There is no answer text to publish' },

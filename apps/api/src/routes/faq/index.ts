@@ -108,9 +108,13 @@ export const faqRoutes: RoutePlugin = async (app) => {
       schema: {
         tags,
         summary: 'Update a FAQ (keeps a revision)',
+        description:
+          'Staff. `reviewStatus` publishes a draft (`approved`, announced as a new FAQ) or takes a FAQ back to `draft`; ' +
+          'a FAQ under review (pending_review, update_requested) keeps its status until the review decides it (422 FAQ_UNDER_REVIEW), ' +
+          'though its text may be edited.',
         params: IdParams,
         body: UpdateFaqBody,
-        response: { 200: Faq, ...problemResponses(404) },
+        response: { 200: Faq, ...problemResponses(404, 422) },
       },
     },
     async (request) => updateFaq(ctx, signedIn(request), request.params.id, request.body),
