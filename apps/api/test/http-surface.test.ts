@@ -117,6 +117,18 @@ describe('security headers and no-store', () => {
     expect(answers[3]?.statusCode).toBe(200);
   });
 
+  it('marks admin answers no-store too: the AI key reveal holds a plaintext secret', async () => {
+    const admin = await open.signIn('admin');
+    const answers = [
+      await open.app.inject({ method: 'GET', url: '/api/admin/ai/config/api-key/openai', headers: admin.headers }),
+      await open.app.inject({ method: 'GET', url: '/api/admin/ai/config', headers: admin.headers }),
+      await open.app.inject({ method: 'GET', url: '/api/conf/token', headers: admin.headers }),
+    ];
+    for (const res of answers) expect(res.headers['cache-control'], `${res.statusCode} ${res.body.slice(0, 80)}`).toBe('no-store');
+    const faqs = await open.app.inject({ method: 'GET', url: '/api/faq' });
+    expect(faqs.headers['cache-control']).not.toBe('no-store');
+  });
+
   it('the docs UI still loads under the content security policy', async () => {
     const page = await open.app.inject({ method: 'GET', url: '/api/docs' });
     expect(page.statusCode).toBe(200);

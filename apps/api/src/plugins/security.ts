@@ -17,7 +17,11 @@ export function corsOptions(setting: string): { origin: false | string | string[
 }
 
 /** Paths whose answers carry credentials or personal data: never stored by a browser or a proxy. */
-const NO_STORE_PREFIXES = ['/api/auth/', '/api/admin/users'];
+/**
+ * Answers that must never sit in a cache: tokens and personal data (auth), everything staff-only under
+ * /admin (user records, the AI key reveal, audit logs), and the meeting provider's connection.
+ */
+const NO_STORE_PREFIXES = ['/api/auth/', '/api/admin/', '/api/conf/auth', '/api/conf/callback', '/api/conf/token'];
 
 const noStore: onRequestHookHandler = (_request, reply, done) => {
   reply.header('cache-control', 'no-store');
