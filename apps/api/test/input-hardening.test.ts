@@ -101,6 +101,10 @@ describe('numbers and dates out of range', () => {
       payload: { userId: user.id, reason: 'spam', until: '0000-01-01T00:00:00Z' },
     });
     expect(fieldOf(until)).toBe('body.until');
+    for (const url of ['/api/admin/escalation-history', '/api/admin/community/escalation-history', '/api/admin/audit/results']) {
+      const res = await t.app.inject({ method: 'GET', url: `${url}?from=0000-01-01T00:00:00Z`, headers: admin.headers });
+      expect(fieldOf(res), url).toBe('query.from');
+    }
   });
 
   it('treats a token whose sub is not a uuid as no caller (401 on protected routes, anonymous on public ones)', async () => {

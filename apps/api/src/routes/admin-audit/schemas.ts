@@ -1,6 +1,6 @@
 import { AuditVerdictShape as Verdict } from '@cfaq/core';
 import { Type as T } from '@sinclair/typebox';
-import { PageQuery, Uuid } from '../../lib/schemas.js';
+import { DateTimeInput, PageQuery, Uuid } from '../../lib/schemas.js';
 
 export {
   AuditItemResultShape as RunItem,
@@ -10,8 +10,8 @@ export {
 } from '@cfaq/core';
 
 const Range = {
-  from: T.Optional(T.String({ format: 'date-time', description: 'checkedAt from (inclusive)' })),
-  to: T.Optional(T.String({ format: 'date-time', description: 'checkedAt to (inclusive)' })),
+  from: T.Optional(T.String({ ...DateTimeInput, description: 'checkedAt from (inclusive), year 1900 to 2999' })),
+  to: T.Optional(T.String({ ...DateTimeInput, description: 'checkedAt to (inclusive), year 1900 to 2999' })),
   batchId: T.Optional(Uuid),
 };
 
