@@ -42,6 +42,30 @@ describe('OpenAPI document', () => {
     expect(gaps).toEqual([]);
   });
 
+  it('documents the media types the server sends: problem+json for errors, Prometheus text for the metrics', async () => {
+    type Responses = Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }>;
+    const doc = (await t.app.inject({ method: 'GET', url: '/api/docs/json' })).json() as {
+      paths: Record<string, Record<string, { responses?: Responses }>>;
+    };
+    const mismatched: string[] = [];
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        for (const [status, response] of Object.entries(op.responses ?? {})) {
+          const types = Object.keys(response.content ?? {});
+          const isProblem = Object.values(response.content ?? {}).some((c) => c.schema?.$ref?.endsWith('/Problem'));
+          if (Number(status) >= 400 && isProblem && types.join() !== 'application/problem+json') {
+            mismatched.push(`${method.toUpperCase()} ${path} ${status}: ${types.join(', ')}`);
+          }
+        }
+      }
+    }
+    expect(mismatched).toEqual([]);
+    expect(Object.keys(doc.paths['/api/metrics']?.get?.responses?.['200']?.content ?? {})).toEqual(['text/plain; version=0.0.4']);
+    expect(Object.keys(doc.paths['/api/faq']?.get?.responses?.['200']?.content ?? {})).toEqual(['application/json']);
+    const problem = await t.app.inject({ method: 'GET', url: '/api/faq/not-a-uuid' });
+    expect(problem.headers['content-type']).toContain('application/problem+json');
+  });
+
   it('marks signed-in routes with bearer security and leaves public ones open', async () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/api/docs/json' })).json() as {
       paths: Record<string, Record<string, Operation>>;

@@ -4,6 +4,39 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { SECURITY_SCHEMES } from '../lib/route-docs.js';
 
+type OpenApiDocument = {
+  paths?: Record<string, Record<string, { responses?: Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }> }>>;
+};
+
+/** Media types the route schemas cannot say, by path and status: the answer is not JSON. */
+const TEXT_ANSWERS: Record<string, string> = { '/api/metrics 200': 'text/plain; version=0.0.4' };
+
+/**
+ * @fastify/swagger documents every response as application/json. Errors leave as
+ * application/problem+json (plugins/problem.ts) and the metrics as Prometheus text, so a client that
+ * checks the media type against the document must find the one it gets.
+ */
+export function documentMediaTypes<D extends OpenApiDocument>(doc: D): D {
+  for (const [path, operations] of Object.entries(doc.paths ?? {})) {
+    for (const operation of Object.values(operations)) {
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        const content = response.content;
+        if (!content) continue;
+        // A route that produces another type (the event stream) still answers its errors as problems.
+        const problem = Object.values(content).find((c) => c.schema?.$ref?.endsWith('/Problem'));
+        if (problem) {
+          response.content = { 'application/problem+json': problem };
+          continue;
+        }
+        const text = TEXT_ANSWERS[`${path} ${status}`];
+        const json = content['application/json'];
+        if (text && json) response.content = { [text]: json };
+      }
+    }
+  }
+  return doc;
+}
+
 /** OpenAPI 3 generated from the route schemas: UI at /api/docs, document at /api/docs/json. */
 export const openapiPlugin = fp(
   async (app: FastifyInstance) => {
@@ -24,6 +57,7 @@ export const openapiPlugin = fp(
         servers: [{ url: '/', description: 'this server' }],
       },
       refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+      transformObject: (documents) => documentMediaTypes((documents as { openapiObject: OpenApiDocument }).openapiObject) as never,
     });
     await app.register(swaggerUi, { routePrefix: '/api/docs' });
   },
