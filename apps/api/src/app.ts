@@ -48,6 +48,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: false, useDefaults: true } },
     return503OnClosing: true,
     frameworkErrors: frameworkError,
+    // The spec writes one path with a trailing slash (GET /knowledge/); every path answers with or without one.
+    routerOptions: { ignoreTrailingSlash: true },
     schemaController: { compilersFactory: memoizedCompilers },
   }).withTypeProvider<TypeBoxTypeProvider>();
   // Every body is JSON (or multipart where a route registers it): a text/plain body is the wrong media

@@ -97,6 +97,9 @@ describe('knowledge routes', () => {
     const list = await t.app.inject({ method: 'GET', url: '/api/knowledge?type=transcript', headers: admin.headers });
     expect(list.statusCode).toBe(200);
     expect((list.json() as { total: number }).total).toBeGreaterThan(0);
+    // The spec's spelling, GET /knowledge/ (list), is the same route.
+    const slashed = await t.app.inject({ method: 'GET', url: '/api/knowledge/?type=transcript', headers: admin.headers });
+    expect(slashed.json()).toEqual(list.json());
 
     const ing = await t.app.inject({
       method: 'POST',
