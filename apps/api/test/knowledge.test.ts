@@ -186,6 +186,15 @@ describe('knowledge routes', () => {
     });
     expect(unknown.json()).toMatchObject({ answered: false, sources: [] });
     expect((unknown.json() as { answer: string }).answer).toMatch(/I don't know/);
+    // The provider down: not answered, and the text does not claim the knowledge base lacks the answer.
+    ai.failNext(500, 10);
+    const down = await t.app.inject({
+      method: 'GET',
+      url: `/api/knowledge/chat?q=${encodeURIComponent('can I borrow a laptop for the term')}`,
+      headers: admin.headers,
+    });
+    expect(down.json()).toMatchObject({ answered: false, sources: [], reason: expect.any(String) });
+    expect((down.json() as { answer: string }).answer).toMatch(/AI provider is not available.*found [1-9]/);
     expectProblem(await t.app.inject({ method: 'GET', url: '/api/knowledge/chat', headers: admin.headers }), 400);
   });
 

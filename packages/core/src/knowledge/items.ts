@@ -307,6 +307,10 @@ const ChatOutput = T.Object({
 });
 
 export const I_DONT_KNOW = "I don't know: the knowledge base has nothing on this.";
+const NOT_ANSWERED_BY_ITEMS = "I don't know: the knowledge base does not answer this.";
+/** The provider failed: the knowledge base may well hold the answer, so the text must not say it does not. */
+const noAnswerWritten = (found: number) =>
+  `No answer was written: the AI provider is not available. The knowledge search found ${found} related item${found === 1 ? '' : 's'} (GET /knowledge/search).`;
 /** Hits below this similarity are not relevant enough to answer from. */
 export const CHAT_MIN_SCORE = 0.35;
 
@@ -334,11 +338,11 @@ export async function knowledgeChat(
       'Answer the question only from the knowledge items given, citing the ids of the items you used in sourceIds. If they do not answer it, set answerable to false.',
     prompt: `Question: ${q.q}\n\nKnowledge items:\n${context}`,
   });
-  if (!r.ok) return { answered: false, answer: I_DONT_KNOW, sources: [], reason: r.reason };
+  if (!r.ok) return { answered: false, answer: noAnswerWritten(hits.length), sources: [], reason: r.reason };
   const out = r.value as Static<typeof ChatOutput>;
   const cited = hits.filter((h) => out.sourceIds.includes(h.id));
   if (!out.answerable || !out.answer.trim() || cited.length === 0) {
-    return { answered: false, answer: I_DONT_KNOW, sources: [], reason: 'the knowledge base does not answer this' };
+    return { answered: false, answer: NOT_ANSWERED_BY_ITEMS, sources: [], reason: 'the knowledge base does not answer this' };
   }
   return {
     answered: true,
