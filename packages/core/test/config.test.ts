@@ -49,6 +49,8 @@ describe('loadConfig', () => {
     ['PORT', '70000'],
     ['AUTO_ANSWER_APPROVE_THRESHOLD', '1.5'],
     ['FAQ_VERIFY_THRESHOLD', '0'],
+    ['FAQ_VERIFY_THRESHOLD', '2.5'],
+    ['AUTO_ANSWER_BATCH_SIZE', '20.9'],
     ['SEARCH_HNSW_EF_SEARCH', '5'],
     ['SEARCH_HNSW_EF_SEARCH', '2000'],
     ['LOG_LEVEL', 'loud'],

@@ -29,6 +29,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const v = env[key];
     if (v !== undefined && v.trim() !== '') raw[key] = v.trim();
   }
+  // Value.Convert truncates "2.5" to 2 for an integer setting: a fraction there is a mistake to name.
+  for (const [key, value] of Object.entries(raw)) {
+    const schema = (ConfigSchema.properties as Record<string, { type?: unknown }>)[key];
+    if (schema?.type === 'integer' && !/^[+-]?\d+$/.test(value as string)) {
+      throw new ConfigError(key, `must be a whole number (value: ${JSON.stringify(value)})`);
+    }
+  }
   const converted = Value.Default(ConfigSchema, Value.Convert(ConfigSchema, raw));
   const first = Value.Errors(ConfigSchema, converted).First();
   if (first) {
