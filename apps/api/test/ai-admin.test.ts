@@ -101,6 +101,14 @@ describe('POST /admin/community/auto-answer', () => {
 
     expectProblem(await inject('POST', '/api/admin/community/auto-answer?post_id=nope', admin), 400);
     expectProblem(await inject('POST', '/api/admin/community/auto-answer?approveThreshold=2', admin), 400);
+    // Crossed thresholds: refused like the settings are at start, naming the one given.
+    const crossed = expectProblem(
+      await inject('POST', '/api/admin/community/auto-answer?dry_run=true&approveThreshold=0.5&suggestThreshold=0.7', admin),
+      400,
+    );
+    expect(crossed.errors?.[0]?.path).toBe('query.suggestThreshold');
+    const low = expectProblem(await inject('POST', '/api/admin/community/auto-answer?dry_run=true&approveThreshold=0.5', admin), 400);
+    expect(low.errors?.[0]?.path).toBe('query.approveThreshold');
   });
 });
 

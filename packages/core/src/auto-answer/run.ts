@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { resolveAi } from '../ai/settings.js';
 import type { CoreContext } from '../context.js';
+import { invalidField } from '../errors/index.js';
 import { applyDecision } from './apply.js';
 import { type ClaimedPost, claimPosts, previewEligible } from './claim.js';
 import { decidePost } from './decide.js';
@@ -48,10 +49,16 @@ export function thresholdsOf(
   ctx: Pick<CoreContext, 'config'>,
   o: { approveThreshold?: number | undefined; suggestThreshold?: number | undefined },
 ): Thresholds {
-  return {
+  const t = {
     approve: o.approveThreshold ?? ctx.config.AUTO_ANSWER_APPROVE_THRESHOLD,
     suggest: o.suggestThreshold ?? ctx.config.AUTO_ANSWER_SUGGEST_THRESHOLD,
   };
+  // The same rule the settings obey at start: a suggest band above the approve band has no meaning.
+  if (t.suggest > t.approve) {
+    const field = o.suggestThreshold !== undefined ? 'query.suggestThreshold' : 'query.approveThreshold';
+    throw invalidField(field, `the suggest threshold (${t.suggest}) must not exceed the approve threshold (${t.approve})`);
+  }
+  return t;
 }
 
 export async function runAutoAnswer(ctx: CoreContext, opts: RunOptions): Promise<RunReport> {
