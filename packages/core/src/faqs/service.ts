@@ -208,7 +208,10 @@ export async function updateFaqInTx(ctx: Ctx, tx: Tx, actor: Actor, id: string, 
   // A FAQ under review leaves it through the review (votes, moderator verify or dismiss), which also
   // clears its flag and records the outcome; an edit of its status would skip both.
   if (changes.reviewStatus && (current.reviewStatus === 'pending_review' || current.reviewStatus === 'update_requested')) {
-    throw unprocessable(Code.FAQ_UNDER_REVIEW, `the FAQ is ${current.reviewStatus}; its review decides its status (edit the text, or resolve the review)`);
+    throw unprocessable(
+      Code.FAQ_UNDER_REVIEW,
+      `the FAQ is ${current.reviewStatus}; its review decides its status (edit the text, or resolve the review)`,
+    );
   }
   if (changes.category) await checkCategory(tx, current.batchId, input.category);
   const now = ctx.clock.now();
@@ -228,7 +231,8 @@ export async function updateFaqInTx(ctx: Ctx, tx: Tx, actor: Actor, id: string, 
   await tx.insert(faqRevisions).values({ faqId: id, editorId: actor.id, changes, createdAt: now });
   if (changes.question || changes.answer) await ctx.jobs.send(embedRowJob, { table: 'faqs', id }, { tx });
   // Publishing announces a new FAQ; a verified FAQ set back to approved is not new.
-  if (changes.reviewStatus && input.reviewStatus === 'approved' && current.reviewStatus === 'draft') await faqApprovedDrop(tx, updated as FaqRow);
+  if (changes.reviewStatus && input.reviewStatus === 'approved' && current.reviewStatus === 'draft')
+    await faqApprovedDrop(tx, updated as FaqRow);
   return updated as FaqRow;
 }
 
