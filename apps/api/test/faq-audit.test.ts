@@ -1,4 +1,4 @@
-import { runFaqAudit } from '@cfaq/core';
+import { auditStats, runFaqAudit } from '@cfaq/core';
 import { confInsights, confMeetings, faqs, freshReviewLogs, pipelineResults, transcriptKnowledge } from '@cfaq/db/schema/index';
 import { CraftedEmbedder, createKnowledge, defaultProgramId, type FakeAiServer, startFakeOpenAI, unitVector } from '@cfaq/testkit';
 import { count, eq } from 'drizzle-orm';
@@ -157,6 +157,9 @@ describe('the audit run', () => {
     const [pr] = await t.ctx.db.select().from(pipelineResults);
     expect(pr).toMatchObject({ verdict: 'skipped', flagged: false });
     expect(typeof pr?.metadata.error).toBe('string');
+    // The stats count the run the way its answer does: a FAQ the provider could not assess was not checked.
+    expect((await auditStats(t.ctx, {})).lastRun).toMatchObject({ checked: run.checked, flagged: 0 });
+    expect(run.checked).toBe(0);
   });
 
   it('low AI confidence: skipped, not flagged, checked', async () => {

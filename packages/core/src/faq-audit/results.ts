@@ -105,7 +105,11 @@ export async function auditStats(ctx: Pick<CoreContext, 'db'>, q: Pick<AuditResu
   if (last) {
     const [run] = last.runId
       ? await ctx.db
-          .select({ n: count(), flagged: sql<number>`count(*) filter (where ${pipelineResults.flagged})::int` })
+          // Checked as the run's own answer counts it: a FAQ the provider could not assess is a result row, not a check.
+          .select({
+            n: sql<number>`count(*) filter (where ${pipelineResults.metadata}->>'error' is null)::int`,
+            flagged: sql<number>`count(*) filter (where ${pipelineResults.flagged})::int`,
+          })
           .from(pipelineResults)
           .where(and(eq(pipelineResults.pipeline, 'faq_audit'), sql`${pipelineResults.metadata}->>'runId' = ${last.runId}`))
       : [{ n: 1, flagged: 0 }];
