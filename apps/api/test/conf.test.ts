@@ -607,5 +607,16 @@ describe('meetings, insights, health, stats, backfill', () => {
       422,
       'CONF_NOT_CONNECTED',
     );
+    // Without the app's credentials the integration is off: 422 as connect says, not a provider call that fails.
+    const off = await appWith({ CONF_CLIENT_ID: undefined, CONF_CLIENT_SECRET: undefined });
+    try {
+      expectProblem(
+        await off.inject({ method: 'POST', url: '/api/conf/auth/backfill?fromDate=2026-01-01&toDate=2026-01-02', headers: admin.headers }),
+        422,
+        'CONF_NOT_CONFIGURED',
+      );
+    } finally {
+      await off.close();
+    }
   });
 });

@@ -2,7 +2,7 @@ import { confMeetings, users } from '@cfaq/db/schema/index';
 import { eq, inArray } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { badGateway, Code, invalidField } from '../errors/index.js';
-import { ConfProviderError, listRecordings, transcriptFile } from './client.js';
+import { ConfProviderError, listRecordings, requireConfClient, transcriptFile } from './client.js';
 import { confIngestJob } from './ingest-job.js';
 import type { ConfBackfillResult } from './shape.js';
 import { confNotConnected, withConfToken } from './tokens.js';
@@ -37,6 +37,8 @@ export async function backfillRecordings(ctx: Ctx, userId: string, q: { fromDate
   if ((to.getTime() - from.getTime()) / DAY + 1 > BACKFILL_MAX_DAYS) {
     throw invalidField('query.toDate', `the range may cover at most ${BACKFILL_MAX_DAYS} days`);
   }
+  // Without the app's credentials the integration is off, whatever tokens an earlier setup left: say so (422), as connect does.
+  requireConfClient(ctx.config);
   const [user] = await ctx.db
     .select({ connected: users.confConnected, confUserId: users.confUserId, confEmail: users.confEmail })
     .from(users)
