@@ -137,6 +137,10 @@ describe('programs', () => {
     const res = await t.app.inject({ method: 'POST', url: `/api/batches/${a.id}/archive`, headers: admin.headers });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ archived: true });
+    // Archiving again changes nothing: archivedAt stays the first time.
+    await new Promise((r) => setTimeout(r, 5));
+    const again = await t.app.inject({ method: 'POST', url: `/api/batches/${a.id}/archive`, headers: admin.headers });
+    expect(again.json().archivedAt).toBe(res.json().archivedAt);
     expectProblem(
       await t.app.inject({ method: 'POST', url: `/api/batches/${a.id}/default`, headers: admin.headers }),
       422,

@@ -168,7 +168,8 @@ export async function setProgramArchived(ctx: Ctx, id: string, archived: boolean
   const row = await ctx.db.transaction(async (tx) => {
     const [r] = await tx
       .update(batches)
-      .set({ archivedAt: archived ? ctx.clock.now() : null, updatedAt: ctx.clock.now() })
+      // Archiving again keeps the first archivedAt: it says when the program was archived.
+      .set({ archivedAt: archived ? sql`coalesce(${batches.archivedAt}, ${ctx.clock.now()})` : null, updatedAt: ctx.clock.now() })
       .where(and(eq(batches.id, id), isNull(batches.deletedAt), archived ? eq(batches.isDefault, false) : undefined))
       .returning();
     if (!r) throw unprocessable(Code.PROGRAM_IS_DEFAULT, 'The default program cannot be archived');
