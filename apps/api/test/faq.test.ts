@@ -168,8 +168,12 @@ describe('FAQ create, read, update, delete', () => {
 
   it('DELETE removes a FAQ; needs staff; 404 after', async () => {
     const faq = await newFaq({ question: 'Delete me?' });
+    const drops = async () => (await t.app.inject({ method: 'GET', url: '/api/notifications/tea?limit=100', headers: user.headers })).body;
+    expect(await drops()).toContain(faq.id);
     expectProblem(await t.app.inject({ method: 'DELETE', url: `/api/faq/${faq.id}`, headers: user.headers }), 403);
     expect((await t.app.inject({ method: 'DELETE', url: `/api/faq/${faq.id}`, headers: moderator.headers })).statusCode).toBe(204);
+    // Its "New FAQ" tea drop goes with it (it would link to a 404).
+    expect(await drops()).not.toContain(faq.id);
     expectProblem(await t.app.inject({ method: 'DELETE', url: `/api/faq/${faq.id}`, headers: moderator.headers }), 404);
     expectProblem(await t.app.inject({ method: 'DELETE', url: '/api/faq/bad', headers: moderator.headers }), 400);
   });

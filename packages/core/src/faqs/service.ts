@@ -1,4 +1,4 @@
-import { faqRevisions, faqs, users } from '@cfaq/db/schema/index';
+import { faqRevisions, faqs, teaNotifications, users } from '@cfaq/db/schema/index';
 import { and, count, desc, eq, ilike, or, sql } from 'drizzle-orm';
 import { writeAdminLog } from '../audit/index.js';
 import type { CoreContext } from '../context.js';
@@ -241,6 +241,8 @@ export async function deleteFaq(ctx: Pick<CoreContext, 'db'>, actor: Actor, id: 
   await ctx.db.transaction(async (tx) => {
     const faq = await visibleFaq(tx, actor, id, { forUpdate: true });
     await tx.delete(faqs).where(eq(faqs.id, id));
+    // Its "New FAQ" tea drop would link to a page that is gone.
+    await tx.delete(teaNotifications).where(and(eq(teaNotifications.refType, 'faq'), eq(teaNotifications.refId, id)));
     await writeAdminLog(tx, {
       actorId: actor.id,
       action: 'faq.deleted',
