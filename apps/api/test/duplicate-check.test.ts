@@ -110,6 +110,32 @@ describe('duplicate check when an FAQ asks the same question twice', () => {
   });
 });
 
+describe('duplicate check between two close FAQs', () => {
+  it('matches the nearer from 0.88 up, however close the other scores (the spec rule: >= 0.82 matches)', async () => {
+    const admin = await t.signIn('admin');
+    const program = await t.app.inject({ method: 'POST', url: '/api/batches', headers: admin.headers, payload: { name: 'Portal help' } });
+    const batchId = program.json().id as string;
+    const ids: string[] = [];
+    for (const [question, answer] of [
+      ['How do I reset my password for the portal?', 'Use "Forgot password" on the portal sign-in page; we email you a link.'],
+      ['How do I change my password for the portal?', 'Sign in to the portal, open Settings, then Security, and choose a new password.'],
+    ]) {
+      const res = await t.app.inject({ method: 'POST', url: '/api/faq', headers: admin.headers, payload: { question, answer, batchId } });
+      ids.push(res.json().id);
+      await embedRow(t.ctx, { table: 'faqs', id: res.json().id });
+    }
+    const query = 'How do I reset or change my password for the portal?';
+    const scores = (await t.app.inject({ method: 'GET', url: `/api/faq/search?q=${encodeURIComponent(query)}&batchId=${batchId}` })).json()
+      .results as { vectorScore: number }[];
+    // A near tie above 0.88: the margin alone would have let this repeat through.
+    expect(scores[0]?.vectorScore).toBeGreaterThanOrEqual(0.88);
+    expect((scores[0]?.vectorScore ?? 0) - (scores[1]?.vectorScore ?? 0)).toBeLessThan(0.02);
+    const res = await t.app.inject({ method: 'POST', url: '/api/faq/check-match', payload: { query, batchId } });
+    expect(res.json()).toMatchObject({ matched: true });
+    expect(ids).toContain(res.json().faq.id);
+  });
+});
+
 describe('blank search text', () => {
   it('is a 400 naming the field, in the body or in the query string', async () => {
     const post = await t.app.inject({ method: 'POST', url: '/api/search', payload: { query: '   ' } });

@@ -132,7 +132,8 @@ export const searchRoutes: RoutePlugin = async (app) => {
           summary: 'Duplicate check before posting: a vector search over FAQs, matched when the nearest FAQ scores vectorScore >= 0.82',
           description:
             'Matched when the nearest of 5 FAQs (by vectorScore) scores >= 0.82 and stands at least 0.02 above the nearest FAQ asking a ' +
-            'different question (a near tie between two questions means the query is about their topic, not a repeat of either), ' +
+            'different question (a near tie between two questions means the query is about their topic, not a repeat of either; ' +
+            'from 0.88 up the nearest matches whatever its neighbours score), ' +
             'or when a candidate FAQ asks the query word for word (case, punctuation and spacing aside), whatever its score.',
           body: DuplicateBody,
           response: { 200: DuplicateResponse, ...problemResponses(404, 503) },
