@@ -1,4 +1,4 @@
-import { DUPLICATE_MARGIN, DUPLICATE_THRESHOLD, pickDuplicate } from '@cfaq/core';
+import { DUPLICATE_MARGIN, DUPLICATE_SURE, DUPLICATE_THRESHOLD, pickDuplicate } from '@cfaq/core';
 import { describe, expect, it } from 'vitest';
 
 const faq = (id: string, title: string, vectorScore: number) => ({ id, title, vectorScore });
@@ -20,6 +20,16 @@ describe('pickDuplicate (the duplicate check over the nearest FAQs)', () => {
     expect(pickDuplicate('what happens to old books', rows)).toBeNull();
     rows[1] = faq('b', 'Can I donate books?', 0.85 - DUPLICATE_MARGIN - 0.001);
     expect(pickDuplicate('what happens to old books', rows)?.id).toBe('a');
+  });
+
+  it('matches the nearest from DUPLICATE_SURE up, however close the next question scores', () => {
+    const rows = [
+      faq('a', 'How do I reset my password?', DUPLICATE_SURE),
+      faq('b', 'How do I change my password?', DUPLICATE_SURE - 0.001),
+    ];
+    expect(pickDuplicate('reset or change my password', rows)?.id).toBe('a');
+    rows[0] = faq('a', 'How do I reset my password?', DUPLICATE_SURE - 0.0005);
+    expect(pickDuplicate('reset or change my password', rows)).toBeNull();
   });
 
   it('does not let FAQs asking the same question compete (one posted twice)', () => {
