@@ -90,7 +90,7 @@ export const ConfigSchema = T.Object({
   RATE_LIMIT_PASSWORD_MAX: Int(5, 1, 100_000, 'password changes per window per user'),
   RATE_LIMIT_TWO_FACTOR_MAX: Int(5, 1, 100_000, 'two-factor code attempts per window'),
   RATE_LIMIT_IDENTITY_MAX: Int(20, 1, 100_000, 'identity creations (accounts, provider connections) per window per client'),
-  RATE_LIMIT_ADMIN_WRITE_MAX: Int(120, 1, 100_000, 'admin writes per minute per admin'),
+  RATE_LIMIT_ADMIN_WRITE_MAX: Int(120, 1, 100_000, 'admin writes per minute per admin and route (each admin route counts its own)'),
   RATE_LIMIT_USER_BURST_MAX: Int(300, 1, 10_000_000, 'requests per minute per user or client, every route'),
   RATE_LIMIT_SUGGEST_MAX: Int(10, 1, 100_000, 'FAQ suggestions (POST /faq/suggest) per hour per user'),
   RATE_LIMIT_FLAG_MAX: Int(20, 1, 100_000, 'FAQ flags, and separately FAQ reports, per hour per user'),
