@@ -33,6 +33,25 @@ describe('logger redaction', () => {
     }
     expect(out).toContain('[redacted]');
   });
+
+  it('censors a secret by its field name at any depth and in any case, and keeps counts named like one', () => {
+    const { log, text } = capture();
+    // The shape a client log (POST /log) takes: its context two levels down, names the paths do not list.
+    log.error({
+      frontend: {
+        context: {
+          password: 'hunter22',
+          refreshToken: 'zzzzzzzzzzzz',
+          nested: { clientSecret: 'shhh-secret-value', Password: 'Hunter33', client_secret: 'cs-123', Authorization: 'x1y2z3' },
+        },
+      },
+      usage: { inputTokens: 120, outputTokens: 30 },
+    });
+    const out = text();
+    for (const secret of ['hunter22', 'zzzzzzzzzzzz', 'shhh-secret-value', 'Hunter33', 'cs-123', 'x1y2z3'])
+      expect(out).not.toContain(secret);
+    expect(out).toContain('"inputTokens":120');
+  });
 });
 
 describe('logger redaction by value', () => {

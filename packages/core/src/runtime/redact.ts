@@ -62,13 +62,21 @@ function stripParams(e: Record<string, unknown>, depth: number): Record<string, 
   return out;
 }
 
+/**
+ * Field names that hold a secret at any depth, whatever the value looks like (a password, an opaque
+ * refresh token): `password`, `Password`, `refreshToken`, `client_secret`, `apiKey`, `authorization`...
+ * Only string values are censored, so counts named like them (`inputTokens: 120`) stay readable.
+ */
+const SECRET_KEY = /passw|passphrase|token|secret|api[-_]?key|authorization|cookie|credential|signature|private[-_]?key|^otp$/i;
+
 const isPlain = (v: object) => {
   const proto = Object.getPrototypeOf(v);
   return proto === Object.prototype || proto === null;
 };
 
 /**
- * A log object with every secret-shaped string replaced and errors serialised without their
+ * A log object with every secret-shaped string, and every string under a secret's field name
+ * (SECRET_KEY), replaced, and errors serialised without their
  * parameters. Walks plain objects and arrays only (never framework objects such as a request, which
  * their own serializers reduce), to a bounded depth.
  */
@@ -79,7 +87,8 @@ export function redactValue(value: unknown, depth = 0): unknown {
   if (Array.isArray(value)) return value.map((v) => redactValue(v, depth + 1));
   if (!isPlain(value)) return value;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[k] = redactValue(v, depth + 1);
+  for (const [k, v] of Object.entries(value))
+    out[k] = typeof v === 'string' && v !== '' && SECRET_KEY.test(k) ? CENSOR : redactValue(v, depth + 1);
   return out;
 }
 
