@@ -159,6 +159,27 @@ describe('OAuth connect', () => {
     expect(c).not.toBe(a);
     expect(fake.grants.refresh_token - before).toBe(2);
   });
+
+  it('no transaction or row lock is held across the provider call (the embedded database would stall behind it)', async () => {
+    await t.ctx.db
+      .update(users)
+      .set({ confTokenExpiresAt: new Date(Date.now() - 1000) })
+      .where(eq(users.id, admin.id));
+    fake.setTokenDelay(400);
+    let refreshed = false;
+    const refresh = confAccessToken(t.ctx, admin.id).then((token) => {
+      refreshed = true;
+      return token;
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    // A write to the same user row while the provider is answering: a row lock would make it wait for the refresh.
+    await t.ctx.db.update(users).set({ lastLoginAt: new Date() }).where(eq(users.id, admin.id));
+    expect(refreshed).toBe(false);
+    expect(await refresh).toBeTruthy();
+    fake.setTokenDelay(0);
+    const [row] = await t.ctx.db.select({ lease: users.confRefreshLeaseUntil }).from(users).where(eq(users.id, admin.id));
+    expect(row?.lease).toBeNull();
+  });
 });
 
 function webhook(body: unknown, opts: { secret?: string; ts?: number; headers?: Record<string, string> } = {}) {

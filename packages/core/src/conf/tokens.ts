@@ -1,7 +1,7 @@
 import { users } from '@cfaq/db/schema/index';
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
-import { Code, unprocessable } from '../errors/index.js';
+import { badGateway, Code, unprocessable } from '../errors/index.js';
 import { ConfProviderError, refreshGrant } from './client.js';
 
 type Ctx = Pick<CoreContext, 'db' | 'config' | 'secrets' | 'clock' | 'log'>;
@@ -11,68 +11,109 @@ const REFRESH_MARGIN_MS = 60_000;
 
 export const confNotConnected = () => unprocessable(Code.CONF_NOT_CONNECTED, 'The meeting provider account is not connected');
 
+/** How long one caller may hold the refresh: above the provider call's own timeout (CONF_API_TIMEOUT_MS, 15 s). */
+const REFRESH_LEASE_MS = 30_000;
+/** How often a caller that did not get the lease looks for the token its holder stored. */
+const LEASE_POLL_MS = 200;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 /**
  * The user's provider access token, refreshed when it is about to expire (or when `rejected`, the
  * token the provider just refused, is still the stored one). Refreshes are serialized per user by a
- * row lock (`SELECT ... FOR UPDATE`): a caller that waited finds the token its predecessor stored and
- * makes no call of its own. The provider rotates refresh tokens, so the new pair is committed before
- * the new access token is handed out. A refresh the provider refuses (invalid_grant) disconnects the
- * account.
+ * lease (users.conf_refresh_lease_until), taken and released in statements of their own: no
+ * transaction stays open across the provider call, which on the embedded database would hold up
+ * every other request for as long as the provider takes. A caller that finds the lease taken polls
+ * for the token its holder stores and makes no call of its own. The provider rotates refresh tokens,
+ * so the new pair is committed before the new access token is handed out. A refresh the provider
+ * refuses (invalid_grant) disconnects the account.
  */
 export async function confAccessToken(ctx: Ctx, userId: string, rejected?: string): Promise<string> {
-  const [u] = await ctx.db
-    .select({ connected: users.confConnected, access: users.confAccessToken, expiresAt: users.confTokenExpiresAt })
-    .from(users)
-    .where(eq(users.id, userId));
-  if (!u?.connected || !u.access) throw confNotConnected();
   const fresh = (expiresAt: Date | null) => !!expiresAt && expiresAt.getTime() - ctx.clock.now().getTime() > REFRESH_MARGIN_MS;
-  if (!rejected && fresh(u.expiresAt)) return ctx.secrets.decrypt(u.access, userId);
-
-  let disconnect: ConfProviderError | null = null;
-  const token = await ctx.db.transaction(async (tx) => {
-    const [row] = await tx
-      .select({
-        connected: users.confConnected,
-        access: users.confAccessToken,
-        refresh: users.confRefreshToken,
-        expiresAt: users.confTokenExpiresAt,
-      })
+  const read = async () => {
+    const [u] = await ctx.db
+      .select({ connected: users.confConnected, access: users.confAccessToken, expiresAt: users.confTokenExpiresAt })
       .from(users)
-      .where(eq(users.id, userId))
-      .for('update');
-    if (!row?.connected || !row.access || !row.refresh) throw confNotConnected();
-    const current = ctx.secrets.decrypt(row.access, userId);
-    // Someone refreshed while this call waited for the lock.
-    if (rejected ? current !== rejected : fresh(row.expiresAt)) return current;
-    let next: Awaited<ReturnType<typeof refreshGrant>>;
-    try {
-      next = await refreshGrant(ctx.config, ctx.secrets.decrypt(row.refresh, userId));
-    } catch (err) {
-      if (err instanceof ConfProviderError && !err.transient && (err.status === 400 || err.status === 401)) {
-        disconnect = err;
-        return null;
-      }
-      throw err;
-    }
-    await tx
-      .update(users)
-      .set({
-        confRefreshToken: ctx.secrets.encrypt(next.refreshToken, userId),
-        confAccessToken: ctx.secrets.encrypt(next.accessToken, userId),
-        confTokenExpiresAt: new Date(ctx.clock.now().getTime() + next.expiresInSeconds * 1000),
-        updatedAt: sql`${users.updatedAt}`,
-      })
       .where(eq(users.id, userId));
-    ctx.log.info({ userId }, '[conf] provider token refreshed');
-    return next.accessToken;
-  });
-  if (token) return token;
+    if (!u?.connected || !u.access) throw confNotConnected();
+    return { access: ctx.secrets.decrypt(u.access, userId), expiresAt: u.expiresAt };
+  };
+  // Current: not the token the provider refused, and (when none was refused) not about to expire.
+  const usable = (t: { access: string; expiresAt: Date | null }) => (rejected ? t.access !== rejected : fresh(t.expiresAt));
+
+  let current = await read();
+  if (usable(current)) return current.access;
+  const deadline = Date.now() + 2 * REFRESH_LEASE_MS;
+  for (;;) {
+    const [claimed] = await ctx.db
+      .update(users)
+      .set({ confRefreshLeaseUntil: sql`now() + ${`${REFRESH_LEASE_MS} milliseconds`}::interval`, updatedAt: sql`${users.updatedAt}` })
+      .where(
+        and(
+          eq(users.id, userId),
+          eq(users.confConnected, true),
+          or(isNull(users.confRefreshLeaseUntil), lt(users.confRefreshLeaseUntil, sql`now()`)),
+        ),
+      )
+      .returning({ refresh: users.confRefreshToken });
+    if (claimed) return refreshHeld(ctx, userId, claimed.refresh, usable);
+    await sleep(LEASE_POLL_MS);
+    current = await read();
+    if (usable(current)) return current.access;
+    if (Date.now() > deadline) throw badGateway(Code.CONF_PROVIDER_ERROR, 'The provider token refresh did not finish; retry later');
+  }
+}
+
+/** The refresh itself, by the lease's holder; the lease is released on every path. */
+async function refreshHeld(
+  ctx: Ctx,
+  userId: string,
+  encryptedRefresh: string | null,
+  usable: (t: { access: string; expiresAt: Date | null }) => boolean,
+): Promise<string> {
+  const release = () =>
+    ctx.db
+      .update(users)
+      .set({ confRefreshLeaseUntil: null, updatedAt: sql`${users.updatedAt}` })
+      .where(eq(users.id, userId));
+  let next: Awaited<ReturnType<typeof refreshGrant>>;
+  try {
+    // The previous holder may have refreshed between this caller's read and its claim.
+    const [row] = await ctx.db
+      .select({ access: users.confAccessToken, refresh: users.confRefreshToken, expiresAt: users.confTokenExpiresAt })
+      .from(users)
+      .where(eq(users.id, userId));
+    if (!row?.access || !row.refresh || !encryptedRefresh) throw confNotConnected();
+    const current = { access: ctx.secrets.decrypt(row.access, userId), expiresAt: row.expiresAt };
+    if (usable(current)) {
+      await release();
+      return current.access;
+    }
+    next = await refreshGrant(ctx.config, ctx.secrets.decrypt(row.refresh, userId));
+  } catch (err) {
+    if (err instanceof ConfProviderError && !err.transient && (err.status === 400 || err.status === 401)) {
+      await ctx.db
+        .update(users)
+        .set({ confConnected: false, confAccessToken: null, confRefreshToken: null, confTokenExpiresAt: null, confRefreshLeaseUntil: null })
+        .where(eq(users.id, userId));
+      ctx.log.warn({ userId, err: err.message }, '[conf] refresh refused; account disconnected');
+      throw unprocessable(Code.CONF_NOT_CONNECTED, 'The provider refused the refresh token; connect the account again');
+    }
+    await release();
+    throw err;
+  }
   await ctx.db
     .update(users)
-    .set({ confConnected: false, confAccessToken: null, confRefreshToken: null, confTokenExpiresAt: null })
+    .set({
+      confRefreshToken: ctx.secrets.encrypt(next.refreshToken, userId),
+      confAccessToken: ctx.secrets.encrypt(next.accessToken, userId),
+      confTokenExpiresAt: new Date(ctx.clock.now().getTime() + next.expiresInSeconds * 1000),
+      confRefreshLeaseUntil: null,
+      updatedAt: sql`${users.updatedAt}`,
+    })
     .where(eq(users.id, userId));
-  ctx.log.warn({ userId, err: (disconnect as ConfProviderError | null)?.message }, '[conf] refresh refused; account disconnected');
-  throw unprocessable(Code.CONF_NOT_CONNECTED, 'The provider refused the refresh token; connect the account again');
+  ctx.log.info({ userId }, '[conf] provider token refreshed');
+  return next.accessToken;
 }
 
 /** Runs `fn` with the user's token; a 401 from the provider refreshes once and tries again. */

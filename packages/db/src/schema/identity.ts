@@ -33,6 +33,8 @@ export const users = pgTable(
     confAccessToken: text(),
     confRefreshToken: text(),
     confTokenExpiresAt: tstz('conf_token_expires_at'),
+    /** One token refresh at a time per user, without a transaction held across the provider call. */
+    confRefreshLeaseUntil: tstz('conf_refresh_lease_until'),
     confConnectedAt: tstz('conf_connected_at'),
     lastLoginAt: tstz('last_login_at'),
     createdAt: createdAt(),

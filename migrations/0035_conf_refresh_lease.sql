@@ -1,0 +1,1 @@
+ALTER TABLE "users" ADD COLUMN "conf_refresh_lease_until" timestamp with time zone;
