@@ -103,8 +103,12 @@ describe('loadConfig', () => {
     expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(40), ENCRYPTION_KEY: key }).NODE_ENV).toBe('production');
   });
 
-  it('accepts a base64 encryption key of 32 bytes', () => {
+  it('accepts a base64 encryption key of 32 bytes, and refuses text that only decodes to 32 bytes', () => {
     expect(() => loadConfig({ ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') })).not.toThrow();
+    expect(() => loadConfig({ ENCRYPTION_KEY: Buffer.alloc(32, 250).toString('base64url') })).not.toThrow();
+    // Node's decoder skips what is not base64: these decoded to 32 bytes and were taken.
+    expect(() => loadConfig({ ENCRYPTION_KEY: `${Buffer.alloc(32, 7).toString('base64')}!!` })).toThrow(/ENCRYPTION_KEY/);
+    expect(() => loadConfig({ ENCRYPTION_KEY: `my key: ${Buffer.alloc(32, 7).toString('base64')}` })).toThrow(/ENCRYPTION_KEY/);
   });
 
   it('refuses a suggest threshold above the approve threshold', () => {

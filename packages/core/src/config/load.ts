@@ -12,10 +12,23 @@ export class ConfigError extends Error {
   }
 }
 
-/** Decodes ENCRYPTION_KEY (64 hex chars or base64 of 32 bytes); anything else is refused. */
+/** Base64 (or base64url) of exactly 32 bytes: 43 characters and one `=` of padding, or 43 without. */
+const BASE64_32 = /^[A-Za-z0-9+/]{43}=?$|^[A-Za-z0-9_-]{43}$/;
+
+/**
+ * Decodes ENCRYPTION_KEY (64 hex chars or base64 of 32 bytes); anything else is refused. Node's base64
+ * decoder skips characters it does not know, so a 43-letter passphrase would decode to 32 bytes of a
+ * guessable key: the text itself must be base64 of 32 bytes.
+ */
 export function decodeEncryptionKey(raw: string): Buffer {
-  const key = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
-  if (key.length !== 32) throw new ConfigError('ENCRYPTION_KEY', `must be 32 bytes (64 hex characters or base64), got ${key.length} bytes`);
+  if (/^[0-9a-fA-F]{64}$/.test(raw)) return Buffer.from(raw, 'hex');
+  const key = Buffer.from(raw, raw.includes('-') || raw.includes('_') ? 'base64url' : 'base64');
+  if (!BASE64_32.test(raw) || key.length !== 32) {
+    throw new ConfigError(
+      'ENCRYPTION_KEY',
+      `must be 32 random bytes as 64 hex characters or base64 (44 characters), got ${key.length} bytes`,
+    );
+  }
   return key;
 }
 
