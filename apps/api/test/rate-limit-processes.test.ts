@@ -25,6 +25,7 @@ beforeAll(async () => {
     RATE_LIMIT_REGISTER_MAX: '3',
     RATE_LIMIT_IDENTITY_MAX: '1000',
     RATE_LIMIT_SUGGEST_MAX: '2',
+    SEARCH_SUGGEST_RATE_LIMIT: '3',
   };
   apis = await startApis(2, env);
   bases = apis.bases as [string, string];
@@ -72,5 +73,11 @@ describe('security limiters across API processes', () => {
       statuses.push(res.status);
     }
     expect(statuses).toEqual([201, 201, 429, 429]);
+  });
+
+  it('search suggestions per minute (the spec: 30), alternating between two processes, hit one limit', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i += 1) statuses.push((await fetch(`${bases[i % 2]}/search/suggest?q=how`)).status);
+    expect(statuses).toEqual([200, 200, 200, 429, 429]);
   });
 });
