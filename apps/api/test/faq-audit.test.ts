@@ -146,6 +146,20 @@ describe('the audit run', () => {
     expect(fake.calls).toHaveLength(0);
   });
 
+  it('knowledge about something else is no context: an old never-verified FAQ is stale, and no provider call is made', async () => {
+    // The program's knowledge base holds one row, far from the FAQ (cosine 0.3 to axis 6): below FAQ_AUDIT_KNOWLEDGE_MIN_SCORE.
+    await createKnowledge(t.ctx, { content: KNOWLEDGE, embedding: unitVector(6, 0.3) });
+    const old = await faq(6, { question: 'Unrelated old one [axis6]?', createdAt: new Date(NOW.getTime() - 400 * DAY) });
+    const run = await runFaqAudit(t.ctx);
+    expect(run.items.find((i) => i.faqId === old.id)).toMatchObject({
+      verdict: 'stale',
+      flagged: true,
+      knowledgeSearch: 'ok',
+      sources: [],
+    });
+    expect(fake.calls).toHaveLength(0);
+  });
+
   it('a provider failure records skipped with the error, flags nothing and leaves lastCheckedAt for the next run', async () => {
     const f = await faq(4);
     await createKnowledge(t.ctx, { content: KNOWLEDGE, embedding: unitVector(4, 0.9) });

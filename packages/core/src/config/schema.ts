@@ -193,6 +193,10 @@ export const ConfigSchema = T.Object({
 
   // FAQ audit pipeline
   FAQ_AUDIT_BATCH_SIZE: Int(20, 1, 1000, 'FAQs per run'),
+  FAQ_AUDIT_KNOWLEDGE_MIN_SCORE: Ratio(
+    0.8,
+    "knowledge-base similarity from which a passage counts as context for the audit (below it the FAQ has no context: stale when old and never verified); the search's 0.80 vector cutoff",
+  ),
   FAQ_AUDIT_FLAG_THRESHOLD: Ratio(
     0.8,
     'score below this flags (the correct/drift_detected boundary; the spec lists 0.65 but its verdict table flags every score below 0.80, see README "FAQ audit")',

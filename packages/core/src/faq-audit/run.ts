@@ -108,7 +108,15 @@ const SYSTEM =
   'citedSourceIds: ids of the sources you relied on. evidence: for each conflict, the source id and the exact conflicting words copied verbatim from that source.';
 
 async function auditOne(ctx: Ctx, faq: AuditFaq, resolved: ResolvedAi): Promise<Omit<AuditItemResult, 'checked' | 'resultId'>> {
-  const hits = await searchKnowledge(ctx, { query: faq.question, batchId: faq.batchId, k: 5 });
+  // Only passages about the question count as context: without the floor any approved row of the
+  // program did, so an FAQ the knowledge base says nothing about was judged against unrelated text
+  // and the spec's stale verdict (no context, old, never verified) could not happen.
+  const hits = await searchKnowledge(ctx, {
+    query: faq.question,
+    batchId: faq.batchId,
+    k: 5,
+    minScore: ctx.config.FAQ_AUDIT_KNOWLEDGE_MIN_SCORE,
+  });
   const knowledgeSearch = hits === null ? 'failed' : 'ok';
   const insights = await matchInsights(ctx, faq);
   const base = {
