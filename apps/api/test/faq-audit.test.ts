@@ -241,6 +241,16 @@ describe('admin audit routes', () => {
     };
     expect(results.total).toBe(1);
     expect(results.items[0]).toMatchObject({ faqId: f.id, reason: 'Hours drifted.' });
+    // The PipelineResult's own field names (spec: "Field names are exact").
+    expect(results.items[0]).toMatchObject({
+      pipeline: 'faq_audit',
+      targetModel: 'FAQ',
+      targetId: f.id,
+      targetTitle: f.question,
+      verdict: 'drift_detected',
+      flagged: true,
+      metadata: { reason: 'Hours drifted.' },
+    });
     const none = (
       await t.app.inject({
         method: 'GET',

@@ -42,6 +42,11 @@ export async function listAuditResults(ctx: Pick<CoreContext, 'db'>, q: AuditRes
   return toPage(
     rows.map((r) => ({
       id: r.id,
+      pipeline: 'faq_audit' as const,
+      targetModel: 'FAQ' as const,
+      targetId: r.targetId,
+      targetTitle: r.targetTitle,
+      metadata: r.metadata,
       faqId: r.targetId,
       question: r.targetTitle,
       batchId: r.batchId,

@@ -17,6 +17,12 @@ export type AuditEvidence = Static<typeof AuditEvidenceShape>;
 
 export const AuditResultShape = T.Object({
   id: Uuid,
+  // The PipelineResult under the spec's field names, then the same facts unpacked for a reader.
+  pipeline: T.Literal('faq_audit'),
+  targetModel: T.Literal('FAQ'),
+  targetId: Uuid,
+  targetTitle: T.String(),
+  metadata: T.Record(T.String(), T.Unknown(), { description: 'runId, reason, evidence, knowledgeSearch, matchedInsights, error?' }),
   faqId: Uuid,
   question: T.String(),
   batchId: Nullable(Uuid),
