@@ -587,6 +587,20 @@ describe('meetings, insights, health, stats, backfill', () => {
     expect(s.meetingsProcessed).toBeGreaterThan(0);
     expect(s.knowledgeItems).toBeGreaterThan(0);
     expect(Object.keys(s).sort()).toEqual(['insightsApproved', 'knowledgeItems', 'lastProcessedAt', 'meetingsProcessed']);
+    // A public read of one program: another program's counts are its own (none here), an unknown one is 404.
+    const other = await t.app.inject({
+      method: 'POST',
+      url: '/api/batches',
+      headers: admin.headers,
+      payload: { name: 'No meetings here' },
+    });
+    const empty = await t.app.inject({ method: 'GET', url: `/api/conf/public-stats?batchId=${other.json().id}` });
+    expect(empty.json()).toMatchObject({ meetingsProcessed: 0, insightsApproved: 0, knowledgeItems: 0, lastProcessedAt: null });
+    expectProblem(
+      await t.app.inject({ method: 'GET', url: '/api/conf/public-stats?batchId=00000000-0000-4000-8000-000000000000' }),
+      404,
+      'PROGRAM_NOT_FOUND',
+    );
   });
 
   it('backfill lists recordings month by month and queues those with transcripts', async () => {

@@ -2,6 +2,7 @@ import { confInsights, confMeetings, transcriptKnowledge, users } from '@cfaq/db
 import { and, count, desc, eq, inArray, max, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { Code, conflict, notFound } from '../errors/index.js';
+import { resolveProgramId } from '../programs/resolve.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
 import { confIngestJob } from './ingest-job.js';
 import { confConnection } from './oauth.js';
@@ -156,18 +157,25 @@ export async function confHealth(ctx: Pick<CoreContext, 'db' | 'pool' | 'config'
   };
 }
 
-/** GET /conf/public-stats: counts only; no topics, names or text. */
-export async function confPublicStats(ctx: Pick<CoreContext, 'db'>): Promise<ConfPublicStats> {
+/**
+ * GET /conf/public-stats: counts only; no topics, names or text. A public read: one program's counts,
+ * the given batchId's or the default program's (404 for an unknown or archived program).
+ */
+export async function confPublicStats(ctx: Pick<CoreContext, 'db'>, q: { batchId?: string | undefined } = {}): Promise<ConfPublicStats> {
+  const batchId = await resolveProgramId(ctx, q.batchId);
   const [[m], [i], [k]] = await Promise.all([
     ctx.db
       .select({ n: count(), last: max(confMeetings.processedAt) })
       .from(confMeetings)
-      .where(eq(confMeetings.status, 'completed')),
-    ctx.db.select({ n: count() }).from(confInsights).where(eq(confInsights.status, 'approved')),
+      .where(and(eq(confMeetings.status, 'completed'), eq(confMeetings.batchId, batchId))),
+    ctx.db
+      .select({ n: count() })
+      .from(confInsights)
+      .where(and(eq(confInsights.status, 'approved'), eq(confInsights.batchId, batchId))),
     ctx.db
       .select({ n: count() })
       .from(transcriptKnowledge)
-      .where(inArray(transcriptKnowledge.status, ['approved', 'promoted'])),
+      .where(and(inArray(transcriptKnowledge.status, ['approved', 'promoted']), eq(transcriptKnowledge.batchId, batchId))),
   ]);
   return {
     meetingsProcessed: m?.n ?? 0,

@@ -22,7 +22,7 @@ import { Type as T } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { signedIn } from '../../lib/actor.js';
 import { problemResponses } from '../../lib/problem.js';
-import { IdParams, listOf } from '../../lib/schemas.js';
+import { BatchQuery, IdParams, listOf } from '../../lib/schemas.js';
 import type { RoutePlugin } from '../../lib/types.js';
 import { reprocessMeetingRoute } from './reprocess.js';
 import {
@@ -248,9 +248,14 @@ export const confRoutes: RoutePlugin = async (app) => {
     '/conf/public-stats',
     {
       config: { access: 'public' },
-      schema: { tags, summary: 'Counts of processed meetings, approved insights and knowledge items', response: { 200: PublicStats } },
+      schema: {
+        tags,
+        summary: 'Counts of processed meetings, approved insights and knowledge items of one program (batchId, else the default program)',
+        querystring: BatchQuery,
+        response: { 200: PublicStats, ...problemResponses(404) },
+      },
     },
-    async () => confPublicStats(ctx),
+    async (request) => confPublicStats(ctx, { batchId: request.query.batchId }),
   );
 
   app.post(
