@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { resolveAi } from '../ai/settings.js';
 import type { CoreContext } from '../context.js';
 import { invalidField } from '../errors/index.js';
+import { logPipelineStep } from '../shared/pipeline-log.js';
 import { applyDecision } from './apply.js';
 import { type ClaimedPost, claimPosts, previewEligible } from './claim.js';
 import { decidePost } from './decide.js';
@@ -79,10 +80,13 @@ export async function runAutoAnswer(ctx: CoreContext, opts: RunOptions): Promise
       const outcome = dryRun ? 'dry_run' : await applyDecision(ctx, d, runId, post.authorId, opts.trigger);
       if (outcome === 'skipped') counts.skipped++;
       else counts[d.verdict]++;
-      const conf = d.confidence === null ? 'null' : d.confidence.toFixed(3);
-      ctx.log.info(
-        `[pipeline] auto_answer id=${post.id} conf=${conf} verdict=${d.verdict}${dryRun ? ' dry_run=true' : ''}${outcome === 'skipped' ? ' skipped=changed' : ''}`,
-      );
+      logPipelineStep(ctx.log, {
+        action: 'auto_answer',
+        id: post.id,
+        conf: d.confidence,
+        verdict: d.verdict,
+        extra: { dry_run: dryRun || undefined, skipped: outcome === 'skipped' ? 'changed' : undefined },
+      });
       items.push({
         postId: d.postId,
         title: d.title,

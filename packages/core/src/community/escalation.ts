@@ -9,6 +9,7 @@ import { awardBadge } from '../reputation/badges.js';
 import { HOUR_MS } from '../runtime/clock.js';
 import type { Actor, DbOrTx } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
+import { logPipelineStep } from '../shared/pipeline-log.js';
 import type { EscalatedPostItem, EscalationHistoryItem } from './shape.js';
 
 type Ctx = Pick<CoreContext, 'db' | 'clock' | 'config' | 'log'>;
@@ -110,7 +111,7 @@ export async function escalateUnansweredPosts(ctx: Ctx): Promise<string[]> {
           data: { postId: r.id, unansweredComments: r.n },
         });
       }
-      ctx.log.info(`[escalation] escalate id=${r.id} conf=${r.n} verdict=escalated`);
+      logPipelineStep(ctx.log, { action: 'escalation', id: r.id, conf: null, verdict: 'escalated', extra: { not_answering: r.n } });
     }
     return res.rows.map((r) => r.id);
   });
@@ -144,7 +145,7 @@ export async function startTimeTrials(ctx: Ctx): Promise<string[]> {
       })),
       now,
     );
-    for (const r of res.rows) ctx.log.info(`[escalation] time-trial id=${r.id} verdict=pending`);
+    for (const r of res.rows) logPipelineStep(ctx.log, { action: 'escalation_time_trial', id: r.id, conf: null, verdict: 'pending' });
     return res.rows.map((r) => r.id);
   });
 }
@@ -202,7 +203,13 @@ export async function claimFirstResponder(
     ],
     now,
   );
-  ctx.log?.info(`[escalation] first-responder id=${post.id} user=${responderId} verdict=${badge.awarded ? 'awarded' : 'already_held'}`);
+  logPipelineStep(ctx.log, {
+    action: 'first_responder',
+    id: post.id,
+    conf: null,
+    verdict: badge.awarded ? 'awarded' : 'already_held',
+    extra: { user: responderId },
+  });
   return true;
 }
 
@@ -300,7 +307,7 @@ async function closePostEscalation(
       reason: note,
       ...(moved.batchId ? { batchId: moved.batchId } : {}),
     });
-    ctx.log.info(`[escalation] ${to === 'resolved' ? 'resolve' : 'dismiss'} id=${id} verdict=${to}`);
+    logPipelineStep(ctx.log, { action: to === 'resolved' ? 'escalation_resolve' : 'escalation_dismiss', id, conf: null, verdict: to });
     const [row] = await tx.select(escalatedColumns).from(communityPosts).where(eq(communityPosts.id, id));
     return toItem(row as EscalatedRow);
   });

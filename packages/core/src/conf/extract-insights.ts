@@ -5,6 +5,7 @@ import { generateStructured } from '../ai/generate.js';
 import type { CoreContext } from '../context.js';
 import { type FaqProposal, proposalColumns } from '../knowledge/faq-match.js';
 import type { Tx } from '../shared/db.js';
+import { logPipelineStep } from '../shared/pipeline-log.js';
 import { clockTime } from './knowledge-store.js';
 import type { ParsedTranscript } from './transcript.js';
 
@@ -75,12 +76,7 @@ export async function extractInsights(
     prompt: `Meeting topic: ${meeting.topic}\n\nTranscript (numbered lines):\n${lines.join('\n')}`,
   });
   if (!r.ok) {
-    ctx.log.info(
-      { meetingId: meeting.id, outcome: r.outcome, reason: r.reason },
-      '[pipeline] conf_insights id=%s verdict=%s',
-      meeting.id,
-      r.outcome,
-    );
+    logPipelineStep(ctx.log, { action: 'conf_insights', id: meeting.id, conf: null, verdict: r.outcome, extra: { reason: r.reason } });
     return { insights: [], outcome: r.outcome, reason: r.reason };
   }
   const out: ExtractedInsight[] = [];
@@ -99,12 +95,7 @@ export async function extractInsights(
       cueEndMs: timed ? Math.round(seg.end * 1000) : null,
     });
   }
-  ctx.log.info(
-    { meetingId: meeting.id, count: out.length },
-    '[pipeline] conf_insights id=%s conf=%d verdict=extracted',
-    meeting.id,
-    out.length,
-  );
+  logPipelineStep(ctx.log, { action: 'conf_insights', id: meeting.id, conf: null, verdict: 'extracted', extra: { insights: out.length } });
   return { insights: out, outcome: 'extracted' };
 }
 

@@ -3,6 +3,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { proposeFaqUpdates } from '../knowledge/faq-match.js';
 import { resolveProgramId } from '../programs/resolve.js';
+import { logPipelineStep } from '../shared/pipeline-log.js';
 import { ConfProviderError } from './client.js';
 import { downloadTranscript } from './download.js';
 import { extractInsights, writeInsights } from './extract-insights.js';
@@ -77,7 +78,13 @@ export async function storeTranscript(ctx: Ctx, meeting: MeetingKey, transcript:
       throw err;
     });
   if (!result) return { status: 'skipped', reason: 'already completed', meetingId: meeting.id };
-  ctx.log.info({ meetingId: meeting.id, ...result }, '[pipeline] conf_ingest id=%s verdict=completed', meeting.id);
+  logPipelineStep(ctx.log, {
+    action: 'conf_ingest',
+    id: meeting.id,
+    conf: null,
+    verdict: 'completed',
+    extra: { insights: result.insightCount, knowledge: result.knowledgeCount },
+  });
   return { status: 'completed', meetingId: meeting.id, ...result };
 }
 
@@ -139,7 +146,7 @@ export async function ingestRecording(ctx: Ctx, p: RecordingPayload, meta: { job
   const topic = sanitizeTopic(p.topic);
   const pattern = blacklistedBy(ctx.config, topic);
   if (pattern) {
-    ctx.log.info({ meetingUuid: p.meetingUuid, pattern }, '[pipeline] conf_ingest id=%s verdict=skipped_blacklist', p.meetingUuid);
+    logPipelineStep(ctx.log, { action: 'conf_ingest', id: p.meetingUuid, conf: null, verdict: 'skipped_blacklist', extra: { pattern } });
     return { status: 'skipped', reason: `topic matches blacklist pattern ${pattern}` };
   }
   const user = await findConnectedUser(ctx, p);

@@ -8,6 +8,7 @@ import type { CoreContext } from '../context.js';
 import { Code, notFound } from '../errors/index.js';
 import { searchKnowledge } from '../knowledge/search.js';
 import type { KnowledgeHit } from '../knowledge/shape.js';
+import { logPipelineStep } from '../shared/pipeline-log.js';
 import { type MatchedInsight, matchInsights } from './insights.js';
 import type { AuditEvidence, AuditItemResult, AuditRunResult } from './shape.js';
 import { type Judged, judgeWithAi, judgeWithoutContext } from './verdict.js';
@@ -274,9 +275,13 @@ export async function runFaqAudit(ctx: Ctx, opts: AuditRunOptions = {}): Promise
     const r = await auditOne(ctx, faq, resolved);
     const written = dryRun ? { checked: r.error === null, resultId: null } : await record(ctx, faq, r, runId);
     items.push({ ...r, ...written });
-    ctx.log.info(
-      `[faq_audit] ${dryRun ? 'dry-run' : 'check'} id=${faq.id} conf=${r.confidence ?? 'null'} verdict=${r.verdict}${r.flagged ? ' flagged' : ''}`,
-    );
+    logPipelineStep(ctx.log, {
+      action: 'faq_audit',
+      id: faq.id,
+      conf: r.confidence,
+      verdict: r.verdict,
+      extra: { flagged: r.flagged, dry_run: dryRun || undefined },
+    });
   }
   const result = { runId, dryRun, checked: items.filter((i) => i.checked).length, flagged: items.filter((i) => i.flagged).length, items };
   ctx.log.info({ runId, dryRun, checked: result.checked, flagged: result.flagged }, '[faq_audit] run done');

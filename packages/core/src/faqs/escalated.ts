@@ -5,6 +5,7 @@ import type { CoreContext } from '../context.js';
 import { Code, notFound, unprocessable } from '../errors/index.js';
 import type { Actor } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
+import { logPipelineStep } from '../shared/pipeline-log.js';
 import type { FaqView, LatestAudit, ReviewStatus, ReviewSuggestion, StaffReviewItem } from './shape.js';
 import { faqColumns, toFaqView } from './view.js';
 
@@ -195,7 +196,13 @@ async function closeEscalation(
       details: { cycle: row.reviewCycle, role: actor.role },
       batchId: row.batchId,
     });
-    ctx.log.info(`[freshness] ${action === 'verified' ? 'verify' : 'dismiss'} id=${id} cycle=${row.reviewCycle} verdict=verified`);
+    logPipelineStep(ctx.log, {
+      action: action === 'verified' ? 'freshness_verify' : 'freshness_dismiss',
+      id,
+      conf: null,
+      verdict: 'verified',
+      extra: { cycle: row.reviewCycle },
+    });
     return toFaqView(row, actor);
   });
 }

@@ -7,6 +7,7 @@ import { resolveProgramId } from '../programs/resolve.js';
 import { HOUR_MS } from '../runtime/clock.js';
 import type { Actor, DbOrTx } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
+import { logPipelineStep } from '../shared/pipeline-log.js';
 import { ADMIN_READER } from './escalated.js';
 import { faqApprovedDrop, insertFaq } from './service.js';
 import type { CommunityPendingItem } from './shape.js';
@@ -112,7 +113,7 @@ export async function nominatePosts(ctx: Ctx): Promise<string[]> {
     });
     if (faqId) {
       nominated.push(faqId);
-      ctx.log.info(`[promotion] nominate id=${faqId} post=${id} verdict=community_pending`);
+      logPipelineStep(ctx.log, { action: 'promotion_nominate', id: faqId, conf: null, verdict: 'community_pending', extra: { post: id } });
     }
   }
   return nominated;
@@ -137,7 +138,7 @@ export async function promoteDue(ctx: Ctx): Promise<string[]> {
       returning f.id, f.batch_id, f.question`);
     for (const r of res.rows) {
       await faqApprovedDrop(tx, { id: r.id, batchId: r.batch_id, question: r.question });
-      ctx.log.info(`[promotion] promote id=${r.id} verdict=approved`);
+      logPipelineStep(ctx.log, { action: 'promotion_promote', id: r.id, conf: null, verdict: 'approved' });
     }
     return res.rows.map((r) => r.id);
   });
@@ -285,7 +286,7 @@ export async function promoteFaqNow(ctx: Ctx, actor: Actor, id: string): Promise
       details: { from: row.promotionStatus },
       batchId: row.batchId,
     });
-    ctx.log.info(`[promotion] promote id=${id} verdict=approved manual=true`);
+    logPipelineStep(ctx.log, { action: 'promotion_promote', id, conf: null, verdict: 'approved', extra: { manual: true } });
     return pendingItem(ctx, tx, id);
   });
 }
@@ -307,7 +308,7 @@ export async function objectToFaq(ctx: Ctx, actor: Actor, id: string, reason: st
       reason,
       batchId: row.batchId,
     });
-    ctx.log.info(`[promotion] object id=${id} verdict=objected`);
+    logPipelineStep(ctx.log, { action: 'promotion_object', id, conf: null, verdict: 'objected' });
     return pendingItem(ctx, tx, id);
   });
 }

@@ -6,6 +6,7 @@ import { resolveProgramId } from '../programs/resolve.js';
 import { DAY_MS } from '../runtime/clock.js';
 import { type Actor, type DbOrTx, isStaff } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
+import { logPipelineStep } from '../shared/pipeline-log.js';
 import { visibleFaq } from './service.js';
 import type { FaqView, ReviewQueueItem, ReviewStatus, ReviewVerdict, Tally, VoteResult } from './shape.js';
 import { faqColumns, toFaqView } from './view.js';
@@ -160,7 +161,7 @@ export async function voteReview(
         ],
         now,
       );
-      ctx.log.info(`[freshness] vote id=${id} cycle=${cycle} verdict=${reviewStatus}`);
+      logPipelineStep(ctx.log, { action: 'freshness_vote', id, conf: null, verdict: reviewStatus, extra: { cycle } });
     }
     return { faqId: id, cycle, reviewStatus, tally, myVote: input.verdict };
   });
@@ -196,7 +197,15 @@ async function moveDue(
       })),
       now,
     );
-    for (const r of res.rows) ctx.log.info(`[freshness] ${move.verb} id=${r.id} cycle=${r.review_cycle} verdict=${move.toStatus}`);
+    for (const r of res.rows) {
+      logPipelineStep(ctx.log, {
+        action: `freshness_${move.verb}`,
+        id: r.id,
+        conf: null,
+        verdict: move.toStatus,
+        extra: { cycle: r.review_cycle },
+      });
+    }
     return res.rows.map((r) => r.id);
   });
 }
