@@ -130,7 +130,7 @@ describe('freshness votes', () => {
     const third = await vote(faq.id, v3, 'still_accurate');
     expect(third.json()).toMatchObject({ reviewStatus: 'verified', tally: { stillAccurate: 3, needsUpdate: 0 }, myVote: 'still_accurate' });
     const row = await faqRow(faq.id);
-    expect(row).toMatchObject({ reviewStatus: 'verified', flaggedAt: null });
+    expect(row).toMatchObject({ reviewStatus: 'verified', flaggedAt: null, flagType: null, flagReason: null });
     expect(row.lastVerifiedDate.toISOString()).toBe(clock.now().toISOString());
     const logs = await logsOf(faq.id);
     expect(logs.at(-1)).toMatchObject({ action: 'verified', fromStatus: 'pending_review', toStatus: 'verified', cycle: 1 });

@@ -139,7 +139,11 @@ export async function voteReview(
     let reviewStatus: ReviewStatus = 'pending_review';
     const pending = and(eq(faqs.id, id), eq(faqs.reviewStatus, 'pending_review'), eq(faqs.reviewCycle, cycle));
     if (tally.stillAccurate >= threshold) {
-      await tx.update(faqs).set({ reviewStatus: 'verified', lastVerifiedDate: now, flaggedAt: null, updatedAt: now }).where(pending);
+      // The flag is resolved, as a moderator's verify resolves it: a verified FAQ no longer lists as flagged.
+      await tx
+        .update(faqs)
+        .set({ reviewStatus: 'verified', lastVerifiedDate: now, flaggedAt: null, flagType: null, flagReason: null, updatedAt: now })
+        .where(pending);
       reviewStatus = 'verified';
     } else if (tally.needsUpdate >= threshold) {
       await tx.update(faqs).set({ reviewStatus: 'update_requested', escalatedAt: now, updatedAt: now }).where(pending);
