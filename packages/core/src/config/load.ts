@@ -26,7 +26,7 @@ export function decodeEncryptionKey(raw: string): Buffer {
   if (!BASE64_32.test(raw) || key.length !== 32) {
     throw new ConfigError(
       'ENCRYPTION_KEY',
-      `must be 32 random bytes as 64 hex characters or base64 (44 characters), got ${key.length} bytes`,
+      `must be 32 bytes of random key as 64 hex characters or base64 (44 characters), got ${key.length} bytes`,
     );
   }
   return key;
