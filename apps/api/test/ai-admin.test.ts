@@ -131,6 +131,18 @@ describe('review queue and review actions', () => {
     const items = q.json().items as { postId: string; answer: string | null; reason: string | null; confidence: number | null }[];
     expect(items.find((i) => i.postId === s)).toMatchObject({ answer: 'Draft text', confidence: 0.7 });
     expect(items.find((i) => i.postId === e)).toMatchObject({ reason: 'sensitive topic: legal' });
+    // The spec's CommunityPost names too; escalatedAt is the post escalation's (none here), not the AI answer's.
+    expect(items.find((i) => i.postId === s)).toMatchObject({
+      aiAnswer: 'Draft text',
+      aiAnswerConfidence: 0.7,
+      aiAnswerSource: 'ai_generated',
+    });
+    expect(items.find((i) => i.postId === e)).toMatchObject({
+      aiAnswerEscalatedReason: 'sensitive topic: legal',
+      aiAnswerEscalatedAt: NOW.toISOString(),
+      escalationStatus: 'none',
+      escalatedAt: null,
+    });
     const only = await inject('GET', '/api/admin/auto-answer/queue?status=escalated&limit=100', admin);
     expect(only.json().items.every((i: { aiAnswerStatus: string }) => i.aiAnswerStatus === 'escalated')).toBe(true);
 

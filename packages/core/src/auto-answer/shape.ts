@@ -24,6 +24,18 @@ export const ReviewQueueEntryShape = T.Object({
   reason: Nullable(T.String()),
   attempts: T.Integer(),
   suggestedAt: Nullable(DateTime),
+  // The post's own fields under the spec's CommunityPost names (the short ones above are the issue's).
+  aiAnswer: Nullable(T.String()),
+  aiAnswerConfidence: Nullable(T.Number()),
+  aiAnswerSource: AiAnswerSourceShape,
+  aiAnswerSuggestedAt: Nullable(DateTime),
+  aiAnswerReviewedAt: Nullable(DateTime),
+  aiAnswerReviewedBy: Nullable(Uuid),
+  aiAnswerEscalatedAt: Nullable(DateTime),
+  aiAnswerEscalatedReason: Nullable(T.String()),
+  aiAnswerAttempts: T.Integer(),
+  escalationStatus: T.String({ description: 'the post escalation (none, escalated, resolved, dismissed), not the AI answer' }),
+  // The post escalation's time (spec CommunityPost.escalatedAt); the AI answer's is aiAnswerEscalatedAt.
   escalatedAt: Nullable(DateTime),
   lastCheckedAt: Nullable(DateTime),
   createdAt: DateTime,
