@@ -71,6 +71,8 @@ describe('POST /auth/register', () => {
         'avatarUrl',
         'bio',
         'confConnected',
+        'confConnectedAt',
+        'confUserId',
         'createdAt',
         'email',
         'id',

@@ -92,8 +92,12 @@ describe('OAuth connect', () => {
     const token = t.ctx.secrets.decrypt(row?.confAccessToken as string, admin.id);
     const status = await t.app.inject({ method: 'GET', url: '/api/conf/token', headers: admin.headers });
     expect(status.statusCode).toBe(200);
-    expect(status.json()).toMatchObject({ connected: true, confUserId: 'zm-alice' });
+    expect(status.json()).toMatchObject({ connected: true, confConnected: true, confUserId: 'zm-alice' });
     expect(status.body).not.toContain(token);
+    // The user's own view carries the spec's User conf fields, never a token.
+    const me = await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: admin.headers });
+    expect(me.json()).toMatchObject({ confConnected: true, confUserId: 'zm-alice', confConnectedAt: expect.any(String) });
+    expect(me.body).not.toContain(token);
   });
 
   it('rejects a reused, tampered, expired or foreign state with 400', async () => {

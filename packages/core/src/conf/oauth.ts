@@ -46,6 +46,7 @@ export async function confConnection(ctx: Pick<CoreContext, 'db'>, userId: strin
   if (!u) throw notFound('User', Code.USER_NOT_FOUND);
   return {
     connected: u.connected,
+    confConnected: u.connected,
     confUserId: u.connected ? u.confUserId : null,
     confEmail: u.connected ? u.confEmail : null,
     confConnectedAt: u.connected ? (u.connectedAt ?? null) : null,

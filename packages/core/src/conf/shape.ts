@@ -22,6 +22,8 @@ export type ConfConnectStart = Static<typeof ConfConnectStartShape>;
 export const ConfConnectionShape = T.Object(
   {
     connected: T.Boolean(),
+    /** The same as `connected`, under the spec's User field name. */
+    confConnected: T.Boolean(),
     confUserId: Nullable(T.String()),
     confEmail: Nullable(T.String()),
     confConnectedAt: Nullable(DateTime),

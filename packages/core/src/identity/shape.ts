@@ -22,6 +22,9 @@ export const UserShape = T.Object(
     avatarUrl: Nullable(T.String()),
     twoFactorEnabled: T.Boolean(),
     confConnected: T.Boolean(),
+    /** The meeting provider account (spec User conf fields); its tokens are never shown. */
+    confUserId: Nullable(T.String()),
+    confConnectedAt: Nullable(DateTime),
     createdAt: DateTime,
     updatedAt: DateTime,
   },

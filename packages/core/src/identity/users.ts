@@ -20,6 +20,8 @@ export const userColumns = {
   avatarUrl: users.avatarUrl,
   totpEnabled: users.totpEnabled,
   confConnected: users.confConnected,
+  confUserId: users.confUserId,
+  confConnectedAt: users.confConnectedAt,
   createdAt: users.createdAt,
   updatedAt: users.updatedAt,
 };
@@ -36,6 +38,8 @@ export type UserRow = {
   avatarUrl: string | null;
   totpEnabled: boolean;
   confConnected: boolean;
+  confUserId: string | null;
+  confConnectedAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 };
@@ -56,6 +60,9 @@ export function toUserJson(row: UserRow, now: Date): UserJson {
     avatarUrl: row.avatarUrl,
     twoFactorEnabled: row.totpEnabled,
     confConnected: row.confConnected,
+    // A disconnected account keeps its provider id in the row (to match it again), not in the view.
+    confUserId: row.confConnected ? row.confUserId : null,
+    confConnectedAt: row.confConnected ? row.confConnectedAt : null,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
