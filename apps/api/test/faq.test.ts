@@ -149,6 +149,9 @@ describe('FAQ create, read, update, delete', () => {
     expect(res.json()).toMatchObject({ reviewStatus: 'approved' });
     const drops = await t.ctx.db.select().from(teaNotifications).where(eq(teaNotifications.refId, draft.id));
     expect(drops).toMatchObject([{ kind: 'faq_approved', userId: null }]);
+    // Back to draft: staff-only again, so its drop (question and link) is withdrawn from everyone's feed.
+    await t.app.inject({ method: 'PUT', url: `/api/faq/${draft.id}`, headers: admin.headers, payload: { reviewStatus: 'draft' } });
+    expect(await t.ctx.db.select().from(teaNotifications).where(eq(teaNotifications.refId, draft.id))).toEqual([]);
   });
 
   it('PUT validates, needs staff, 404 for unknown', async () => {

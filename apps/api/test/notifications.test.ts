@@ -243,6 +243,19 @@ describe('GET /notifications/stream', () => {
       const next = await drop(me.id, defaultProgram, 'next');
       expect((await f.done).map((e) => e.id)).toEqual([`tea:${next}`]);
       f.close();
+      // An archived program is hidden from public reads: its program-wide drops are not streamed either.
+      const [archived] = await t.ctx.db
+        .insert(batches)
+        .values({ name: 'Archived tea', slug: 'archived-tea', archivedAt: new Date() })
+        .returning();
+      await drop(null, archived!.id, 'archived tea');
+      const after = await drop(null, defaultProgram, 'live tea');
+      const g = readEvents(a, me.headers.authorization, 1, `tea:${next}`);
+      expect((await g.done).map((e) => e.data.title)).toEqual(['live tea']);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(g.raw()).not.toContain('archived tea');
+      expect(after).toBeTruthy();
+      g.close();
     } finally {
       await a.close();
     }

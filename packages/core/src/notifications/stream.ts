@@ -31,10 +31,11 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The tea drops a stream carries (alias t): the user's personal drops and the program-wide drops of
- * every program not deleted (a user belongs to no program; the stream, like GET /notifications, covers all).
+ * every live program (a user belongs to no program; the stream, like GET /notifications, covers all).
+ * Archived programs are hidden from public reads, their drops included.
  */
 const teaForUser = (userId: string) =>
-  sql`(t.user_id = ${userId} or (t.user_id is null and exists (select 1 from batches b where b.id = t.batch_id and b.deleted_at is null)))`;
+  sql`(t.user_id = ${userId} or (t.user_id is null and exists (select 1 from batches b where b.id = t.batch_id and b.deleted_at is null and b.archived_at is null)))`;
 
 /**
  * The user's cursor for a new stream: the event named by Last-Event-ID (a notification id, or
