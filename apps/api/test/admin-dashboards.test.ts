@@ -224,6 +224,13 @@ describe('GET /admin/stats users (kept counts)', () => {
     expect(await shown()).toEqual(now);
     const rows = await t.ctx.db.execute<{ n: number }>(sql`select count(*)::int as n from user_counts`);
     expect(rows.rows[0]?.n).toBeLessThanOrEqual(6);
+    // A suspension that has ended no longer counts, though the row still says suspended.
+    const ended = new Date(t.ctx.clock.now().getTime() - 60_000);
+    await t.ctx.db
+      .update(users)
+      .set({ suspendedUntil: ended })
+      .where(eq(users.id, ids[1] as string));
+    expect((await shown()).suspended).toBe((now?.suspended ?? 0) - 1);
   });
 });
 

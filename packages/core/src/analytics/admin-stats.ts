@@ -25,9 +25,13 @@ export async function adminStats(ctx: Ctx, q: { batchId?: string | undefined }):
   const prog = inProgram(sql`batch_id`, batchId);
   const [users, faqs, posts, unresolved, ...searches] = await Promise.all([
     // Kept counts (user_counts, appended by triggers and folded by the rollup job): no count of the users.
+    // A suspension whose end has passed no longer counts (as everywhere: isSuspended), though the row
+    // still says suspended: those few are taken off through a partial index.
     ctx.db.execute<{ total: string | null; admins: string | null; moderators: string | null; suspended: string | null }>(sql`
       select sum(users) as total, sum(users) filter (where role = 'admin') as admins,
-        sum(users) filter (where role = 'moderator') as moderators, sum(users) filter (where status = 'suspended') as suspended
+        sum(users) filter (where role = 'moderator') as moderators,
+        coalesce(sum(users) filter (where status = 'suspended'), 0)
+          - (select count(*) from users where status = 'suspended' and suspended_until is not null and suspended_until <= ${now}) as suspended
       from user_counts`),
     ctx.db.execute<{ k: string; n: number }>(
       sql`select review_status::text as k, count(*)::int as n from faqs where true${prog} group by 1`,

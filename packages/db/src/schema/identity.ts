@@ -46,6 +46,8 @@ export const users = pgTable(
     index('users_role_idx').on(t.role),
     // Dashboards: accounts created in a range (analytics/).
     index('users_created_idx').on(t.createdAt),
+    // Suspensions with an end: the ones over by now no longer count (admin stats; few rows).
+    index('users_suspension_end_idx').on(t.suspendedUntil).where(sql`${t.status} = 'suspended' and ${t.suspendedUntil} is not null`),
   ],
 );
 

@@ -1,0 +1,1 @@
+CREATE INDEX "users_suspension_end_idx" ON "users" USING btree ("suspended_until") WHERE "users"."status" = 'suspended' and "users"."suspended_until" is not null;
