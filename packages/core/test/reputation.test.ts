@@ -128,6 +128,14 @@ describe('awardPoints', () => {
     const notes = await t.ctx.db.select().from(notifications).where(eq(notifications.userId, u.id));
     expect(notes.map((n) => n.kind)).toEqual(['badge_awarded']);
   });
+
+  it("a badge's own points crossing 100 award rising_star too (first_responder's +20 from 85)", async () => {
+    const u = await actor();
+    await t.ctx.db.transaction((tx) => awardPoints(tx, { userId: u.id, batchId, points: 85, reason: 'x', sourceKey: `r:${u.id}` }));
+    await t.ctx.db.transaction((tx) => awardBadge(tx, { userId: u.id, batchId, name: 'first_responder' }));
+    const held = await t.ctx.db.select().from(badges).where(eq(badges.userId, u.id));
+    expect(held.map((b) => b.name).sort()).toEqual(['first_responder', 'rising_star']);
+  });
 });
 
 describe('votes and other events', () => {

@@ -1,7 +1,6 @@
 import type { DbOrTx } from '../shared/db.js';
-import { awardBadge } from './badges.js';
+import { awardThresholdBadges } from './badges.js';
 import { appendLedger, type LedgerEntry, type LedgerRow, reverseLedger } from './ledger.js';
-import { THRESHOLD_BADGES } from './points.js';
 
 export type AwardPointsInput = LedgerEntry;
 
@@ -12,18 +11,7 @@ export type AwardPointsInput = LedgerEntry;
  */
 export async function awardPoints(tx: DbOrTx, input: AwardPointsInput): Promise<LedgerRow | null> {
   const row = await appendLedger(tx, input);
-  if (row && row.points > 0) {
-    for (const t of THRESHOLD_BADGES) {
-      if (row.total >= t.points && row.total - row.points < t.points) {
-        await awardBadge(tx, {
-          userId: row.userId,
-          batchId: row.batchId,
-          name: t.badge,
-          reason: `Reached ${t.points} points`,
-        });
-      }
-    }
-  }
+  if (row) await awardThresholdBadges(tx, row);
   return row;
 }
 

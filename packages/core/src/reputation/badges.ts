@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { notify } from '../notifications/index.js';
 import type { DbOrTx } from '../shared/db.js';
-import { appendLedger, reverseLedger } from './ledger.js';
-import { BADGE_POINTS } from './points.js';
+import { appendLedger, type LedgerRow, reverseLedger } from './ledger.js';
+import { BADGE_POINTS, THRESHOLD_BADGES } from './points.js';
 
 export interface AwardBadgeInput {
   userId: string;
@@ -50,7 +50,7 @@ export async function awardBadge(tx: DbOrTx, input: AwardBadgeInput): Promise<Ba
   if (!badgeId) return { awarded: false, badgeId: null };
   const points = BADGE_POINTS[input.name];
   if (points) {
-    await appendLedger(tx, {
+    const row = await appendLedger(tx, {
       userId: input.userId,
       batchId: input.batchId,
       points,
@@ -60,6 +60,8 @@ export async function awardBadge(tx: DbOrTx, input: AwardBadgeInput): Promise<Ba
       sourceKey: `badge:${badgeId}`,
       awardedBy: input.awardedBy ?? null,
     });
+    // A badge's own points (first_responder's +20) can cross 100 or 1,000 like any others.
+    if (row) await awardThresholdBadges(tx, row);
   }
   if (input.notify !== false) {
     await notify(tx, {
@@ -96,4 +98,14 @@ export async function revokeBadge(tx: DbOrTx, input: RevokeBadgeInput): Promise<
   const id = res.rows[0]?.id ?? null;
   if (id) await reverseLedger(tx, `badge:${id}`, input.revokedBy);
   return id;
+}
+
+/** Awards the badge of each points threshold (100, 1,000) the ledger row just crossed, once. */
+export async function awardThresholdBadges(tx: DbOrTx, row: LedgerRow): Promise<void> {
+  if (row.points <= 0) return;
+  for (const t of THRESHOLD_BADGES) {
+    if (row.total >= t.points && row.total - row.points < t.points) {
+      await awardBadge(tx, { userId: row.userId, batchId: row.batchId, name: t.badge, reason: `Reached ${t.points} points` });
+    }
+  }
 }
