@@ -189,6 +189,16 @@ describe('GET /admin/stats', () => {
       unresolvedOpen: 0,
     });
   });
+
+  it("leaves a deleted program's content out of the all-programs totals, as every read does", async () => {
+    const made = await t.app.inject({ method: 'POST', url: '/api/batches', headers: admin.headers, payload: { name: 'Soon gone' } });
+    const gone = made.json().id as string;
+    await t.ctx.db.insert(faqs).values({ batchId: gone, question: 'Gone with its program?', answer: 'Yes.' });
+    const before = (await get('/admin/stats', admin)).json().faqs.total as number;
+    expect((await t.app.inject({ method: 'DELETE', url: `/api/batches/${gone}`, headers: admin.headers })).statusCode).toBe(204);
+    expect((await get('/admin/stats', admin)).json().faqs.total).toBe(before - 1);
+    expect((await get('/admin/faqs?limit=100', admin)).json().total).toBe(before - 1);
+  });
 });
 
 describe('GET /admin/stats users (kept counts)', () => {

@@ -13,8 +13,15 @@ export const bucketOfDay = (day: SQL, i: Interval) => sql`date_trunc(${unit(i)},
 export const bucketRows = (r: DateRange) =>
   sql`select d::date as bucket from generate_series(date_trunc(${unit(r.interval)}, ${r.from}::timestamp), ${r.to}::timestamp, ${`1 ${r.interval}`}::interval) d`;
 
-/** `and <col> = <batchId>` when a program is given, nothing otherwise. */
-export const inProgram = (col: SQL, batchId: string | null) => (batchId ? sql` and ${col} = ${batchId}::uuid` : sql``);
+/**
+ * `and <col> = <batchId>` when a program is given; otherwise every program but the deleted ones (their
+ * content is gone from every read, so from the all-programs totals too; an anti-join over the few
+ * deleted programs, rows without a program kept).
+ */
+export const inProgram = (col: SQL, batchId: string | null) =>
+  batchId
+    ? sql` and ${col} = ${batchId}::uuid`
+    : sql` and not exists (select 1 from batches gone where gone.id = ${col} and gone.deleted_at is not null)`;
 
 /** Timestamps within the range (half-open, UTC days). */
 export const inRange = (ts: SQL, r: { start: Date; end: Date }) =>
