@@ -154,6 +154,17 @@ describe('the auto-answer run', () => {
     expect(await ctx.db.select().from(aiAnswerOutcomes).where(eq(aiAnswerOutcomes.postId, p.id))).toHaveLength(1);
   });
 
+  it("an answer of the pipeline's own clears an earlier admin review (it was of the old answer)", async () => {
+    await createKnowledge(ctx, { embedding: unitVector(11, 0.95) });
+    const p = await post('Escalated by an admin before [axis11]');
+    await ctx.db
+      .update(communityPosts)
+      .set({ aiAnswerStatus: 'escalated', aiAnswerReviewedAt: new Date(NOW.getTime() - 86_400_000), aiAnswerReviewedBy: author.id })
+      .where(eq(communityPosts.id, p.id));
+    await runAutoAnswer(ctx, { trigger: 'admin', postId: p.id });
+    expect(await reload(p.id)).toMatchObject({ aiAnswerStatus: 'approved', aiAnswerReviewedAt: null, aiAnswerReviewedBy: null });
+  });
+
   it('a knowledge match at 0.90 (confidence 0.81) is suggested and logged flagged, the post stays open', async () => {
     await createKnowledge(ctx, { embedding: unitVector(20, 0.9) });
     const p = await post('A question [axis20]');

@@ -27,6 +27,10 @@ export async function applyDecision(
       aiAnswerSources: d.sources,
       lastCheckedAt: now,
       aiAnswerClaim: null,
+      // A new answer of the pipeline's own: an earlier admin review (an escalate) was of the old one,
+      // and left set it would count this answer as admin-reviewed (analytics' approval rate).
+      aiAnswerReviewedAt: null,
+      aiAnswerReviewedBy: null,
       updatedAt: now,
     };
     const set =
