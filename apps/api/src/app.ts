@@ -46,7 +46,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     trustProxy: trustProxy(config.TRUST_PROXY),
     bodyLimit: config.BODY_LIMIT_BYTES,
     ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: false, useDefaults: true } },
-    return503OnClosing: true,
+    // Requests during shutdown get a problem response from plugins/problem.ts, not Fastify's bare 503.
+    return503OnClosing: false,
     frameworkErrors: frameworkError,
     // The spec writes one path with a trailing slash (GET /knowledge/); every path answers with or without one.
     routerOptions: { ignoreTrailingSlash: true },

@@ -1,4 +1,6 @@
+import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shutdownGuard } from '../src/plugins/problem.js';
 import { createTestApp, expectProblem, type TestApp } from './helpers.js';
 
 let t: TestApp;
@@ -132,6 +134,21 @@ describe('operational routes', () => {
       payload: '{"level":',
     });
     expectProblem(res, 400);
+  });
+
+  it('a request arriving while the server shuts down gets a 503 problem telling it to retry', async () => {
+    // The guard the problem plugin installs, on an app of its own whose shutdown the test starts by hand
+    // (a request cannot be injected into an app once its close() has begun).
+    const app = Fastify({ return503OnClosing: false });
+    const guard = shutdownGuard();
+    app.addHook('onRequest', guard.onRequest);
+    app.get('/x', async () => ({ ok: true }));
+    expect((await app.inject({ method: 'GET', url: '/x' })).statusCode).toBe(200);
+    guard.preClose(() => {});
+    const res = await app.inject({ method: 'GET', url: '/x' });
+    expectProblem(res, 503, 'SHUTTING_DOWN');
+    expect(res.headers['retry-after']).toBe('1');
+    await app.close();
   });
 
   it('unknown routes answer a 404 problem', async () => {

@@ -108,6 +108,10 @@ export const problemPlugin = fp(
         .send({ ...body, instance: request.url.split('?')[0] });
     });
 
+    const guard = shutdownGuard();
+    app.addHook('preClose', guard.preClose);
+    app.addHook('onRequest', guard.onRequest);
+
     // Unknown routes run no route hooks: the id header and the metrics are set here.
     app.setNotFoundHandler((request, reply) => {
       const body = problem(404, Code.ROUTE_NOT_FOUND, `No route ${request.method} ${request.url.split('?')[0]}`);
@@ -141,4 +145,30 @@ export function frameworkError(err: FastifyError, request: FastifyRequest, reply
     .status(body.status)
     .type('application/problem+json')
     .send({ ...body, instance: path });
+}
+
+/**
+ * Shutting down (app.close() began): a request still arriving on a kept-alive connection gets a
+ * problem like every other error, and is told to come back (Fastify's own 503 has a bare body;
+ * return503OnClosing is off in app.ts so this hook answers instead).
+ */
+export function shutdownGuard() {
+  let closing = false;
+  return {
+    preClose(done: () => void) {
+      closing = true;
+      done();
+    },
+    onRequest(request: FastifyRequest, reply: FastifyReply, done: () => void) {
+      if (!closing) return done();
+      const body = problem(503, Code.SHUTTING_DOWN, 'This server is shutting down; retry the request');
+      reply
+        .header('connection', 'close')
+        .header('retry-after', '1')
+        .header('x-request-id', request.id)
+        .status(503)
+        .type('application/problem+json')
+        .send({ ...body, instance: request.url.split('?')[0] });
+    },
+  };
 }

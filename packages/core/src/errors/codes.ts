@@ -119,6 +119,7 @@ export const ERROR_CODES = {
   EMBEDDER_UNAVAILABLE: { status: 503, title: 'The embedding model is not available; retry shortly' },
   KNOWLEDGE_SEARCH_UNAVAILABLE: { status: 503, title: 'The knowledge search failed; retry later' },
   QUEUE_UNAVAILABLE: { status: 503, title: 'The job could not be stored; retry later' },
+  SHUTTING_DOWN: { status: 503, title: 'This server is shutting down; retry (another instance takes the request)' },
   WEBHOOK_NOT_CONFIGURED: { status: 503, title: 'Webhooks are refused: CONF_WEBHOOK_SECRET_TOKEN is not set' },
 } as const satisfies Record<string, { status: number | readonly [number, ...number[]]; title: string }>;
 
