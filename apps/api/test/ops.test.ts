@@ -1,6 +1,6 @@
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { shutdownGuard } from '../src/plugins/problem.js';
+import { problemPlugin, shutdownGuard } from '../src/plugins/problem.js';
 import { createTestApp, expectProblem, type TestApp } from './helpers.js';
 
 let t: TestApp;
@@ -148,6 +148,19 @@ describe('operational routes', () => {
     const res = await app.inject({ method: 'GET', url: '/x' });
     expectProblem(res, 503, 'SHUTTING_DOWN');
     expect(res.headers['retry-after']).toBe('1');
+    await app.close();
+  });
+
+  it('a write whose referenced row was deleted meanwhile (a foreign key refusal) is a 409 problem, not a 500', async () => {
+    const app = Fastify({ logger: false });
+    await app.register(problemPlugin);
+    // What PostgreSQL raises when, say, a user is deleted while their post is being inserted.
+    app.post('/x', async () => {
+      await t.ctx.pool.query(
+        `insert into community_posts (title, body, author_id) values ('t', 'b', '00000000-0000-4000-8000-000000000000')`,
+      );
+    });
+    expectProblem(await app.inject({ method: 'POST', url: '/x' }), 409, 'REFERENCE_GONE');
     await app.close();
   });
 

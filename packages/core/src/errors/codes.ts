@@ -62,6 +62,7 @@ export const ERROR_CODES = {
 
   // 409: conflicts with what exists
   EMAIL_TAKEN: { status: 409, title: 'An account with this email exists' },
+  REFERENCE_GONE: { status: 409, title: 'A record this request refers to was deleted meanwhile' },
   TWO_FACTOR_ALREADY_ENABLED: { status: 409, title: 'Two-factor authentication is already enabled' },
   POST_ALREADY_CONVERTED: { status: 409, title: 'The post was already converted to a FAQ' },
   PROGRAM_SLUG_TAKEN: { status: 409, title: 'Another program took this slug' },
