@@ -10,7 +10,34 @@ export interface EmbeddedDatabase {
   url: string;
   /** True when this process opened the data folder; false when it joined another process's server. */
   owner: boolean;
+  /**
+   * A joining process's database lives in another process: this settles when that process is gone
+   * (it stopped or died), after which every query fails. Never settles for the owner.
+   */
+  ownerGone: Promise<void>;
   close(): Promise<void>;
+}
+
+/** How often a joining process checks that the owner of the data folder still runs. */
+const OWNER_CHECK_MS = 1000;
+
+/** A process that joined through the owner's port, watching that the owner stays. */
+function joined(info: LockInfo): EmbeddedDatabase {
+  let timer: NodeJS.Timeout | undefined;
+  const ownerGone = new Promise<void>((settle) => {
+    timer = setInterval(() => {
+      if (isAlive(info.pid)) return;
+      clearInterval(timer);
+      settle();
+    }, OWNER_CHECK_MS);
+    timer.unref();
+  });
+  return {
+    url: urlFor(info.port),
+    owner: false,
+    ownerGone,
+    close: async () => clearInterval(timer),
+  };
 }
 
 interface LockInfo {
@@ -52,7 +79,7 @@ export async function openEmbeddedDatabase(dataDir: string): Promise<EmbeddedDat
         /* the owner is still writing it */
       }
       if (info && info.pid !== process.pid && isAlive(info.pid)) {
-        if (info.port > 0) return { url: urlFor(info.port), owner: false, close: async () => {} };
+        if (info.port > 0) return joined(info);
       } else if (info) {
         rmSync(lockPath, { force: true });
         continue;
@@ -91,6 +118,7 @@ async function startOwner(dir: string, lockPath: string, fd: number): Promise<Em
   return {
     url: urlFor(port),
     owner: true,
+    ownerGone: new Promise<void>(() => {}),
     async close() {
       if (closed) return;
       closed = true;

@@ -9,7 +9,7 @@ const FORCE_EXIT_MS = 10_000;
 /**
  * The body of every start file: read `.env`, start the runtime, serve, and on SIGTERM/SIGINT stop
  * serving, close the runtime and exit 0 (forced exit 1 after 10 s). A bad setting exits 1 with a
- * message naming it.
+ * message naming it. A process joined to another's embedded database exits 1 when that one stops.
  */
 export function runMain(role: ProcessRole, serve: Serve): void {
   try {
@@ -21,7 +21,7 @@ export function runMain(role: ProcessRole, serve: Serve): void {
     const runtime = await startRuntime({ role });
     let stopServing: (() => Promise<void>) | null = null;
     let stopping = false;
-    const stop = async (signal: string) => {
+    const stop = async (signal: string, exitCode = 0) => {
       if (stopping) return;
       stopping = true;
       runtime.log.info({ signal, role }, `${role} stopping`);
@@ -30,7 +30,7 @@ export function runMain(role: ProcessRole, serve: Serve): void {
         await stopServing?.();
         await runtime.close();
         runtime.log.info({ role }, `${role} stopped`);
-        process.exit(0);
+        process.exit(exitCode);
       } catch (err) {
         runtime.log.error({ err }, 'shutdown failed');
         process.exit(1);
@@ -38,6 +38,13 @@ export function runMain(role: ProcessRole, serve: Serve): void {
     };
     process.on('SIGTERM', () => void stop('SIGTERM'));
     process.on('SIGINT', () => void stop('SIGINT'));
+    // Joined to another process's embedded database: when that process goes, so does the database.
+    // Serving on would answer every request 503/500 for good; exit 1 instead, so a supervisor (or the
+    // person at the terminal) starts this process again, as the owner or joining the new one.
+    void runtime.embedded?.ownerGone.then(() => {
+      runtime.log.error({ role }, 'the process that owns the embedded database stopped; exiting');
+      void stop('owner-gone', 1);
+    });
     stopServing = await serve(runtime);
     // The embedding model loads once per process (the sentence encoder: about a second of CPU). Loaded
     // now, once serving, the first search (API) or embedding job (worker) does not wait for it; an
