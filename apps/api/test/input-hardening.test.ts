@@ -51,6 +51,15 @@ describe('NUL characters are refused in one place, for every route', () => {
     expect(findNul({ ['k\u0000']: 1 }, 'body')).toBe('body.k\\u0000');
     expect(findNul({ a: 'fine', n: 1, z: null }, 'body')).toBeNull();
   });
+
+  it('says a value nested too deep is too deep, not that it holds a NUL', async () => {
+    let deep: unknown = 'x';
+    for (let i = 0; i < 100; i++) deep = [deep];
+    const res = await t.app.inject({ method: 'POST', url: '/api/search', payload: { query: deep } });
+    const body = expectProblem(res, 400, 'VALIDATION_FAILED');
+    expect(body.errors?.[0]?.message).toMatch(/nested deeper than 32 levels/);
+    expect(body.errors?.[0]?.path).toMatch(/^body\.query\.0\.0/);
+  });
 });
 
 describe('a JSON body keeps its types (coercion is for query strings and paths only)', () => {

@@ -12,22 +12,28 @@ const MAX_DEPTH = 32;
  * PostgreSQL cannot store NUL in text, so such input would otherwise fail as a database error.
  */
 export function findNul(value: unknown, path: string, depth = 0): string | null {
-  if (typeof value === 'string') return value.includes(NUL) ? path : null;
+  return findUnstorable(value, path, depth)?.path ?? null;
+}
+
+/** findNul's walk, saying why the value is refused: a NUL character, or nesting past MAX_DEPTH. */
+export function findUnstorable(value: unknown, path: string, depth = 0): { path: string; message: string } | null {
+  if (typeof value === 'string') return value.includes(NUL) ? { path, message: 'must not contain NUL characters (\\u0000)' } : null;
   if (value === null || typeof value !== 'object') return null;
   // A raw body (the conf webhook parses bodies as buffers for its signature) holds bytes, not
   // strings: walking it visited every byte as a key (about 0.1 us a byte per request) and found nothing.
   if (ArrayBuffer.isView(value)) return null;
-  if (depth > MAX_DEPTH) return path;
+  if (depth > MAX_DEPTH) return { path, message: `is nested deeper than ${MAX_DEPTH} levels` };
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const hit = findNul(value[i], `${path}.${i}`, depth + 1);
+      const hit = findUnstorable(value[i], `${path}.${i}`, depth + 1);
       if (hit) return hit;
     }
     return null;
   }
   for (const key of Object.keys(value)) {
-    if (key.includes(NUL)) return `${path}.${key.replaceAll(NUL, '\\u0000')}`;
-    const hit = findNul((value as Record<string, unknown>)[key], `${path}.${key}`, depth + 1);
+    if (key.includes(NUL))
+      return { path: `${path}.${key.replaceAll(NUL, '\\u0000')}`, message: 'must not contain NUL characters (\\u0000)' };
+    const hit = findUnstorable((value as Record<string, unknown>)[key], `${path}.${key}`, depth + 1);
     if (hit) return hit;
   }
   return null;
@@ -57,8 +63,9 @@ export function findNonFinite(value: unknown, path: string, depth = 0): string |
 export const inputGuardPlugin = fp(
   async (app: FastifyInstance) => {
     app.addHook('preValidation', (request, _reply, done) => {
-      const where = findNul(request.params, 'params') ?? findNul(request.query, 'query') ?? findNul(request.body, 'body');
-      if (where) return done(invalidField(where, 'must not contain NUL characters (\\u0000)') as unknown as FastifyError);
+      const bad =
+        findUnstorable(request.params, 'params') ?? findUnstorable(request.query, 'query') ?? findUnstorable(request.body, 'body');
+      if (bad) return done(invalidField(bad.path, bad.message) as unknown as FastifyError);
       done();
     });
     app.addHook('preHandler', (request, _reply, done) => {
