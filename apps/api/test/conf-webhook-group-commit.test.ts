@@ -68,6 +68,18 @@ describe('webhook acknowledgements with group commit', () => {
     for (const uuid of uuids) expect(await jobRows(uuid)).toBe(1);
   });
 
+  it('an event whose strings PostgreSQL cannot store (NUL, a lone surrogate) is stored cleaned, and fails no other event', async () => {
+    const bad = [event('gc-nul', 'Intro\u0000 nul'), event('gc-surrogate', 'Lone \ud800 half'), event('gc-\u0000uuid')];
+    const good = Array.from({ length: 12 }, (_, i) => event(`gc-ok-${i}`));
+    const answers = await Promise.all([...bad, ...good].map((b) => post(b)));
+    expect(answers.map((a) => a.statusCode)).toEqual(Array(15).fill(200));
+    const topics = await t.ctx.pool.query<{ topic: string }>(
+      `SELECT data->>'topic' AS topic FROM pgboss.job WHERE name = 'conf.ingest-recording' AND data->>'meetingUuid' IN ('gc-nul', 'gc-surrogate')`,
+    );
+    expect(topics.rows.map((r) => r.topic).sort()).toEqual(['Intro nul', 'Lone \uFFFD half']);
+    expect(await jobRows('gc-uuid')).toBe(1);
+  });
+
   it('ten concurrent deliveries of one event are all acknowledged and leave one job', async () => {
     const answers = await Promise.all(Array.from({ length: 10 }, () => post(event('gc-same'))));
     expect(answers.map((a) => a.statusCode)).toEqual(Array(10).fill(200));

@@ -4,6 +4,7 @@ import type { CoreContext } from '../context.js';
 import { badGateway, Code, invalidField } from '../errors/index.js';
 import { ConfProviderError, listRecordings, requireConfClient, transcriptFile } from './client.js';
 import { confIngestJob } from './ingest-job.js';
+import { storableRecording, storableText } from './recording.js';
 import type { ConfBackfillResult } from './shape.js';
 import { confNotConnected, withConfToken } from './tokens.js';
 
@@ -56,7 +57,8 @@ export async function backfillRecordings(ctx: Ctx, userId: string, q: { fromDate
       throw err;
     }
   }
-  const withTranscript = meetings.filter((m) => transcriptFile(m.files));
+  // The uuid as it is stored (storableText): the lookup below compares it with stored ones.
+  const withTranscript = meetings.filter((m) => transcriptFile(m.files)).map((m) => ({ ...m, uuid: storableText(m.uuid) }));
   const existing = withTranscript.length
     ? new Set(
         (
@@ -77,18 +79,21 @@ export async function backfillRecordings(ctx: Ctx, userId: string, q: { fromDate
     if (existing.has(m.uuid)) continue;
     const file = transcriptFile(m.files);
     const hostId = (m.hostId ?? user.confUserId ?? '').slice(0, 200);
-    const id = await ctx.jobs.send(confIngestJob, {
-      event: 'backfill',
-      sourcing: 'backfill',
-      meetingUuid: m.uuid.slice(0, 200),
-      topic: m.topic.slice(0, 2000),
-      ...(m.id ? { meetingNumber: m.id.slice(0, 100) } : {}),
-      ...(hostId ? { hostId } : {}),
-      ...(user.confEmail ? { hostEmail: user.confEmail.slice(0, 320) } : {}),
-      ...(m.startTime ? { startTime: m.startTime.slice(0, 64) } : {}),
-      ...(m.durationMinutes !== null && m.durationMinutes >= 0 ? { durationMinutes: Math.floor(m.durationMinutes) } : {}),
-      ...(file && file.downloadUrl.length <= 4000 ? { transcriptUrl: file.downloadUrl } : {}),
-    });
+    const id = await ctx.jobs.send(
+      confIngestJob,
+      storableRecording({
+        event: 'backfill',
+        sourcing: 'backfill',
+        meetingUuid: m.uuid.slice(0, 200),
+        topic: m.topic.slice(0, 2000),
+        ...(m.id ? { meetingNumber: m.id.slice(0, 100) } : {}),
+        ...(hostId ? { hostId } : {}),
+        ...(user.confEmail ? { hostEmail: user.confEmail.slice(0, 320) } : {}),
+        ...(m.startTime ? { startTime: m.startTime.slice(0, 64) } : {}),
+        ...(m.durationMinutes !== null && m.durationMinutes >= 0 ? { durationMinutes: Math.floor(m.durationMinutes) } : {}),
+        ...(file && file.downloadUrl.length <= 4000 ? { transcriptUrl: file.downloadUrl } : {}),
+      }),
+    );
     if (id) queued++;
   }
   return {

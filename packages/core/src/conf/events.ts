@@ -2,7 +2,7 @@ import type { CoreContext } from '../context.js';
 import { badRequest, Code, invalidField, unauthorized, unavailable } from '../errors/index.js';
 import { transcriptFile } from './client.js';
 import { confIngestJob } from './ingest-job.js';
-import type { RecordingPayload } from './recording.js';
+import { type RecordingPayload, storableRecording } from './recording.js';
 import type { WebhookAnswer } from './shape.js';
 import { urlValidationResponse, verifyWebhookSignature } from './signature.js';
 
@@ -65,7 +65,7 @@ export async function acceptRecordingEvent(ctx: Pick<CoreContext, 'jobs' | 'log'
     ctx.log.info({ event }, '[conf] event ignored');
     return { received: true, ignored: true };
   }
-  const payload = recordingPayloadOf(body, 'webhook');
+  const payload = storableRecording(recordingPayloadOf(body, 'webhook'));
   try {
     await ctx.jobs.send(confIngestJob, payload);
   } catch (err) {

@@ -16,6 +16,26 @@ export const RecordingPayload = T.Object({
 });
 export type RecordingPayload = Static<typeof RecordingPayload>;
 
+/** A surrogate half without its pair: not text PostgreSQL can store (nor JSON it accepts). */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** Text PostgreSQL can store: NUL characters out, lone surrogate halves as U+FFFD. */
+export const storableText = (s: string) => s.replaceAll('\u0000', '').replace(LONE_SURROGATE, '\uFFFD');
+
+/**
+ * The provider's strings made storable before the job is queued. One unstorable character in one
+ * event (a NUL in a topic) failed the job insert, and with it every event committed in the same
+ * group: all of them answered 503, and the provider kept resending the bad one.
+ */
+export function storableRecording(p: RecordingPayload): RecordingPayload {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(p)) out[k] = typeof v === 'string' ? storableText(v) : v;
+  const clean = out as RecordingPayload;
+  // The uuid is the meeting's identity: emptied by the cleaning, it is no longer one.
+  if (!clean.meetingUuid) clean.meetingUuid = '\uFFFD';
+  return clean;
+}
+
 /** A uuid-shaped id derived from a string: one job per (event, meeting uuid) while the job exists. */
 export function derivedJobId(key: string): string {
   const h = createHash('sha256').update(key).digest('hex');
