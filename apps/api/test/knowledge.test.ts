@@ -1,3 +1,4 @@
+import { confProcessMeetingJob } from '@cfaq/core';
 import { type FakeAiServer, startFakeOpenAI } from '@cfaq/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectProblem, GENEROUS_LIMITS, type TestApp } from './helpers.js';
@@ -204,5 +205,24 @@ describe('knowledge routes', () => {
     const res = await t.app.inject({ method: 'POST', url: `/api/knowledge/process-meeting/${id}`, headers: admin.headers });
     expect(res.statusCode).toBe(202);
     expect(res.json()).toMatchObject({ id, status: 'pending' });
+  });
+
+  it('re-processing keeps what an admin rejected rejected: the text does not come back approved', async () => {
+    const up = await t.app.inject({
+      method: 'POST',
+      url: '/api/conf/upload-transcript',
+      headers: admin.headers,
+      payload: { source: 'manual_raw', topic: 'Rejected once', rawText: 'Host: The quiet room on floor two closes at eight on Fridays.' },
+    });
+    const meetingId = up.json().meetingId as string;
+    const rows = async () =>
+      (await t.app.inject({ method: 'GET', url: `/api/knowledge?meetingId=${meetingId}&limit=100`, headers: admin.headers })).json()
+        .items as { id: string; status: string; content: string }[];
+    const [row] = await rows();
+    expect(row?.status).toBe('approved');
+    expect((await t.app.inject({ method: 'PUT', url: `/api/knowledge/${row?.id}/reject`, headers: admin.headers })).statusCode).toBe(200);
+    await confProcessMeetingJob.handler(t.ctx, { meetingId }, { id: 'test', retryCount: 0 } as never);
+    const after = await rows();
+    expect(after.map((r) => [r.id, r.status])).toEqual([[row?.id, 'rejected']]);
   });
 });

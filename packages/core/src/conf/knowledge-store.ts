@@ -1,5 +1,5 @@
 import { confMeetings, transcriptKnowledge } from '@cfaq/db/schema/index';
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { and, eq, isNull, ne, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { embeddingText } from '../embeddings/embed-row.js';
 import { type FaqProposal, proposalColumns } from '../knowledge/faq-match.js';
@@ -64,7 +64,9 @@ export function chunkTranscript(topic: string, segments: readonly TranscriptSegm
 /**
  * Path B: the transcript as approved TranscriptKnowledge rows, each embedded inline (computed before
  * the transaction, written with the row), so they are searchable the moment the transaction commits.
- * Rows of an earlier run for the meeting that were not promoted are replaced.
+ * Rows of an earlier run for the meeting are replaced, except what an admin decided: promoted rows (an
+ * FAQ now) and rejected ones stay, and a new chunk with the content of one of them is not written again
+ * (a re-process would otherwise bring back, approved and searchable, the text an admin rejected).
  */
 export async function embedKnowledgeChunks(ctx: Pick<CoreContext, 'embedder'>, chunks: readonly KnowledgeChunk[]): Promise<number[][]> {
   if (chunks.length === 0) return [];
@@ -78,11 +80,28 @@ export async function writeKnowledgeRows(
   embedded: { vectors: readonly number[][]; model: string },
   proposals: readonly (FaqProposal | null)[] = [],
 ): Promise<number> {
-  await tx.delete(transcriptKnowledge).where(and(eq(transcriptKnowledge.meetingId, meeting.id), isNull(transcriptKnowledge.promotedFaqId)));
-  if (chunks.length === 0) return 0;
+  await tx
+    .delete(transcriptKnowledge)
+    .where(
+      and(
+        eq(transcriptKnowledge.meetingId, meeting.id),
+        isNull(transcriptKnowledge.promotedFaqId),
+        ne(transcriptKnowledge.status, 'rejected'),
+      ),
+    );
+  const decided = new Set(
+    (
+      await tx
+        .select({ content: transcriptKnowledge.content })
+        .from(transcriptKnowledge)
+        .where(eq(transcriptKnowledge.meetingId, meeting.id))
+    ).map((r) => r.content),
+  );
+  const fresh = chunks.map((c, i) => ({ c, i })).filter(({ c }) => !decided.has(c.content));
+  if (fresh.length === 0) return 0;
   const now = new Date();
   await tx.insert(transcriptKnowledge).values(
-    chunks.map((c, i) => ({
+    fresh.map(({ c, i }) => ({
       meetingId: meeting.id,
       batchId: meeting.batchId,
       title: c.title,
@@ -96,7 +115,7 @@ export async function writeKnowledgeRows(
       ...proposalColumns(proposals[i] ?? null),
     })),
   );
-  return chunks.length;
+  return fresh.length;
 }
 
 /** Marks a meeting failed with its reason (an extension of the spec's pending/completed states). */
