@@ -221,7 +221,12 @@ describe('knowledge routes', () => {
     const [row] = await rows();
     expect(row?.status).toBe('approved');
     expect((await t.app.inject({ method: 'PUT', url: `/api/knowledge/${row?.id}/reject`, headers: admin.headers })).statusCode).toBe(200);
+    // The route marks the meeting pending and queues the job; the job runs here as the worker would.
+    const queued = await t.app.inject({ method: 'POST', url: `/api/knowledge/process-meeting/${meetingId}`, headers: admin.headers });
+    expect(queued.statusCode).toBe(202);
     await confProcessMeetingJob.handler(t.ctx, { meetingId }, { id: 'test', retryCount: 0 } as never);
+    const meeting = await t.app.inject({ method: 'GET', url: `/api/conf/meetings/${meetingId}`, headers: admin.headers });
+    expect(meeting.json().status).toBe('completed');
     const after = await rows();
     expect(after.map((r) => [r.id, r.status])).toEqual([[row?.id, 'rejected']]);
   });
