@@ -241,10 +241,21 @@ describe('webhook', () => {
     });
   });
 
-  it('a malformed signed body is a 400 naming the field; invalid JSON is 400', async () => {
+  it('a signed recording event the service cannot use is acknowledged and ignored (a retry could never succeed); invalid JSON is 400', async () => {
+    const before = sent().length;
     const res = await webhook({ event: 'recording.transcript_completed', payload: { object: { topic: 'x' } } });
-    expect(expectProblem(res, 400).errors?.[0]?.path).toBe('body.payload.object.uuid');
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ received: true, ignored: true });
+    expect(sent().length).toBe(before);
     expectProblem(await webhook('{not json'), 400, 'INVALID_JSON');
+    // The admin's own recording-event route still names the field.
+    const direct = await t.app.inject({
+      method: 'POST',
+      url: '/api/conf/recording-event',
+      headers: admin.headers,
+      payload: { event: 'recording.transcript_completed', payload: { object: { topic: 'x' } } },
+    });
+    expect(expectProblem(direct, 400).errors?.[0]?.path).toBe('body.payload.object.uuid');
   });
 
   it('answers 503 when the job cannot be stored, so the provider retries', async () => {

@@ -1,5 +1,5 @@
 import type { CoreContext } from '../context.js';
-import { badRequest, Code, invalidField, unauthorized, unavailable } from '../errors/index.js';
+import { AppError, badRequest, Code, invalidField, unauthorized, unavailable } from '../errors/index.js';
 import { transcriptFile } from './client.js';
 import { confIngestJob } from './ingest-job.js';
 import { type RecordingPayload, storableRecording } from './recording.js';
@@ -112,5 +112,14 @@ export async function handleConfWebhook(
     if (!plainToken || plainToken.length > 512) throw invalidField('body.payload.plainToken', 'is required (1-512 characters)');
     return urlValidationResponse(secret, plainToken);
   }
-  return acceptRecordingEvent(ctx, b);
+  try {
+    return await acceptRecordingEvent(ctx, b);
+  } catch (err) {
+    // A signed event the service cannot use (no meeting uuid, no object): the provider retries
+    // anything but a 2xx, and this one can never succeed, so it is acknowledged and left (spec,
+    // Errors 1: the provider gets 200 received = true; processing failures do not change it).
+    if (!(err instanceof AppError) || err.status !== 400) throw err;
+    ctx.log.warn({ event: b.event, problem: err.message }, '[conf] signed event not usable; acknowledged and ignored');
+    return { received: true, ignored: true };
+  }
 }
