@@ -144,6 +144,17 @@ describe('speakers and text', () => {
     ]);
   });
 
+  it('several voices in one cue: each speaks its own words', () => {
+    const cues = parseVtt(
+      'WEBVTT\n\n00:00.000 --> 00:04.000\n<v Alice>Hello there everyone.</v>\n<v Bob>Hi Alice, thanks.</v>\n\n00:04.000 --> 00:05.000\nSo <v Carol>we start.</v>',
+    );
+    expect(cues.map((c) => [c.speaker, c.text, c.start])).toEqual([
+      ['Alice', 'Hello there everyone.', 0],
+      ['Bob', 'Hi Alice, thanks.', 0],
+      ['Carol', 'So we start.', 4],
+    ]);
+  });
+
   it('merges consecutive cues of one speaker into segments and writes "Speaker: text" lines', () => {
     const { segments, text } = vttToTranscript(
       'WEBVTT\n\n00:00.000 --> 00:01.000\nAnn: one\n\n00:01.000 --> 00:02.000\nAnn: two\n\n00:02.000 --> 00:03.000\nBob: three',

@@ -110,6 +110,17 @@ function cuePayload(raw: string, markup = true): { speaker: string | null; text:
   return { speaker, text };
 }
 
+/** A cue's text cut before each voice span after the first (text before any span stays with the first part). */
+function voiceParts(raw: string): string[] {
+  const parts = raw.split(/(?=<v(?:\.[^\s>]*)?[ \t]+[^>]+>)/);
+  if (parts.length <= 1) return [raw];
+  // Text ahead of the first voice span (rare) joins that span's part rather than standing unvoiced.
+  const [head, ...rest] = parts as [string, ...string[]];
+  if (!/<v(?:\.[^\s>]*)?[ \t]+[^>]+>/.test(head) && rest.length > 0) rest[0] = `${head}${rest[0]}`;
+  else rest.unshift(head);
+  return rest;
+}
+
 /** Parses a WebVTT document; throws VttError when the signature is missing or malformed. */
 export function parseVtt(input: string): VttCue[] {
   let s = input.replace(/\0/g, '\ufffd').replace(/\r\n?/g, '\n');
@@ -152,8 +163,12 @@ export function parseVtt(input: string): VttCue[] {
       i++;
     }
     if (timing && timing.end >= timing.start) {
-      const { speaker, text } = cuePayload(buffer.join('\n'));
-      cues.push({ id, start: timing.start, end: timing.end, speaker, text });
+      // One cue may hold several voices (<v Alice>...</v> <v Bob>...</v>): each is its own cue, so Bob's
+      // words are not credited to Alice.
+      for (const part of voiceParts(buffer.join('\n'))) {
+        const { speaker, text } = cuePayload(part);
+        cues.push({ id, start: timing.start, end: timing.end, speaker, text });
+      }
     }
   }
   return cues;
