@@ -25,6 +25,38 @@ export const clockTime = (seconds: number) => {
 };
 
 /** Splits a transcript into knowledge rows on segment boundaries; the text is capped at `maxChars` overall. */
+/**
+ * A segment longer than a chunk (one speaker's uninterrupted stretch, a raw text without line breaks)
+ * in pieces of at most KNOWLEDGE_CHUNK_CHARS with its speaker's prefix, cut at a sentence end where one
+ * falls in the second half of the piece, else at a space; each piece's times are interpolated by its
+ * place in the text. Without this a 17-minute monologue was one 16,000-character row, most of which the
+ * encoder (128 tokens) never reads.
+ */
+export function splitLongSegment(seg: TranscriptSegment): TranscriptSegment[] {
+  const room = KNOWLEDGE_CHUNK_CHARS - (seg.speaker ? seg.speaker.length + 2 : 0);
+  if (seg.text.length <= room || room < 200) return [seg];
+  const pieces: TranscriptSegment[] = [];
+  const at = (offset: number) => seg.start + ((seg.end - seg.start) * offset) / seg.text.length;
+  let from = 0;
+  while (from < seg.text.length) {
+    let to = Math.min(seg.text.length, from + room);
+    if (to < seg.text.length) {
+      const window = seg.text.slice(from, to);
+      const sentence = Math.max(window.lastIndexOf('. '), window.lastIndexOf('? '), window.lastIndexOf('! '));
+      const space = window.lastIndexOf(' ');
+      const cut = sentence >= room / 2 ? sentence + 1 : space > 0 ? space : window.length;
+      to = from + cut;
+      // Never between the halves of a surrogate pair.
+      if (/[\ud800-\udbff]/.test(seg.text[to - 1] ?? '')) to--;
+      if (to <= from) to = Math.min(seg.text.length, from + room);
+    }
+    const text = seg.text.slice(from, to).trim();
+    if (text) pieces.push({ speaker: seg.speaker, start: at(from), end: at(to), text });
+    from = to;
+  }
+  return pieces;
+}
+
 export function chunkTranscript(topic: string, segments: readonly TranscriptSegment[], maxChars = 50_000): KnowledgeChunk[] {
   const chunks: KnowledgeChunk[] = [];
   let lines: string[] = [];
@@ -38,7 +70,7 @@ export function chunkTranscript(topic: string, segments: readonly TranscriptSegm
     lines = [];
     size = 0;
   };
-  for (const seg of segments) {
+  for (const seg of segments.flatMap(splitLongSegment)) {
     let line = seg.speaker ? `${seg.speaker}: ${seg.text}` : seg.text;
     if (total + line.length > maxChars) line = line.slice(0, Math.max(0, maxChars - total)).replace(/[\ud800-\udbff]$/, '');
     if (!line) break;
