@@ -336,10 +336,14 @@ describe('ingestion', () => {
     expect(n?.n).toBe(1);
   });
 
-  it('a transient download failure marks the meeting failed and throws; the retry of the same job completes it', async () => {
+  it('a transient download failure throws for a retry: pending while retries remain, failed at the last; the retry completes it', async () => {
     fake.setDownloadBehaviour({ kind: 'status', status: 503 });
     const p = payload('ing-retry');
-    await expect(ingestRecording(t.ctx, p, { jobId: 'job-retry' })).rejects.toThrow(/503/);
+    await expect(ingestRecording(t.ctx, p, { jobId: 'job-retry', finalAttempt: false })).rejects.toThrow(/503/);
+    const [waiting] = await t.ctx.db.select().from(confMeetings).where(eq(confMeetings.confMeetingId, 'ing-retry'));
+    expect(waiting?.status).toBe('pending');
+    expect(waiting?.error).toMatch(/^retrying after: .*503/);
+    await expect(ingestRecording(t.ctx, p, { jobId: 'job-retry', finalAttempt: true })).rejects.toThrow(/503/);
     const [failed] = await t.ctx.db.select().from(confMeetings).where(eq(confMeetings.confMeetingId, 'ing-retry'));
     expect(failed?.status).toBe('failed');
     expect(failed?.error).toMatch(/503/);

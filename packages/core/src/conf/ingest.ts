@@ -7,7 +7,7 @@ import { logPipelineStep } from '../shared/pipeline-log.js';
 import { ConfProviderError } from './client.js';
 import { downloadTranscript } from './download.js';
 import { extractInsights, writeInsights } from './extract-insights.js';
-import { chunkTranscript, embedKnowledgeChunks, markMeetingFailed, writeKnowledgeRows } from './knowledge-store.js';
+import { chunkTranscript, embedKnowledgeChunks, markMeetingFailed, noteRetry, writeKnowledgeRows } from './knowledge-store.js';
 import type { RecordingPayload } from './recording.js';
 import { withConfToken } from './tokens.js';
 import { blacklistedBy, sanitizeTopic } from './topic.js';
@@ -114,15 +114,30 @@ async function findConnectedUser(ctx: Pick<CoreContext, 'db'>, p: RecordingPaylo
 export const storedSegments = (payload: Record<string, unknown> | null): TranscriptSegment[] | null =>
   Array.isArray(payload?.segments) ? (payload.segments as TranscriptSegment[]) : null;
 
-/** Downloads and stores the transcript of a meeting row; failures mark it failed (transient ones rethrow for a retry). */
-export async function fetchAndStore(ctx: Ctx, meeting: MeetingKey, ownerId: string, url: string): Promise<IngestResult> {
+/**
+ * Downloads and stores the transcript of a meeting row; failures mark it failed. A transient failure
+ * (the provider down, a 5xx) rethrows for the job's retry, and until the last attempt the meeting
+ * stays pending with the error noted: it is not failed while a retry is still coming.
+ */
+export async function fetchAndStore(
+  ctx: Ctx,
+  meeting: MeetingKey,
+  ownerId: string,
+  url: string,
+  opts: { finalAttempt?: boolean } = {},
+): Promise<IngestResult> {
   let raw: string;
   try {
     raw = await withConfToken(ctx, ownerId, (token) => downloadTranscript(ctx.config, url, token));
   } catch (err) {
     const reason = `download: ${(err as Error).message}`;
+    const transient = err instanceof ConfProviderError && err.transient;
+    if (transient && opts.finalAttempt === false) {
+      await noteRetry(ctx, meeting.id, reason);
+      throw err;
+    }
     await markMeetingFailed(ctx, meeting.id, reason);
-    if (err instanceof ConfProviderError && err.transient) throw err;
+    if (transient) throw err;
     return { status: 'failed', meetingId: meeting.id, reason };
   }
   let parsed: ParsedTranscript;
@@ -142,7 +157,11 @@ export async function fetchAndStore(ctx: Ctx, meeting: MeetingKey, ownerId: stri
  * store. A retry of the same job (same job id, e.g. after the worker was killed mid-job) resumes its
  * own unfinished meeting; any other delivery of an existing meeting is skipped.
  */
-export async function ingestRecording(ctx: Ctx, p: RecordingPayload, meta: { jobId: string }): Promise<IngestResult> {
+export async function ingestRecording(
+  ctx: Ctx,
+  p: RecordingPayload,
+  meta: { jobId: string; finalAttempt?: boolean },
+): Promise<IngestResult> {
   const topic = sanitizeTopic(p.topic);
   const pattern = blacklistedBy(ctx.config, topic);
   if (pattern) {
@@ -191,5 +210,5 @@ export async function ingestRecording(ctx: Ctx, p: RecordingPayload, meta: { job
     meeting = existing;
     ctx.log.info({ meetingId: existing.id }, '[conf] resuming an unfinished meeting of this job');
   }
-  return fetchAndStore(ctx, meeting, user.id, p.transcriptUrl);
+  return fetchAndStore(ctx, meeting, user.id, p.transcriptUrl, { finalAttempt: meta.finalAttempt ?? true });
 }

@@ -150,6 +150,15 @@ export async function writeKnowledgeRows(
   return fresh.length;
 }
 
+/** A transient failure with a retry to come: the meeting stays pending, the error noted for the admin's view. */
+export async function noteRetry(ctx: Pick<CoreContext, 'db' | 'log'>, meetingId: string, reason: string): Promise<void> {
+  await ctx.db
+    .update(confMeetings)
+    .set({ error: `retrying after: ${reason}`.slice(0, 1000), updatedAt: sql`now()` })
+    .where(and(eq(confMeetings.id, meetingId), sql`${confMeetings.status} <> 'completed'`));
+  ctx.log.warn({ meetingId, reason }, '[conf] meeting download failed; the job retries');
+}
+
 /** Marks a meeting failed with its reason (an extension of the spec's pending/completed states). */
 export async function markMeetingFailed(ctx: Pick<CoreContext, 'db' | 'log'>, meetingId: string, reason: string): Promise<void> {
   await ctx.db

@@ -11,7 +11,7 @@ type Ctx = Pick<CoreContext, 'db' | 'pool' | 'config' | 'secrets' | 'clock' | 'l
  * The re-process job: a pending meeting is stored again from the transcript kept by its earlier run,
  * or downloaded again when it has none (a download that failed before).
  */
-export async function processMeeting(ctx: Ctx, meetingId: string): Promise<IngestResult> {
+export async function processMeeting(ctx: Ctx, meetingId: string, opts: { finalAttempt?: boolean } = {}): Promise<IngestResult> {
   const [m] = await ctx.db
     .select({
       id: confMeetings.id,
@@ -28,7 +28,7 @@ export async function processMeeting(ctx: Ctx, meetingId: string): Promise<Inges
   const segments = storedSegments(m.payload);
   if (segments && segments.length > 0) return storeTranscript(ctx, m, { segments, text: segmentsToText(segments) });
   const url = typeof m.payload?.transcriptUrl === 'string' ? m.payload.transcriptUrl : null;
-  if (url && m.userId) return fetchAndStore(ctx, m, m.userId, url);
+  if (url && m.userId) return fetchAndStore(ctx, m, m.userId, url, opts);
   const reason = 'no stored transcript and nothing to download';
   await markMeetingFailed(ctx, m.id, reason);
   return { status: 'failed', meetingId, reason };
