@@ -188,7 +188,8 @@ describe('knowledge routes', () => {
     expect(unknown.json()).toMatchObject({ answered: false, sources: [] });
     expect((unknown.json() as { answer: string }).answer).toMatch(/I don't know/);
     // The provider down: not answered, and the text does not claim the knowledge base lacks the answer.
-    ai.failNext(500, 10);
+    // Every attempt of the one call fails (the first and its retries), and no fault is left for later tests.
+    ai.failNext(500, t.ctx.config.AI_MAX_RETRIES + 1);
     const down = await t.app.inject({
       method: 'GET',
       url: `/api/knowledge/chat?q=${encodeURIComponent('can I borrow a laptop for the term')}`,
@@ -229,5 +230,30 @@ describe('knowledge routes', () => {
     expect(meeting.json().status).toBe('completed');
     const after = await rows();
     expect(after.map((r) => [r.id, r.status])).toEqual([[row?.id, 'rejected']]);
+  });
+
+  it('re-processing does not offer again an insight an admin already decided', async () => {
+    ai.reply = (call) =>
+      call.prompt.includes('numbered lines')
+        ? { insights: [{ question: 'When does the quiet room close?', answer: 'At eight on Fridays.', segment: 0 }] }
+        : { answerable: false, answer: '', sourceIds: [] };
+    const up = await t.app.inject({
+      method: 'POST',
+      url: '/api/conf/upload-transcript',
+      headers: admin.headers,
+      payload: { source: 'manual_raw', topic: 'Decided once', rawText: 'Host: The quiet room on floor three closes at eight on Fridays.' },
+    });
+    const meetingId = up.json().meetingId as string;
+    const insights = async () =>
+      (await t.app.inject({ method: 'GET', url: `/api/conf/insights?meetingId=${meetingId}&limit=100`, headers: admin.headers })).json()
+        .items as { id: string; status: string }[];
+    const [first] = await insights();
+    expect(first?.status).toBe('pending_review');
+    await t.app.inject({ method: 'PUT', url: `/api/conf/insights/${first?.id}`, headers: admin.headers, payload: { status: 'approved' } });
+    await t.app.inject({ method: 'POST', url: `/api/knowledge/process-meeting/${meetingId}`, headers: admin.headers });
+    await confProcessMeetingJob.handler(t.ctx, { meetingId }, { id: 'test', retryCount: 0 } as never);
+    expect((await insights()).map((i) => [i.id, i.status])).toEqual([[first?.id, 'approved']]);
+    const meeting = await t.app.inject({ method: 'GET', url: `/api/conf/meetings/${meetingId}`, headers: admin.headers });
+    expect(meeting.json()).toMatchObject({ status: 'completed', insightCount: 1 });
   });
 });

@@ -109,12 +109,20 @@ export async function writeInsights(
   insights: readonly ExtractedInsight[],
   proposals: readonly (FaqProposal | null)[] = [],
 ): Promise<number> {
+  // Returns the meeting's insight count after the write.
   await tx
     .delete(confInsights)
     .where(and(eq(confInsights.meetingId, meeting.id), eq(confInsights.status, 'pending_review'), isNull(confInsights.convertedFaqId)));
-  if (insights.length === 0) return 0;
+  // What an admin already decided (approved, rejected, converted) stays; the same question found again
+  // by a re-process is not offered for review a second time.
+  const key = (q: string) => q.toLowerCase().replace(/\s+/g, ' ').trim();
+  const kept = await tx.select({ question: confInsights.question }).from(confInsights).where(eq(confInsights.meetingId, meeting.id));
+  const decided = new Set(kept.map((r) => key(r.question)));
+  const fresh = insights.map((i, n) => ({ i, n })).filter(({ i }) => !decided.has(key(i.question)));
+  // The meeting's insight count: the ones kept from earlier runs and the new ones.
+  if (fresh.length === 0) return kept.length;
   await tx.insert(confInsights).values(
-    insights.map((i, n) => ({
+    fresh.map(({ i, n }) => ({
       meetingId: meeting.id,
       batchId: meeting.batchId,
       question: i.question,
@@ -127,5 +135,5 @@ export async function writeInsights(
       ...proposalColumns(proposals[n] ?? null),
     })),
   );
-  return insights.length;
+  return kept.length + fresh.length;
 }
