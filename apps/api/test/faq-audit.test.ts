@@ -1,4 +1,4 @@
-import { auditStats, runFaqAudit } from '@cfaq/core';
+import { auditStats, matchInsights, runFaqAudit } from '@cfaq/core';
 import { confInsights, confMeetings, faqs, freshReviewLogs, pipelineResults, transcriptKnowledge } from '@cfaq/db/schema/index';
 import { CraftedEmbedder, createKnowledge, defaultProgramId, type FakeAiServer, startFakeOpenAI, unitVector } from '@cfaq/testkit';
 import { count, eq } from 'drizzle-orm';
@@ -205,6 +205,34 @@ describe('the audit run', () => {
     const run = await runFaqAudit(t.ctx);
     expect(run.items[0]).toMatchObject({ verdict: 'drift_detected', flagged: true, matchedInsights: [ins?.id] });
     expect((await reload(f.id)).reviewStatus).toBe('pending_review');
+  });
+
+  it('finds a matching insight among many others of the program (not only in the first few hundred read)', async () => {
+    const [m] = await t.ctx.db
+      .insert(confMeetings)
+      .values({ confMeetingId: `m-many-${Date.now()}`, topic: 'Many', sourcing: 'manual_raw', batchId: program })
+      .returning();
+    await t.ctx.db.insert(confInsights).values(
+      Array.from({ length: 700 }, (_, i) => ({
+        meetingId: m?.id as string,
+        batchId: program,
+        question: `Unrelated question number ${i} about parking permits?`,
+        answer: 'Ask the front desk.',
+        createdAt: new Date(NOW.getTime() + i),
+      })),
+    );
+    const [match] = await t.ctx.db
+      .insert(confInsights)
+      .values({
+        meetingId: m?.id as string,
+        batchId: program,
+        question: 'Canteen lunch menu vegetarian options?',
+        answer: 'Two every day.',
+        createdAt: new Date(NOW.getTime() - DAY),
+      })
+      .returning();
+    const found = await matchInsights(t.ctx, { question: 'Does the canteen lunch menu have vegetarian options?', batchId: program });
+    expect(found.map((i) => i.id)).toEqual([match?.id]);
   });
 });
 

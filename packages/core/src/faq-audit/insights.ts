@@ -1,5 +1,5 @@
 import { confInsights } from '@cfaq/db/schema/index';
-import { and, eq, inArray, isNull, or } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { STOPWORDS } from '../embeddings/stopwords.js';
 
@@ -31,7 +31,8 @@ export interface MatchedInsight {
   shared: string[];
 }
 
-const SCAN_LIMIT = 500;
+/** Candidates read at most, newest first, after the database's keyword pre-filter. */
+const SCAN_LIMIT = 2000;
 
 export async function matchInsights(
   ctx: Pick<CoreContext, 'db'>,
@@ -41,7 +42,12 @@ export async function matchInsights(
   const keywords = keywordsOf(faq.question);
   if (keywords.length === 0) return [];
   const need = keywords.length < 3 ? 1 : 2;
-  // Candidates by full text over the insight's words (any keyword), then exact keyword counting here.
+  // Candidates: insights whose text holds any keyword (a stem as a substring, so every keyword match
+  // below is among them), newest first; then exact keyword counting here. Without the pre-filter an
+  // arbitrary 500 insights of the program were read and a match beyond them was never seen.
+  const text = sql`(${confInsights.question} || ' ' || ${confInsights.answer} || ' ' || coalesce(${confInsights.context}, ''))`;
+  // One array parameter (drizzle would spread a JS array into a row); keywords are letters and digits only.
+  const patterns = `{${keywords.map((k) => `%${k}%`).join(',')}}`;
   const rows = await ctx.db
     .select({
       id: confInsights.id,
@@ -56,8 +62,10 @@ export async function matchInsights(
       and(
         inArray(confInsights.status, ['pending_review', 'approved']),
         or(eq(confInsights.batchId, faq.batchId), isNull(confInsights.batchId)),
+        sql`${text} ilike any(${patterns}::text[])`,
       ),
     )
+    .orderBy(desc(confInsights.createdAt), desc(confInsights.id))
     .limit(SCAN_LIMIT);
   const out: MatchedInsight[] = [];
   for (const r of rows) {
