@@ -207,6 +207,15 @@ describe('the audit run', () => {
     expect((await reload(f.id)).reviewStatus).toBe('pending_review');
   });
 
+  it('a FAQ already under review, audited by id, keeps its round: the verdict is recorded, the state and cycle stay', async () => {
+    const f = await faq(9, { question: 'Under review already [axis9]?', reviewStatus: 'update_requested', reviewCycle: 2 });
+    await createKnowledge(t.ctx, { content: KNOWLEDGE, embedding: unitVector(9, 0.95) });
+    fake.reply = () => ({ score: 0.3, confidence: 0.9, reason: 'Contradicted.', citedSourceIds: [], evidence: [] });
+    const run = await runFaqAudit(t.ctx, { faqId: f.id });
+    expect(run.items[0]).toMatchObject({ verdict: 'contradiction', flagged: true });
+    expect(await reload(f.id)).toMatchObject({ reviewStatus: 'update_requested', reviewCycle: 2, lastCheckedAt: NOW });
+  });
+
   it('finds a matching insight among many others of the program (not only in the first few hundred read)', async () => {
     const [m] = await t.ctx.db
       .insert(confMeetings)

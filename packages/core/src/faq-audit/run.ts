@@ -198,8 +198,12 @@ async function record(ctx: Ctx, faq: AuditFaq, r: Omit<AuditItemResult, 'checked
   const now = ctx.clock.now();
   const checked = r.error === null;
   return ctx.db.transaction(async (tx) => {
-    if (checked && r.flagged) {
-      // Only an approved FAQ moves (a manual or freshness flag meanwhile wins); reviewCycle + 1.
+    // Only a live FAQ (approved, or verified when one is audited by id) moves to review: one already under
+    // review (pending_review, update_requested) keeps its round, votes and escalation clock; the verdict
+    // is still recorded below.
+    const movable = faq.reviewStatus === 'approved' || faq.reviewStatus === 'verified';
+    if (checked && r.flagged && movable) {
+      // The status it was read with must still hold (a manual or freshness flag meanwhile wins); reviewCycle + 1.
       const [moved] = await tx
         .update(faqs)
         .set({
@@ -211,7 +215,7 @@ async function record(ctx: Ctx, faq: AuditFaq, r: Omit<AuditItemResult, 'checked
           reviewCycle: sql`${faqs.reviewCycle} + 1`,
           updatedAt: now,
         })
-        .where(and(eq(faqs.id, faq.id), eq(faqs.reviewStatus, faq.reviewStatus === 'draft' ? 'approved' : faq.reviewStatus)))
+        .where(and(eq(faqs.id, faq.id), eq(faqs.reviewStatus, faq.reviewStatus)))
         .returning({ reviewCycle: faqs.reviewCycle });
       if (moved) {
         await tx.insert(freshReviewLogs).values({
