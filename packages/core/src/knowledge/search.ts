@@ -1,5 +1,6 @@
 import type { CoreContext } from '../context.js';
 import { embedOne, toVectorLiteral } from '../embeddings/embedder.js';
+import { prepareSearchConnection } from '../search/hybrid-runner.js';
 import type { KnowledgeHit, KnowledgeSourceType } from './shape.js';
 
 /**
@@ -65,7 +66,17 @@ export async function searchKnowledge(
     const text = q.query.trim();
     if (!text) return [];
     const vector = q.embedding ?? (await embedOne(ctx.embedder, text));
-    const { rows } = await ctx.pool.query<Row>(SQL, [toVectorLiteral(vector), q.batchId, k, q.minScore ?? -1]);
+    // On a connection with the search's session settings (iterative index scans): the HNSW walk is
+    // filtered by program and status afterwards, and without them a program whose rows are a small
+    // share of the table could get fewer than k hits, or miss its best one (the worker's pool had none).
+    const client = await ctx.pool.connect();
+    let rows: Row[];
+    try {
+      await prepareSearchConnection(client);
+      rows = (await client.query<Row>(SQL, [toVectorLiteral(vector), q.batchId, k, q.minScore ?? -1])).rows;
+    } finally {
+      client.release();
+    }
     return rows.map((r) => ({
       id: r.id,
       sourceType: r.source_type,
