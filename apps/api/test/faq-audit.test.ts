@@ -66,6 +66,16 @@ async function faq(axis: number, values: Partial<typeof faqs.$inferInsert> = {})
   return row as typeof faqs.$inferSelect;
 }
 const reload = async (id: string) => (await t.ctx.db.select().from(faqs).where(eq(faqs.id, id)))[0] as typeof faqs.$inferSelect;
+/** A meeting of the default program, for insights to belong to. */
+const meeting = async (topic: string) =>
+  (
+    await t.ctx.db
+      .insert(confMeetings)
+      .values({ confMeetingId: `m-${topic}-${Date.now()}`, topic, sourcing: 'manual_raw', batchId: program })
+      .returning()
+  )[0];
+const insight = async (meetingId: string, question: string, answer: string, createdAt: Date) =>
+  (await t.ctx.db.insert(confInsights).values({ meetingId, batchId: program, question, answer, createdAt }).returning())[0];
 const KNOWLEDGE = 'Library hours. The library opens at 10 am on weekdays since the spring term.';
 
 describe('the audit run', () => {
@@ -187,20 +197,8 @@ describe('the audit run', () => {
 
   it('a matching meeting insight newer than the last verification turns a correct verdict into drift', async () => {
     const f = await faq(6, { question: 'When does the library open on weekdays [axis6]?' });
-    const [m] = await t.ctx.db
-      .insert(confMeetings)
-      .values({ confMeetingId: `m-${Date.now()}`, topic: 'Staff sync', sourcing: 'manual_raw', batchId: program })
-      .returning();
-    const [ins] = await t.ctx.db
-      .insert(confInsights)
-      .values({
-        meetingId: m?.id as string,
-        batchId: program,
-        question: 'Library weekday opening time?',
-        answer: 'It opens at 10.',
-        createdAt: NOW,
-      })
-      .returning();
+    const m = await meeting('Staff sync');
+    const ins = await insight(m?.id as string, 'Library weekday opening time?', 'It opens at 10.', NOW);
     fake.reply = () => ({ score: 0.9, confidence: 0.8, reason: 'Looks right.', citedSourceIds: [ins?.id], evidence: [] });
     const run = await runFaqAudit(t.ctx);
     expect(run.items[0]).toMatchObject({ verdict: 'drift_detected', flagged: true, matchedInsights: [ins?.id] });
@@ -217,10 +215,7 @@ describe('the audit run', () => {
   });
 
   it('finds a matching insight among many others of the program (not only in the first few hundred read)', async () => {
-    const [m] = await t.ctx.db
-      .insert(confMeetings)
-      .values({ confMeetingId: `m-many-${Date.now()}`, topic: 'Many', sourcing: 'manual_raw', batchId: program })
-      .returning();
+    const m = await meeting('Many');
     await t.ctx.db.insert(confInsights).values(
       Array.from({ length: 700 }, (_, i) => ({
         meetingId: m?.id as string,
@@ -230,16 +225,7 @@ describe('the audit run', () => {
         createdAt: new Date(NOW.getTime() + i),
       })),
     );
-    const [match] = await t.ctx.db
-      .insert(confInsights)
-      .values({
-        meetingId: m?.id as string,
-        batchId: program,
-        question: 'Canteen lunch menu vegetarian options?',
-        answer: 'Two every day.',
-        createdAt: new Date(NOW.getTime() - DAY),
-      })
-      .returning();
+    const match = await insight(m?.id as string, 'Canteen lunch menu vegetarian options?', 'Two every day.', new Date(NOW.getTime() - DAY));
     const found = await matchInsights(t.ctx, { question: 'Does the canteen lunch menu have vegetarian options?', batchId: program });
     expect(found.map((i) => i.id)).toEqual([match?.id]);
   });

@@ -208,24 +208,32 @@ describe('knowledge routes', () => {
     expect(res.json()).toMatchObject({ id, status: 'pending' });
   });
 
+  /** A raw-text transcript uploaded by the admin: its meeting id. */
+  const uploadRaw = async (topic: string, rawText: string) =>
+    (
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/conf/upload-transcript',
+        headers: admin.headers,
+        payload: { source: 'manual_raw', topic, rawText },
+      })
+    ).json().meetingId as string;
+  /** The route marks the meeting pending and queues the job; the job runs here as the worker would. */
+  const reprocess = async (meetingId: string) => {
+    const queued = await t.app.inject({ method: 'POST', url: `/api/knowledge/process-meeting/${meetingId}`, headers: admin.headers });
+    expect(queued.statusCode).toBe(202);
+    await confProcessMeetingJob.handler(t.ctx, { meetingId }, { id: 'test', retryCount: 0 } as never);
+  };
+
   it('re-processing keeps what an admin rejected rejected: the text does not come back approved', async () => {
-    const up = await t.app.inject({
-      method: 'POST',
-      url: '/api/conf/upload-transcript',
-      headers: admin.headers,
-      payload: { source: 'manual_raw', topic: 'Rejected once', rawText: 'Host: The quiet room on floor two closes at eight on Fridays.' },
-    });
-    const meetingId = up.json().meetingId as string;
+    const meetingId = await uploadRaw('Rejected once', 'Host: The quiet room on floor two closes at eight on Fridays.');
     const rows = async () =>
       (await t.app.inject({ method: 'GET', url: `/api/knowledge?meetingId=${meetingId}&limit=100`, headers: admin.headers })).json()
         .items as { id: string; status: string; content: string }[];
     const [row] = await rows();
     expect(row?.status).toBe('approved');
     expect((await t.app.inject({ method: 'PUT', url: `/api/knowledge/${row?.id}/reject`, headers: admin.headers })).statusCode).toBe(200);
-    // The route marks the meeting pending and queues the job; the job runs here as the worker would.
-    const queued = await t.app.inject({ method: 'POST', url: `/api/knowledge/process-meeting/${meetingId}`, headers: admin.headers });
-    expect(queued.statusCode).toBe(202);
-    await confProcessMeetingJob.handler(t.ctx, { meetingId }, { id: 'test', retryCount: 0 } as never);
+    await reprocess(meetingId);
     const meeting = await t.app.inject({ method: 'GET', url: `/api/conf/meetings/${meetingId}`, headers: admin.headers });
     expect(meeting.json().status).toBe('completed');
     const after = await rows();
@@ -237,21 +245,14 @@ describe('knowledge routes', () => {
       call.prompt.includes('numbered lines')
         ? { insights: [{ question: 'When does the quiet room close?', answer: 'At eight on Fridays.', segment: 0 }] }
         : { answerable: false, answer: '', sourceIds: [] };
-    const up = await t.app.inject({
-      method: 'POST',
-      url: '/api/conf/upload-transcript',
-      headers: admin.headers,
-      payload: { source: 'manual_raw', topic: 'Decided once', rawText: 'Host: The quiet room on floor three closes at eight on Fridays.' },
-    });
-    const meetingId = up.json().meetingId as string;
+    const meetingId = await uploadRaw('Decided once', 'Host: The quiet room on floor three closes at eight on Fridays.');
     const insights = async () =>
       (await t.app.inject({ method: 'GET', url: `/api/conf/insights?meetingId=${meetingId}&limit=100`, headers: admin.headers })).json()
         .items as { id: string; status: string }[];
     const [first] = await insights();
     expect(first?.status).toBe('pending_review');
     await t.app.inject({ method: 'PUT', url: `/api/conf/insights/${first?.id}`, headers: admin.headers, payload: { status: 'approved' } });
-    await t.app.inject({ method: 'POST', url: `/api/knowledge/process-meeting/${meetingId}`, headers: admin.headers });
-    await confProcessMeetingJob.handler(t.ctx, { meetingId }, { id: 'test', retryCount: 0 } as never);
+    await reprocess(meetingId);
     expect((await insights()).map((i) => [i.id, i.status])).toEqual([[first?.id, 'approved']]);
     const meeting = await t.app.inject({ method: 'GET', url: `/api/conf/meetings/${meetingId}`, headers: admin.headers });
     expect(meeting.json()).toMatchObject({ status: 'completed', insightCount: 1 });
