@@ -158,10 +158,10 @@ export const faqRoutes: RoutePlugin = async (app) => {
       config: { access: 'user', rateLimit: app.limits.flag },
       schema: {
         tags,
-        summary: 'Report a FAQ to the review queue',
+        summary: 'Report a FAQ to the review queue (one open report per user and FAQ: 409 REPORT_ALREADY_OPEN)',
         params: IdParams,
         body: ReasonBody,
-        response: { 201: Report, ...problemResponses(404) },
+        response: { 201: Report, ...problemResponses(404, 409) },
       },
     },
     async (request, reply) => reply.status(201).send(await reportFaq(ctx, signedIn(request), request.params.id, request.body.reason)),
