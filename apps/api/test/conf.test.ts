@@ -508,6 +508,10 @@ describe('upload-transcript', () => {
     const wrongSource = multipart({ source: 'manual_raw' }, { name: 'a.vtt', content: VTT });
     expect(expectProblem(await up(wrongSource.payload, wrongSource.headers), 400).errors?.[0]?.path).toBe('body.source');
     expectProblem(await up('plain text', { 'content-type': 'text/plain' }), 415);
+    // A body the multipart parser cannot read (it ends mid-part; no boundary) is the client's: 400, not 500.
+    const cut = '--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.vtt"\r\n\r\nhello';
+    expectProblem(await up(cut, { 'content-type': 'multipart/form-data; boundary=xyz' }), 400, 'INVALID_BODY');
+    expectProblem(await up(cut, { 'content-type': 'multipart/form-data' }), 400, 'INVALID_BODY');
   });
 
   it('a file over UPLOAD_LIMIT_BYTES is 413', async () => {

@@ -1,4 +1,5 @@
 import {
+  AppError,
   acceptRecordingEvent,
   appError,
   backfillRecordings,
@@ -295,13 +296,21 @@ export const confRoutes: RoutePlugin = async (app) => {
         const fields: Record<string, string> = {};
         let content: string | undefined;
         let fileName: string | undefined;
-        for await (const part of request.parts()) {
-          if (part.type === 'file') {
-            const buf = await part.toBuffer();
-            if (part.fieldname !== 'file') throw invalidField(`body.${part.fieldname}`, 'unexpected file field (use "file")');
-            content = buf.toString('utf8');
-            fileName = part.filename;
-          } else fields[part.fieldname] = String(part.value);
+        try {
+          for await (const part of request.parts()) {
+            if (part.type === 'file') {
+              const buf = await part.toBuffer();
+              if (part.fieldname !== 'file') throw invalidField(`body.${part.fieldname}`, 'unexpected file field (use "file")');
+              content = buf.toString('utf8');
+              fileName = part.filename;
+            } else fields[part.fieldname] = String(part.value);
+          }
+        } catch (err) {
+          // The parser's own complaints (no boundary, the body ends mid-part) are the client's malformed
+          // body, a 400; size limits (FST_*) and our field errors keep their answers.
+          const code = (err as { code?: unknown }).code;
+          if (err instanceof AppError || (typeof code === 'string' && code.startsWith('FST_'))) throw err;
+          throw appError(400, Code.INVALID_BODY, `The multipart body is malformed: ${(err as Error).message}`);
         }
         checkBody(T.Omit(UploadMultipartBody, ['file']), fields);
         if (content === undefined) throw invalidField('body.file', 'is required');
