@@ -75,6 +75,9 @@ export async function acceptRecordingEvent(ctx: Pick<CoreContext, 'jobs' | 'log'
   return { received: true };
 }
 
+/** The missing webhook secret is logged once per process, not once per refused request. */
+let warnedUnconfigured = false;
+
 /**
  * POST /conf/webhook: the signature (over the raw bytes, constant time, 300 s window) is checked before
  * anything else, including `endpoint.url_validation`, so the challenge is never a signing oracle.
@@ -96,7 +99,12 @@ export async function handleConfWebhook(
     });
     if (!check.ok) throw unauthorized(`Webhook signature rejected (${check.reason})`, Code.INVALID_SIGNATURE);
   } else if (ctx.config.NODE_ENV === 'production') {
-    throw unavailable(Code.WEBHOOK_NOT_CONFIGURED, 'CONF_WEBHOOK_SECRET_TOKEN is not set; webhooks are refused');
+    if (!warnedUnconfigured) {
+      warnedUnconfigured = true;
+      ctx.log.error('[conf] CONF_WEBHOOK_SECRET_TOKEN is not set: every webhook is refused (production fails closed)');
+    }
+    // The caller is not told which setting is missing.
+    throw unavailable(Code.WEBHOOK_NOT_CONFIGURED, 'Webhooks are not accepted here yet; retry later');
   }
   let body: unknown;
   try {
@@ -107,7 +115,7 @@ export async function handleConfWebhook(
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw invalidField('body', 'must be a JSON object');
   const b = body as Record<string, unknown>;
   if (b.event === 'endpoint.url_validation') {
-    if (!secret) throw unavailable(Code.WEBHOOK_NOT_CONFIGURED, 'CONF_WEBHOOK_SECRET_TOKEN is not set');
+    if (!secret) throw unavailable(Code.WEBHOOK_NOT_CONFIGURED, 'Webhook validation is not available here yet');
     const plainToken = str((b.payload as Record<string, unknown> | undefined)?.plainToken);
     if (!plainToken || plainToken.length > 512) throw invalidField('body.payload.plainToken', 'is required (1-512 characters)');
     return urlValidationResponse(secret, plainToken);
