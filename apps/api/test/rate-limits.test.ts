@@ -1,3 +1,4 @@
+import { totpCodeAt } from '@cfaq/core';
 import { createUser } from '@cfaq/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectProblem, type TestApp } from './helpers.js';
@@ -131,6 +132,29 @@ describe('rate limits', () => {
     expect((await attempt('203.0.113.50')).statusCode).toBe(401);
     expect((await attempt('203.0.113.51')).statusCode).toBe(401);
     expect429(await attempt('203.0.113.52'));
+  });
+
+  it('two-factor verify: successful sign-ins do not count (an admin signing in all day is never locked out)', async () => {
+    const admin = await t.signIn('admin');
+    const setup = (await t.app.inject({ method: 'POST', url: '/api/auth/2fa/setup', headers: admin.headers, payload: {} })).json();
+    const enable = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/2fa/enable',
+      headers: admin.headers,
+      payload: { code: await totpCodeAt(setup.secret, new Date()) },
+    });
+    const recovery = enable.json().recoveryCodes as string[];
+    // Three sign-ins completed with a recovery code each, against a limit of 2 failures.
+    for (const code of recovery.slice(0, 3)) {
+      const challengeToken = t.app.tokens.challengeToken(admin.id);
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/auth/2fa/verify',
+        remoteAddress: '203.0.113.60',
+        payload: { challengeToken, code },
+      });
+      expect(res.statusCode).toBe(200);
+    }
   });
 });
 

@@ -56,6 +56,11 @@ declare module 'fastify' {
      * failed sign-ins count.
      */
     loginLimit: { preHandler: preHandlerAsyncHookHandler; onResponse: onResponseAsyncHookHandler };
+    /**
+     * The two-factor verify limiter (RATE_LIMIT_TWO_FACTOR_MAX per window, per account named by a valid
+     * challenge, else per address), counting failed codes only: an admin's own sign-ins never lock them out.
+     */
+    twoFactorVerifyLimit: (keyOf: (request: FastifyRequest) => string) => AttemptHooks;
   }
 }
 
@@ -123,6 +128,14 @@ export const rateLimitPlugin = fp(
       throw tooMany(result.max, result.ttlInSeconds);
     });
     app.decorate('loginLimit', loginLimitHooks(app, counters, limits.login));
+    app.decorate('twoFactorVerifyLimit', (keyOf: (request: FastifyRequest) => string) =>
+      failedAttemptHooks(app, counters, {
+        name: 'two-factor-verify',
+        max: limits.twoFactor.max as number,
+        timeWindow: limits.twoFactor.timeWindow as number,
+        keyOf,
+      }),
+    );
   },
   { name: 'rate-limit', dependencies: ['context', 'auth'] },
 );
@@ -152,6 +165,39 @@ function loginLimitHooks(app: FastifyInstance, counters: SharedCounters, limit: 
       await Promise.all(keys.map((key) => counters.refund(key))).catch((err: unknown) =>
         app.log.warn({ err }, 'login limiter: could not take back a successful attempt'),
       );
+    },
+  };
+}
+
+const attemptKey = Symbol('failedAttemptKey');
+type KeyedRequest = FastifyRequest & { [attemptKey]?: string };
+export type AttemptHooks = { preHandler: preHandlerAsyncHookHandler; onResponse: onResponseAsyncHookHandler };
+
+/**
+ * A limiter of failed attempts in PostgreSQL: the preHandler counts the attempt under `keyOf(request)`
+ * (after the body is parsed), 429 over `max`; the onResponse hook takes a successful attempt back.
+ */
+function failedAttemptHooks(
+  app: FastifyInstance,
+  counters: SharedCounters,
+  o: { name: string; max: number; timeWindow: number; keyOf: (request: FastifyRequest) => string },
+): AttemptHooks {
+  return {
+    async preHandler(request, reply) {
+      const key = `${o.name}|${o.keyOf(request)}`;
+      const state = await counters.incr(key, o.timeWindow);
+      (request as KeyedRequest)[attemptKey] = key;
+      if (state.current <= o.max) return;
+      const retryAfter = Math.max(1, Math.ceil(state.ttl / 1000));
+      reply.header('retry-after', retryAfter);
+      throw tooMany(o.max, retryAfter);
+    },
+    async onResponse(request, reply) {
+      const key = (request as KeyedRequest)[attemptKey];
+      if (!key || reply.statusCode >= 400) return;
+      await counters
+        .refund(key)
+        .catch((err: unknown) => app.log.warn({ err }, `${o.name} limiter: could not take back a successful attempt`));
     },
   };
 }

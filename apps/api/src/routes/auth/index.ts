@@ -199,22 +199,19 @@ export const authRoutes: RoutePlugin = async (app) => {
     async (request) => enableTwoFactor(ctx, signedIn(request).id, request.body.code),
   );
 
+  // Failed codes counted per account named by a valid challenge (else per address), after the body is
+  // parsed; a successful sign-in takes its attempt back, so an admin's own logins never lock them out.
+  const verifyLimit = app.twoFactorVerifyLimit((request: FastifyRequest) => {
+    const body = request.body as { challengeToken?: unknown } | undefined;
+    const sub = typeof body?.challengeToken === 'string' ? tokens.readChallenge(body.challengeToken) : null;
+    return sub ? `2fa:${sub}` : `ip:${request.ip}`;
+  });
   app.post(
     '/auth/2fa/verify',
     {
-      config: {
-        access: 'public',
-        // Counted per account named by a valid challenge (else per address), after the body is parsed.
-        rateLimit: {
-          ...twoFactor,
-          hook: 'preHandler',
-          keyGenerator: (request: FastifyRequest) => {
-            const body = request.body as { challengeToken?: unknown } | undefined;
-            const sub = typeof body?.challengeToken === 'string' ? tokens.readChallenge(body.challengeToken) : null;
-            return sub ? `2fa:${sub}` : `ip:${request.ip}`;
-          },
-        },
-      },
+      config: { access: 'public' },
+      preHandler: verifyLimit.preHandler,
+      onResponse: verifyLimit.onResponse,
       schema: {
         tags: ['auth'],
         summary: 'Complete a two-factor login',
