@@ -1,5 +1,6 @@
 import { users } from '@cfaq/db/schema/index';
 import { eq } from 'drizzle-orm';
+import { ConfigError } from '../config/load.js';
 import type { CoreContext } from '../context.js';
 import { randomToken } from '../crypto/tokens.js';
 import { hashPassword, normalizeEmail } from './password.js';
@@ -13,13 +14,21 @@ export interface InitialAdminResult {
 
 /**
  * Creates the admin from ADMIN_EMAIL / ADMIN_PASSWORD when no account has that email. With no
- * ADMIN_PASSWORD a random one is generated and handed back once. An existing account is left as it
- * is (its password is not reset by a restart).
+ * ADMIN_PASSWORD a random one is generated and handed back once, outside production; production
+ * refuses to start without it unless an admin exists. An existing account is left as it is (its
+ * password is not reset by a restart).
  */
 export async function ensureInitialAdmin(ctx: Pick<CoreContext, 'db' | 'config' | 'log'>): Promise<InitialAdminResult> {
   const email = normalizeEmail(ctx.config.ADMIN_EMAIL ?? 'admin@localhost');
   const [existing] = await ctx.db.select({ id: users.id }).from(users).where(eq(users.email, email)).limit(1);
   if (existing) return { created: false, email };
+  if (ctx.config.NODE_ENV === 'production' && !ctx.config.ADMIN_PASSWORD) {
+    // A generated password would be printed to the process's output, which a deployment ships to its
+    // logs. Production names its first admin's password, or already has an admin.
+    const [anyAdmin] = await ctx.db.select({ id: users.id }).from(users).where(eq(users.role, 'admin')).limit(1);
+    if (anyAdmin) return { created: false, email };
+    throw new ConfigError('ADMIN_PASSWORD', 'is required in production to create the first admin (with ADMIN_EMAIL)');
+  }
   const generated = ctx.config.ADMIN_PASSWORD ? undefined : randomToken(18);
   const password = ctx.config.ADMIN_PASSWORD ?? (generated as string);
   const inserted = await ctx.db
