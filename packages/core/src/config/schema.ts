@@ -74,7 +74,9 @@ export const ConfigSchema = T.Object({
   PASSWORD_HASH_ITERATIONS: Int(3, 1, 20, 'argon2id passes per password hash; production needs at least 2 (OWASP)'),
   PASSWORD_HASH_PARALLELISM: Int(4, 1, 16, 'argon2id lanes per password hash'),
   ADMIN_EMAIL: Str('initial admin account, created at start if missing'),
-  ADMIN_PASSWORD: Str('initial admin password; if unset a password is generated and printed once (outside production; production requires it until an admin exists)'),
+  ADMIN_PASSWORD: Str(
+    'initial admin password; if unset a password is generated and printed once (outside production; production requires it until an admin exists)',
+  ),
   ADMIN_2FA_REQUIRED: T.Optional(
     T.Boolean({
       description:

@@ -1,5 +1,6 @@
 import { ConfigError } from '../config/load.js';
 import { type ProcessRole, type Runtime, startRuntime } from './bootstrap.js';
+import { serializeError } from './redact.js';
 
 /** What a started process gives back: how to stop what it serves, before the runtime closes. */
 export type Serve = (runtime: Runtime) => Promise<() => Promise<void>>;
@@ -56,7 +57,24 @@ export function runMain(role: ProcessRole, serve: Serve): void {
   };
   main().catch((err) => {
     if (err instanceof ConfigError) console.error(err.message);
-    else console.error(`${role} failed to start:`, err);
+    else console.error(startFailure(role, err));
     process.exit(1);
   });
+}
+
+/**
+ * Why a process could not start, for the operator: a database without its tables names the command
+ * that creates them; anything else shows its error and stack without the statement's parameters (a
+ * failed query's message lists them: an email, a password hash).
+ */
+export function startFailure(role: string, err: unknown): string {
+  const e = err as { code?: unknown; cause?: { code?: unknown } };
+  const state = typeof e?.code === 'string' ? e.code : typeof e?.cause?.code === 'string' ? e.cause.code : undefined;
+  if (state === '42P01') {
+    return `${role} failed to start: the database has no tables yet. Run \`npm run db:migrate\` against it, or start with MIGRATE_ON_START=true.`;
+  }
+  if (!(err instanceof Error)) return `${role} failed to start: ${String(err)}`;
+  const shown = serializeError(err) as { message?: string; stack?: string };
+  const cause = err.cause instanceof Error ? (serializeError(err.cause) as { message?: string }).message : undefined;
+  return `${role} failed to start: ${shown.stack ?? shown.message}${cause ? `\ncaused by: ${cause}` : ''}`;
 }
