@@ -79,6 +79,11 @@ describe('loadConfig', () => {
     expect((caught as Error).message).toContain(setting);
   });
 
+  it('shows the value of a cost or limit named like a secret, and says what is wrong with a 64-character key', () => {
+    expect(() => loadConfig({ PASSWORD_HASH_PARALLELISM: '0' })).toThrow(/\(value: "?0"?\)/);
+    expect(() => loadConfig({ ENCRYPTION_KEY: `${'0f'.repeat(31)}zz` })).toThrow(/64 characters but is not hex/);
+  });
+
   it('never echoes a secret value in the error', () => {
     expect(() => loadConfig({ JWT_SECRET: 'short' })).toThrow(/JWT_SECRET/);
     try {

@@ -12,6 +12,10 @@ export class ConfigError extends Error {
   }
 }
 
+/** A setting whose value is a secret (never echoed); costs and limits named after one (PASSWORD_HASH_*, *_MAX) are not. */
+const isSecretSetting = (name: string) =>
+  /SECRET|KEY|PASSWORD|TOKEN/.test(name) && !/^PASSWORD_HASH_|_(MAX|SECONDS|MINUTES|HOURS|DAYS)$/.test(name);
+
 /** Base64 (or base64url) of exactly 32 bytes: 43 characters and one `=` of padding, or 43 without. */
 const BASE64_32 = /^[A-Za-z0-9+/]{43}=?$|^[A-Za-z0-9_-]{43}$/;
 
@@ -22,6 +26,11 @@ const BASE64_32 = /^[A-Za-z0-9+/]{43}=?$|^[A-Za-z0-9_-]{43}$/;
  */
 export function decodeEncryptionKey(raw: string): Buffer {
   if (/^[0-9a-fA-F]{64}$/.test(raw)) return Buffer.from(raw, 'hex');
+  if (raw.length === 64)
+    throw new ConfigError(
+      'ENCRYPTION_KEY',
+      'has 64 characters but is not hex (0-9, a-f): 32 bytes as 64 hex characters or base64 (44 characters)',
+    );
   const key = Buffer.from(raw, raw.includes('-') || raw.includes('_') ? 'base64url' : 'base64');
   if (!BASE64_32.test(raw) || key.length !== 32) {
     throw new ConfigError(
@@ -54,7 +63,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (first) {
     const setting = first.path.replace(/^\//, '') || 'config';
     const shown = raw[setting] === undefined ? 'missing' : JSON.stringify(raw[setting]);
-    throw new ConfigError(setting, `${first.message} (value: ${setting.match(/SECRET|KEY|PASSWORD|TOKEN/) ? '[redacted]' : shown})`);
+    throw new ConfigError(setting, `${first.message} (value: ${isSecretSetting(setting) ? '[redacted]' : shown})`);
   }
   const config = converted as Config;
   checkCrossField(config);
