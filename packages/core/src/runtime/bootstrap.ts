@@ -67,7 +67,12 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     await boss.start();
     await ensureQueues(boss, JOBS, config);
     const ctx = createCoreContext({ config, log, pool, jobs: new BossJobQueue(boss, { batchMax: config.JOB_SEND_BATCH_MAX }) });
-    const admin = await ensureInitialAdmin(ctx);
+    // The API creates the first admin; a production worker without ADMIN_PASSWORD leaves it to the API
+    // rather than refusing to start (the API refuses, naming the setting).
+    const admin =
+      opts.role === 'worker' && config.NODE_ENV === 'production' && !config.ADMIN_PASSWORD
+        ? { created: false, email: config.ADMIN_EMAIL ?? '' }
+        : await ensureInitialAdmin(ctx);
     if (admin.generatedPassword) {
       (opts.announce ?? ((m) => process.stderr.write(`${m}\n`)))(
         `Initial admin created: ${admin.email} / ${admin.generatedPassword} (shown once; set ADMIN_PASSWORD to choose it)`,
