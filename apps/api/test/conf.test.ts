@@ -184,6 +184,29 @@ describe('OAuth connect', () => {
     const [row] = await t.ctx.db.select({ lease: users.confRefreshLeaseUntil }).from(users).where(eq(users.id, admin.id));
     expect(row?.lease).toBeNull();
   });
+
+  it('a refresh stores its pair only over the refresh token it sent (another caller that stored first keeps theirs)', async () => {
+    await t.ctx.db
+      .update(users)
+      .set({ confTokenExpiresAt: new Date(Date.now() - 1000) })
+      .where(eq(users.id, admin.id));
+    fake.setTokenDelay(400);
+    const refresh = confAccessToken(t.ctx, admin.id);
+    await new Promise((r) => setTimeout(r, 100));
+    // Meanwhile a pair is stored by someone else (a holder whose lease had run out, say).
+    const theirs = t.ctx.secrets.encrypt('their-refresh-token', admin.id);
+    await t.ctx.db.update(users).set({ confRefreshToken: theirs }).where(eq(users.id, admin.id));
+    expect(await refresh).toBeTruthy();
+    fake.setTokenDelay(0);
+    const [row] = await t.ctx.db
+      .select({ refresh: users.confRefreshToken, lease: users.confRefreshLeaseUntil })
+      .from(users)
+      .where(eq(users.id, admin.id));
+    expect(t.ctx.secrets.decrypt(row?.refresh as string, admin.id)).toBe('their-refresh-token');
+    expect(row?.lease).toBeNull();
+    // Put the account back on a pair the fake knows, for the tests after this one.
+    await connect(admin);
+  });
 });
 
 function webhook(body: unknown, opts: { secret?: string; ts?: number; headers?: Record<string, string> } = {}) {

@@ -55,8 +55,8 @@ export async function confAccessToken(ctx: Ctx, userId: string, rejected?: strin
           or(isNull(users.confRefreshLeaseUntil), lt(users.confRefreshLeaseUntil, sql`now()`)),
         ),
       )
-      .returning({ refresh: users.confRefreshToken });
-    if (claimed) return refreshHeld(ctx, userId, claimed.refresh, usable);
+      .returning({ lease: sql<string>`${users.confRefreshLeaseUntil}::text` });
+    if (claimed) return refreshHeld(ctx, userId, claimed.lease, usable);
     await sleep(LEASE_POLL_MS);
     current = await read();
     if (usable(current)) return current.access;
@@ -64,45 +64,57 @@ export async function confAccessToken(ctx: Ctx, userId: string, rejected?: strin
   }
 }
 
-/** The refresh itself, by the lease's holder; the lease is released on every path. */
+/**
+ * The refresh itself, by the lease's holder. The lease is released on every path, only while it is
+ * still this caller's (a holder that outlived it must not clear its successor's). The writes that
+ * follow the provider call are compare-and-swap on the refresh token this caller sent: the new pair
+ * is stored only over that token, and a refusal disconnects the account only when that token is still
+ * the stored one (a refusal of a token another caller has already rotated is theirs to settle).
+ */
 async function refreshHeld(
   ctx: Ctx,
   userId: string,
-  encryptedRefresh: string | null,
+  lease: string,
   usable: (t: { access: string; expiresAt: Date | null }) => boolean,
 ): Promise<string> {
+  const mine = sql`${users.confRefreshLeaseUntil}::text = ${lease}`;
   const release = () =>
     ctx.db
       .update(users)
       .set({ confRefreshLeaseUntil: null, updatedAt: sql`${users.updatedAt}` })
-      .where(eq(users.id, userId));
+      .where(and(eq(users.id, userId), mine));
   let next: Awaited<ReturnType<typeof refreshGrant>>;
+  let sent: string | undefined;
   try {
     // The previous holder may have refreshed between this caller's read and its claim.
     const [row] = await ctx.db
       .select({ access: users.confAccessToken, refresh: users.confRefreshToken, expiresAt: users.confTokenExpiresAt })
       .from(users)
-      .where(eq(users.id, userId));
-    if (!row?.access || !row.refresh || !encryptedRefresh) throw confNotConnected();
+      .where(and(eq(users.id, userId), eq(users.confConnected, true)));
+    if (!row?.access || !row.refresh) throw confNotConnected();
     const current = { access: ctx.secrets.decrypt(row.access, userId), expiresAt: row.expiresAt };
     if (usable(current)) {
       await release();
       return current.access;
     }
+    sent = row.refresh;
     next = await refreshGrant(ctx.config, ctx.secrets.decrypt(row.refresh, userId));
   } catch (err) {
     if (err instanceof ConfProviderError && !err.transient && (err.status === 400 || err.status === 401)) {
-      await ctx.db
+      const [gone] = await ctx.db
         .update(users)
         .set({ confConnected: false, confAccessToken: null, confRefreshToken: null, confTokenExpiresAt: null, confRefreshLeaseUntil: null })
-        .where(eq(users.id, userId));
-      ctx.log.warn({ userId, err: err.message }, '[conf] refresh refused; account disconnected');
-      throw unprocessable(Code.CONF_NOT_CONNECTED, 'The provider refused the refresh token; connect the account again');
+        .where(and(eq(users.id, userId), sent === undefined ? sql`false` : eq(users.confRefreshToken, sent)))
+        .returning({ id: users.id });
+      if (gone) {
+        ctx.log.warn({ userId, err: err.message }, '[conf] refresh refused; account disconnected');
+        throw unprocessable(Code.CONF_NOT_CONNECTED, 'The provider refused the refresh token; connect the account again');
+      }
     }
     await release();
     throw err;
   }
-  await ctx.db
+  const [stored] = await ctx.db
     .update(users)
     .set({
       confRefreshToken: ctx.secrets.encrypt(next.refreshToken, userId),
@@ -111,8 +123,13 @@ async function refreshHeld(
       confRefreshLeaseUntil: null,
       updatedAt: sql`${users.updatedAt}`,
     })
-    .where(eq(users.id, userId));
-  ctx.log.info({ userId }, '[conf] provider token refreshed');
+    .where(and(eq(users.id, userId), eq(users.confConnected, true), eq(users.confRefreshToken, sent as string)))
+    .returning({ id: users.id });
+  if (!stored) {
+    // Disconnected meanwhile, or another caller stored a pair first: nothing is written over theirs.
+    await release();
+    ctx.log.warn({ userId }, '[conf] refreshed pair not stored: the account changed meanwhile');
+  } else ctx.log.info({ userId }, '[conf] provider token refreshed');
   return next.accessToken;
 }
 
