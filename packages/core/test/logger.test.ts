@@ -46,10 +46,13 @@ describe('logger redaction', () => {
         },
       },
       usage: { inputTokens: 120, outputTokens: 30 },
+      tokens: ['tok-one-secret', 'tok-two-secret'],
+      credentials: { pass: 'nested-pass-secret' },
     });
     const out = text();
-    for (const secret of ['hunter22', 'zzzzzzzzzzzz', 'shhh-secret-value', 'Hunter33', 'cs-123', 'x1y2z3'])
+    for (const secret of ['hunter22', 'zzzzzzzzzzzz', 'shhh-secret-value', 'Hunter33', 'cs-123', 'x1y2z3', 'tok-one', 'nested-pass']) {
       expect(out).not.toContain(secret);
+    }
     expect(out).toContain('"inputTokens":120');
   });
 });

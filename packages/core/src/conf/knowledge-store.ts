@@ -105,6 +105,13 @@ export async function embedKnowledgeChunks(ctx: Pick<CoreContext, 'embedder'>, c
   return ctx.embedder.embed(chunks.map((c) => embeddingText('transcript_knowledge', c.title, c.content)));
 }
 
+/** A chunk's words only: "Speaker: " line prefixes out, whitespace collapsed. */
+const bareText = (content: string) =>
+  content
+    .replace(/^[^:\n]{1,80}:\s+/gm, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+
 export async function writeKnowledgeRows(
   tx: Tx,
   meeting: { id: string; batchId: string | null },
@@ -121,15 +128,14 @@ export async function writeKnowledgeRows(
         ne(transcriptKnowledge.status, 'rejected'),
       ),
     );
-  const decided = new Set(
-    (
-      await tx
-        .select({ content: transcriptKnowledge.content })
-        .from(transcriptKnowledge)
-        .where(eq(transcriptKnowledge.meetingId, meeting.id))
-    ).map((r) => r.content),
-  );
-  const fresh = chunks.map((c, i) => ({ c, i })).filter(({ c }) => !decided.has(c.content));
+  // Compared without speaker prefixes and spacing, and by containment either way: a change of the
+  // chunking (size, splitting) cuts the same text differently, and a piece of rejected text is rejected.
+  const decided = (
+    await tx.select({ content: transcriptKnowledge.content }).from(transcriptKnowledge).where(eq(transcriptKnowledge.meetingId, meeting.id))
+  ).map((r) => bareText(r.content));
+  const fresh = chunks
+    .map((c, i) => ({ c, i, bare: bareText(c.content) }))
+    .filter(({ bare }) => !decided.some((d) => d.includes(bare) || bare.includes(d)));
   if (fresh.length === 0) return 0;
   const now = new Date();
   await tx.insert(transcriptKnowledge).values(

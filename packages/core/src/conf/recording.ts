@@ -31,8 +31,9 @@ export function storableRecording(p: RecordingPayload): RecordingPayload {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(p)) out[k] = typeof v === 'string' ? storableText(v) : v;
   const clean = out as RecordingPayload;
-  // The uuid is the meeting's identity: emptied by the cleaning, it is no longer one.
-  if (!clean.meetingUuid) clean.meetingUuid = '\uFFFD';
+  // The uuid is the meeting's identity: emptied by the cleaning, it is one again from a hash of the
+  // original (two such meetings stay two).
+  if (!clean.meetingUuid) clean.meetingUuid = `unstorable-${createHash('sha256').update(p.meetingUuid).digest('hex').slice(0, 32)}`;
   return clean;
 }
 

@@ -106,8 +106,17 @@ export async function faqApprovedDrop(tx: DbOrTx, faq: Pick<FaqRow, 'id' | 'batc
 }
 
 /** Withdraws a FAQ's "New FAQ" tea drop: the FAQ is gone or back to draft, so the drop would show what only staff may see. */
-async function withdrawFaqDrops(tx: DbOrTx, faqId: string) {
-  await tx.delete(teaNotifications).where(and(eq(teaNotifications.refType, 'faq'), eq(teaNotifications.refId, faqId)));
+async function withdrawFaqDrops(tx: DbOrTx, faq: { id: string; batchId: string | null }) {
+  // Narrowed by program first (tea_notifications_batch_idx): the drops table has no index on its reference.
+  await tx
+    .delete(teaNotifications)
+    .where(
+      and(
+        faq.batchId ? eq(teaNotifications.batchId, faq.batchId) : undefined,
+        eq(teaNotifications.refType, 'faq'),
+        eq(teaNotifications.refId, faq.id),
+      ),
+    );
 }
 
 /** Inserts a FAQ inside the caller's transaction: interval from the tier, embedding job, tea drop when approved. */
@@ -235,7 +244,7 @@ export async function updateFaqInTx(ctx: Ctx, tx: Tx, actor: Actor, id: string, 
   const [updated] = await tx.update(faqs).set(set).where(eq(faqs.id, id)).returning(faqColumns);
   await tx.insert(faqRevisions).values({ faqId: id, editorId: actor.id, changes, createdAt: now });
   if (changes.question || changes.answer) await ctx.jobs.send(embedRowJob, { table: 'faqs', id }, { tx });
-  if (changes.reviewStatus && input.reviewStatus === 'draft') await withdrawFaqDrops(tx, id);
+  if (changes.reviewStatus && input.reviewStatus === 'draft') await withdrawFaqDrops(tx, current);
   // Publishing announces a new FAQ; a verified FAQ set back to approved is not new.
   if (changes.reviewStatus && input.reviewStatus === 'approved' && current.reviewStatus === 'draft')
     await faqApprovedDrop(tx, updated as FaqRow);
@@ -247,7 +256,7 @@ export async function deleteFaq(ctx: Pick<CoreContext, 'db'>, actor: Actor, id: 
   await ctx.db.transaction(async (tx) => {
     const faq = await visibleFaq(tx, actor, id, { forUpdate: true });
     await tx.delete(faqs).where(eq(faqs.id, id));
-    await withdrawFaqDrops(tx, id);
+    await withdrawFaqDrops(tx, faq);
     await writeAdminLog(tx, {
       actorId: actor.id,
       action: 'faq.deleted',

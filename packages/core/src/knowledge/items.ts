@@ -109,7 +109,7 @@ async function findItem(ctx: Pick<CoreContext, 'db'>, id: string): Promise<Knowl
 
 /** GET /knowledge/search: the knowledge-base search (approved rows of the program, by meaning). */
 export async function searchKnowledgeItems(
-  ctx: Pick<CoreContext, 'db' | 'pool' | 'embedder' | 'log'>,
+  ctx: Pick<CoreContext, 'db' | 'pool' | 'embedder' | 'log' | 'config'>,
   q: { q: string; batchId?: string | undefined; limit?: number | undefined },
 ): Promise<{ results: KnowledgeHit[] }> {
   const batchId = await resolveProgramId(ctx, q.batchId, { allowArchived: true });

@@ -58,7 +58,7 @@ interface Row {
 }
 
 export async function searchKnowledge(
-  ctx: Pick<CoreContext, 'pool' | 'embedder' | 'log'>,
+  ctx: Pick<CoreContext, 'pool' | 'embedder' | 'log' | 'config'>,
   q: KnowledgeQuery,
 ): Promise<KnowledgeHit[] | null> {
   const k = Math.min(Math.max(Math.trunc(q.k ?? 5), 1), 50);
@@ -72,7 +72,7 @@ export async function searchKnowledge(
     const client = await ctx.pool.connect();
     let rows: Row[];
     try {
-      await prepareSearchConnection(client);
+      await prepareSearchConnection(client, ctx.config.SEARCH_HNSW_EF_SEARCH);
       rows = (await client.query<Row>(SQL, [toVectorLiteral(vector), q.batchId, k, q.minScore ?? -1])).rows;
     } finally {
       client.release();

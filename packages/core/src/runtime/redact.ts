@@ -65,7 +65,7 @@ function stripParams(e: Record<string, unknown>, depth: number): Record<string, 
 /**
  * Field names that hold a secret at any depth, whatever the value looks like (a password, an opaque
  * refresh token): `password`, `Password`, `refreshToken`, `client_secret`, `apiKey`, `authorization`...
- * Only string values are censored, so counts named like them (`inputTokens: 120`) stay readable.
+ * Numbers and booleans stay, so counts named like them (`inputTokens: 120`) stay readable.
  */
 const SECRET_KEY = /passw|passphrase|token|secret|api[-_]?key|authorization|cookie|credential|signature|private[-_]?key|^otp$/i;
 
@@ -87,8 +87,12 @@ export function redactValue(value: unknown, depth = 0): unknown {
   if (Array.isArray(value)) return value.map((v) => redactValue(v, depth + 1));
   if (!isPlain(value)) return value;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value))
-    out[k] = typeof v === 'string' && v !== '' && SECRET_KEY.test(k) ? CENSOR : redactValue(v, depth + 1);
+  for (const [k, v] of Object.entries(value)) {
+    // Under a secret's name every value but a number, a boolean or nothing is censored whole (a list of
+    // tokens, an object of credentials); counts stay readable.
+    const hidden = SECRET_KEY.test(k) && v !== null && v !== '' && (typeof v === 'string' || typeof v === 'object');
+    out[k] = hidden ? CENSOR : redactValue(v, depth + 1);
+  }
   return out;
 }
 
