@@ -90,7 +90,11 @@ export const problemPlugin = fp(
       } else if (sqlState(err) === '23503') {
         // A foreign key refused the write: what it refers to was deleted between the request's checks
         // and its insert (a user deleted while their post was being written). A race, not a bug.
-        request.log.warn({ sqlState: '23503', route: request.routeOptions.url }, 'a referenced row was deleted meanwhile');
+        // Logged with the constraint, so a real bug (a wrong id written) is told apart from the race.
+        const constraint =
+          (err as { constraint?: unknown; cause?: { constraint?: unknown } }).constraint ??
+          (err as { cause?: { constraint?: unknown } }).cause?.constraint;
+        request.log.warn({ sqlState: '23503', constraint, route: request.routeOptions.url }, 'a referenced row was deleted meanwhile');
         body = problem(409, Code.REFERENCE_GONE, 'A record this request refers to was deleted meanwhile; reload and retry');
       } else if (sqlState(err)?.startsWith('22')) {
         request.log.warn({ sqlState: sqlState(err), route: request.routeOptions.url }, 'database refused a request value');

@@ -77,8 +77,9 @@ export function buildLimits(c: Config): Limits {
     twoFactor: { shared: 'two-factor', max: c.RATE_LIMIT_TWO_FACTOR_MAX, timeWindow: window },
     identity: { shared: 'identity', max: c.RATE_LIMIT_IDENTITY_MAX, timeWindow: window },
     adminWrite: { shared: 'admin-write', max: c.RATE_LIMIT_ADMIN_WRITE_MAX, timeWindow: 60_000 },
-    searchSuggest: { shared: 'search-suggest', max: c.SEARCH_SUGGEST_RATE_LIMIT, timeWindow: 60_000 },
-    logIngest: { shared: 'log-ingest', max: c.LOG_INGEST_RATE_LIMIT, timeWindow: 60_000, keyGenerator: byAddress },
+    // A database blip lets these two through rather than failing a typeahead or a client's error report.
+    searchSuggest: { shared: 'search-suggest', max: c.SEARCH_SUGGEST_RATE_LIMIT, timeWindow: 60_000, skipOnError: true },
+    logIngest: { shared: 'log-ingest', max: c.LOG_INGEST_RATE_LIMIT, timeWindow: 60_000, keyGenerator: byAddress, skipOnError: true },
     suggest: { shared: 'suggest', max: c.RATE_LIMIT_SUGGEST_MAX, timeWindow: 3_600_000 },
     flag: { shared: 'flag', max: c.RATE_LIMIT_FLAG_MAX, timeWindow: 3_600_000 },
   };

@@ -16,9 +16,8 @@ export function corsOptions(setting: string): { origin: false | string | string[
   return { origin: origins, credentials: true };
 }
 
-/** Paths whose answers carry credentials or personal data: never stored by a browser or a proxy. */
 /**
- * Answers that must never sit in a cache: tokens and personal data (auth), everything staff-only under
+ * Paths whose answers must never be stored by a browser or a proxy: tokens and personal data (auth), everything staff-only under
  * /admin (user records, the AI key reveal, audit logs), and the meeting provider's connection.
  */
 const NO_STORE_PREFIXES = ['/api/auth/', '/api/admin/', '/api/conf/auth', '/api/conf/callback', '/api/conf/token'];

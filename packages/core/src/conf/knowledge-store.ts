@@ -24,7 +24,6 @@ export const clockTime = (seconds: number) => {
   return `${hh}:${mm}:${ss}`;
 };
 
-/** Splits a transcript into knowledge rows on segment boundaries; the text is capped at `maxChars` overall. */
 /**
  * A segment longer than a chunk (one speaker's uninterrupted stretch, a raw text without line breaks)
  * in pieces of at most KNOWLEDGE_CHUNK_CHARS with its speaker's prefix, cut at a sentence end where one
@@ -57,6 +56,10 @@ export function splitLongSegment(seg: TranscriptSegment): TranscriptSegment[] {
   return pieces;
 }
 
+/**
+ * Splits a transcript into knowledge rows of about KNOWLEDGE_CHUNK_CHARS on segment boundaries (a longer
+ * segment cut first, splitLongSegment); the text is capped at `maxChars` overall.
+ */
 export function chunkTranscript(topic: string, segments: readonly TranscriptSegment[], maxChars = 50_000): KnowledgeChunk[] {
   const chunks: KnowledgeChunk[] = [];
   let lines: string[] = [];
@@ -93,13 +96,7 @@ export function chunkTranscript(topic: string, segments: readonly TranscriptSegm
   }));
 }
 
-/**
- * Path B: the transcript as approved TranscriptKnowledge rows, each embedded inline (computed before
- * the transaction, written with the row), so they are searchable the moment the transaction commits.
- * Rows of an earlier run for the meeting are replaced, except what an admin decided: promoted rows (an
- * FAQ now) and rejected ones stay, and a new chunk with the content of one of them is not written again
- * (a re-process would otherwise bring back, approved and searchable, the text an admin rejected).
- */
+/** The chunks' vectors, computed before the transaction that writes them (writeKnowledgeRows). */
 export async function embedKnowledgeChunks(ctx: Pick<CoreContext, 'embedder'>, chunks: readonly KnowledgeChunk[]): Promise<number[][]> {
   if (chunks.length === 0) return [];
   return ctx.embedder.embed(chunks.map((c) => embeddingText('transcript_knowledge', c.title, c.content)));
@@ -112,6 +109,13 @@ const bareText = (content: string) =>
     .replace(/\s+/g, ' ')
     .trim();
 
+/**
+ * Path B: the transcript as approved TranscriptKnowledge rows, each embedded inline (the vectors from
+ * embedKnowledgeChunks, written with the row), so they are searchable the moment the transaction commits.
+ * Rows of an earlier run for the meeting are replaced, except what an admin decided: promoted rows (an
+ * FAQ now) and rejected ones stay, and a new chunk whose text is within one of them (or holds one) is
+ * not written again (a re-process would otherwise bring back, approved and searchable, rejected text).
+ */
 export async function writeKnowledgeRows(
   tx: Tx,
   meeting: { id: string; batchId: string | null },
