@@ -1,7 +1,7 @@
-import { AppError, Code, type ErrorCode, isErrorCode } from '@cfaq/core';
+import { AppError, Code, type ErrorCode, isErrorCode, pgErrorOf } from '@cfaq/core';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { Problem, problem } from '../lib/problem.js';
+import { Problem, type ProblemBody, problem } from '../lib/problem.js';
 
 interface AjvError {
   instancePath?: string;
@@ -48,11 +48,13 @@ const FASTIFY_CODES: Record<string, [number, ErrorCode]> = {
   FST_INVALID_MULTIPART_CONTENT_TYPE: [415, Code.UNSUPPORTED_MEDIA_TYPE],
 };
 
-/** SQLSTATE of a database error, also when wrapped by drizzle (DrizzleQueryError keeps it in `cause`). */
-export function sqlState(err: unknown): string | undefined {
-  const e = err as { code?: unknown; cause?: { code?: unknown } } | null;
-  const code = typeof e?.code === 'string' ? e.code : typeof e?.cause?.code === 'string' ? e.cause.code : undefined;
-  return code && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
+/** Every problem leaves the same way: its status, the request id, problem+json, and the path as `instance`. */
+function sendProblem(request: FastifyRequest, reply: FastifyReply, body: ProblemBody) {
+  return reply
+    .header('x-request-id', request.id)
+    .status(body.status)
+    .type('application/problem+json')
+    .send({ ...body, instance: request.url.split('?')[0] });
 }
 
 /**
@@ -73,6 +75,7 @@ export const problemPlugin = fp(
 
     app.setErrorHandler((err: FastifyError & { validationContext?: string }, request, reply) => {
       let body: ReturnType<typeof problem>;
+      const pg = pgErrorOf(err);
       if (err instanceof AppError) {
         body = problem(err.status, err.code, err.message, err.errors);
       } else if (err.validation) {
@@ -87,17 +90,17 @@ export const problemPlugin = fp(
       } else if (err.code && FASTIFY_CODES[err.code]) {
         const [status, code] = FASTIFY_CODES[err.code] as [number, ErrorCode];
         body = problem(status, code, err.message);
-      } else if (sqlState(err) === '23503') {
+      } else if (pg?.code === '23503') {
         // A foreign key refused the write: what it refers to was deleted between the request's checks
         // and its insert (a user deleted while their post was being written). A race, not a bug.
         // Logged with the constraint, so a real bug (a wrong id written) is told apart from the race.
-        const constraint =
-          (err as { constraint?: unknown; cause?: { constraint?: unknown } }).constraint ??
-          (err as { cause?: { constraint?: unknown } }).cause?.constraint;
-        request.log.warn({ sqlState: '23503', constraint, route: request.routeOptions.url }, 'a referenced row was deleted meanwhile');
+        request.log.warn(
+          { sqlState: pg.code, constraint: pg.constraint, route: request.routeOptions.url },
+          'a referenced row was deleted meanwhile',
+        );
         body = problem(409, Code.REFERENCE_GONE, 'A record this request refers to was deleted meanwhile; reload and retry');
-      } else if (sqlState(err)?.startsWith('22')) {
-        request.log.warn({ sqlState: sqlState(err), route: request.routeOptions.url }, 'database refused a request value');
+      } else if (pg?.code.startsWith('22')) {
+        request.log.warn({ sqlState: pg.code, route: request.routeOptions.url }, 'database refused a request value');
         body = problem(400, DATABASE_VALUE_REJECTED, 'A value in the request is out of range or malformed');
       } else if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
         // A plugin's own client error: its code when it is a registered one, else the generic one.
@@ -115,10 +118,7 @@ export const problemPlugin = fp(
       } else if (body.status >= 500) {
         request.log.error({ err }, 'server error');
       }
-      return reply
-        .status(body.status)
-        .type('application/problem+json')
-        .send({ ...body, instance: request.url.split('?')[0] });
+      return sendProblem(request, reply, body);
     });
 
     const guard = shutdownGuard();
@@ -129,11 +129,7 @@ export const problemPlugin = fp(
     app.setNotFoundHandler((request, reply) => {
       const body = problem(404, Code.ROUTE_NOT_FOUND, `No route ${request.method} ${request.url.split('?')[0]}`);
       request.server.metrics?.observeUnmatched(request.method, 404, reply.elapsedTime / 1000);
-      return reply
-        .header('x-request-id', request.id)
-        .status(404)
-        .type('application/problem+json')
-        .send({ ...body, instance: request.url.split('?')[0] });
+      return sendProblem(request, reply, body);
     });
   },
   { name: 'problem' },
@@ -146,18 +142,13 @@ export const problemPlugin = fp(
  * router's, not a field rule, so the long parameter is a 400 naming `params`.
  */
 export function frameworkError(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  const path = request.url.split('?')[0] ?? request.url;
   const body =
     err.code === 'FST_ERR_MAX_PARAM_LENGTH'
       ? problem(400, Code.VALIDATION_FAILED, 'a path parameter is longer than 100 characters', [
           { path: 'params', message: 'must be at most 100 characters' },
         ])
       : problem(400, Code.INVALID_URL, 'The URL is malformed (a bad percent-escape)');
-  return reply
-    .header('x-request-id', request.id)
-    .status(body.status)
-    .type('application/problem+json')
-    .send({ ...body, instance: path });
+  return sendProblem(request, reply, body);
 }
 
 /**
@@ -174,14 +165,8 @@ export function shutdownGuard() {
     },
     onRequest(request: FastifyRequest, reply: FastifyReply, done: () => void) {
       if (!closing) return done();
-      const body = problem(503, Code.SHUTTING_DOWN, 'This server is shutting down; retry the request');
-      reply
-        .header('connection', 'close')
-        .header('retry-after', '1')
-        .header('x-request-id', request.id)
-        .status(503)
-        .type('application/problem+json')
-        .send({ ...body, instance: request.url.split('?')[0] });
+      reply.header('connection', 'close').header('retry-after', '1');
+      sendProblem(request, reply, problem(503, Code.SHUTTING_DOWN, 'This server is shutting down; retry the request'));
     },
   };
 }

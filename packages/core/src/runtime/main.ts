@@ -1,4 +1,5 @@
 import { ConfigError } from '../config/load.js';
+import { pgErrorOf } from '../shared/db.js';
 import { type ProcessRole, type Runtime, startRuntime } from './bootstrap.js';
 import { serializeError } from './redact.js';
 
@@ -68,9 +69,7 @@ export function runMain(role: ProcessRole, serve: Serve): void {
  * failed query's message lists them: an email, a password hash).
  */
 export function startFailure(role: string, err: unknown): string {
-  const e = err as { code?: unknown; cause?: { code?: unknown } };
-  const state = typeof e?.code === 'string' ? e.code : typeof e?.cause?.code === 'string' ? e.cause.code : undefined;
-  if (state === '42P01') {
+  if (pgErrorOf(err)?.code === '42P01') {
     return `${role} failed to start: the database has no tables yet. Run \`npm run db:migrate\` against it, or start with MIGRATE_ON_START=true.`;
   }
   if (!(err instanceof Error)) return `${role} failed to start: ${String(err)}`;
