@@ -55,7 +55,7 @@ declare module 'fastify' {
      * and per address (429 over either), the onResponse hook takes it back unless it failed, so only
      * failed sign-ins count.
      */
-    loginLimit: { preHandler: preHandlerAsyncHookHandler; onResponse: onResponseAsyncHookHandler };
+    loginLimit: AttemptHooks;
     /**
      * The two-factor verify limiter (RATE_LIMIT_TWO_FACTOR_MAX per window, per account named by a valid
      * challenge, else per address), counting failed codes only: an admin's own sign-ins never lock them out.
@@ -132,73 +132,62 @@ export const rateLimitPlugin = fp(
     app.decorate('twoFactorVerifyLimit', (keyOf: (request: FastifyRequest) => string) =>
       failedAttemptHooks(app, counters, {
         name: 'two-factor-verify',
-        max: limits.twoFactor.max as number,
         timeWindow: limits.twoFactor.timeWindow as number,
-        keyOf,
+        countersOf: (request) => [{ key: `two-factor-verify|${keyOf(request)}`, max: limits.twoFactor.max as number }],
       }),
     );
   },
   { name: 'rate-limit', dependencies: ['context', 'auth'] },
 );
 
-const loginKeys = Symbol('loginLimitKeys');
-type CountedRequest = FastifyRequest & { [loginKeys]?: string[] };
-
-function loginLimitHooks(app: FastifyInstance, counters: SharedCounters, limit: LoginLimit): FastifyInstance['loginLimit'] {
-  return {
-    async preHandler(request, reply) {
+/** The login limiter: failed sign-ins per account and address, and a looser ceiling per address. */
+function loginLimitHooks(app: FastifyInstance, counters: SharedCounters, limit: LoginLimit): AttemptHooks {
+  return failedAttemptHooks(app, counters, {
+    name: 'login',
+    timeWindow: limit.timeWindow,
+    countersOf: (request) => {
       const body = request.body as { email?: unknown } | undefined;
       const email = typeof body?.email === 'string' ? body.email.trim().toLowerCase() : '';
-      const keys = [`login|account|${email}|${request.ip}`, `login|address|${request.ip}`];
-      const maxes = [limit.accountMax, limit.addressMax];
-      const states = await Promise.all(keys.map((key) => counters.incr(key, limit.timeWindow)));
-      (request as CountedRequest)[loginKeys] = keys;
-      const over = states.findIndex((state, i) => state.current > (maxes[i] ?? 0));
-      if (over < 0) return;
-      const retryAfter = Math.max(1, Math.ceil((states[over]?.ttl ?? limit.timeWindow) / 1000));
-      reply.header('retry-after', retryAfter);
-      throw tooMany(maxes[over] ?? 0, retryAfter);
+      return [
+        { key: `login|account|${email}|${request.ip}`, max: limit.accountMax },
+        { key: `login|address|${request.ip}`, max: limit.addressMax },
+      ];
     },
-    async onResponse(request, reply) {
-      const keys = (request as CountedRequest)[loginKeys];
-      // A sign-in that went through (a session or a two-factor challenge) does not count.
-      if (!keys || reply.statusCode >= 400) return;
-      await Promise.all(keys.map((key) => counters.refund(key))).catch((err: unknown) =>
-        app.log.warn({ err }, 'login limiter: could not take back a successful attempt'),
-      );
-    },
-  };
+  });
 }
 
-const attemptKey = Symbol('failedAttemptKey');
-type KeyedRequest = FastifyRequest & { [attemptKey]?: string };
+const attemptKeys = Symbol('failedAttemptKeys');
+type CountedRequest = FastifyRequest & { [attemptKeys]?: string[] };
 export type AttemptHooks = { preHandler: preHandlerAsyncHookHandler; onResponse: onResponseAsyncHookHandler };
 
 /**
- * A limiter of failed attempts in PostgreSQL: the preHandler counts the attempt under `keyOf(request)`
- * (after the body is parsed), 429 over `max`; the onResponse hook takes a successful attempt back.
+ * A limiter of failed attempts in PostgreSQL (the login, the two-factor verify): the preHandler counts
+ * the attempt under each of `countersOf(request)` (after the body is parsed, before the credentials are
+ * checked, so parallel guesses cannot slip past), 429 over any counter's max; the onResponse hook takes
+ * the attempt back when it went through, so only failures count.
  */
 function failedAttemptHooks(
   app: FastifyInstance,
   counters: SharedCounters,
-  o: { name: string; max: number; timeWindow: number; keyOf: (request: FastifyRequest) => string },
+  o: { name: string; timeWindow: number; countersOf: (request: FastifyRequest) => { key: string; max: number }[] },
 ): AttemptHooks {
   return {
     async preHandler(request, reply) {
-      const key = `${o.name}|${o.keyOf(request)}`;
-      const state = await counters.incr(key, o.timeWindow);
-      (request as KeyedRequest)[attemptKey] = key;
-      if (state.current <= o.max) return;
-      const retryAfter = Math.max(1, Math.ceil(state.ttl / 1000));
+      const limits = o.countersOf(request);
+      const states = await Promise.all(limits.map((l) => counters.incr(l.key, o.timeWindow)));
+      (request as CountedRequest)[attemptKeys] = limits.map((l) => l.key);
+      const over = states.findIndex((state, i) => state.current > (limits[i]?.max ?? 0));
+      if (over < 0) return;
+      const retryAfter = Math.max(1, Math.ceil((states[over]?.ttl ?? o.timeWindow) / 1000));
       reply.header('retry-after', retryAfter);
-      throw tooMany(o.max, retryAfter);
+      throw tooMany(limits[over]?.max ?? 0, retryAfter);
     },
     async onResponse(request, reply) {
-      const key = (request as KeyedRequest)[attemptKey];
-      if (!key || reply.statusCode >= 400) return;
-      await counters
-        .refund(key)
-        .catch((err: unknown) => app.log.warn({ err }, `${o.name} limiter: could not take back a successful attempt`));
+      const keys = (request as CountedRequest)[attemptKeys];
+      if (!keys || reply.statusCode >= 400) return;
+      await Promise.all(keys.map((key) => counters.refund(key))).catch((err: unknown) =>
+        app.log.warn({ err }, `${o.name} limiter: could not take back a successful attempt`),
+      );
     },
   };
 }
