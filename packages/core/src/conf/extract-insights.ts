@@ -4,6 +4,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import { generateStructured } from '../ai/generate.js';
 import type { CoreContext } from '../context.js';
 import { type FaqProposal, proposalColumns } from '../knowledge/faq-match.js';
+import { questionKey } from '../search/duplicate-rule.js';
 import type { Tx } from '../shared/db.js';
 import { logPipelineStep } from '../shared/pipeline-log.js';
 import { clockTime } from './knowledge-store.js';
@@ -115,10 +116,9 @@ export async function writeInsights(
     .where(and(eq(confInsights.meetingId, meeting.id), eq(confInsights.status, 'pending_review'), isNull(confInsights.convertedFaqId)));
   // What an admin already decided (approved, rejected, converted) stays; the same question found again
   // by a re-process is not offered for review a second time.
-  const key = (q: string) => q.toLowerCase().replace(/\s+/g, ' ').trim();
   const kept = await tx.select({ question: confInsights.question }).from(confInsights).where(eq(confInsights.meetingId, meeting.id));
-  const decided = new Set(kept.map((r) => key(r.question)));
-  const fresh = insights.map((i, n) => ({ i, n })).filter(({ i }) => !decided.has(key(i.question)));
+  const decided = new Set(kept.map((r) => questionKey(r.question)));
+  const fresh = insights.map((i, n) => ({ i, n })).filter(({ i }) => !decided.has(questionKey(i.question)));
   // The meeting's insight count: the ones kept from earlier runs and the new ones.
   if (fresh.length === 0) return kept.length;
   await tx.insert(confInsights).values(

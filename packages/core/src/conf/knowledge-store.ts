@@ -4,7 +4,7 @@ import type { CoreContext } from '../context.js';
 import { embeddingText } from '../embeddings/embed-row.js';
 import { type FaqProposal, proposalColumns } from '../knowledge/faq-match.js';
 import type { Tx } from '../shared/db.js';
-import type { TranscriptSegment } from './vtt.js';
+import { type TranscriptSegment, truncateSafe } from './vtt.js';
 
 /** Target size of one knowledge row: a few minutes of conversation, small enough to be a search hit. */
 export const KNOWLEDGE_CHUNK_CHARS = 1500;
@@ -44,9 +44,8 @@ export function splitLongSegment(seg: TranscriptSegment): TranscriptSegment[] {
       const sentence = Math.max(window.lastIndexOf('. '), window.lastIndexOf('? '), window.lastIndexOf('! '));
       const space = window.lastIndexOf(' ');
       const cut = sentence >= room / 2 ? sentence + 1 : space > 0 ? space : window.length;
-      to = from + cut;
       // Never between the halves of a surrogate pair.
-      if (/[\ud800-\udbff]/.test(seg.text[to - 1] ?? '')) to--;
+      to = from + truncateSafe(window, cut).length;
       if (to <= from) to = Math.min(seg.text.length, from + room);
     }
     const text = seg.text.slice(from, to).trim();

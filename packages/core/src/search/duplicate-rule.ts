@@ -29,7 +29,7 @@ export interface DuplicateCandidate {
 }
 
 /** Case, punctuation and spacing aside: "How do I reset my password?" = "how do i reset my password". */
-const questionKey = (s: string) =>
+export const questionKey = (s: string) =>
   s
     .toLowerCase()
     .replace(/[^\p{L}\p{N}]+/gu, ' ')

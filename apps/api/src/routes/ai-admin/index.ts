@@ -105,7 +105,6 @@ export const aiAdminRoutes: RoutePlugin = async (app) => {
       const postId = q.post_id ?? q.postId;
       const all = truthy(q.all);
       const th = { approveThreshold: q.approveThreshold, suggestThreshold: q.suggestThreshold };
-      thresholdsOf(ctx, th);
       if (postId) await visiblePost(ctx.db, signedIn(request), postId);
       if (dryRun) {
         const report = await runAutoAnswer(ctx, { trigger: 'dry_run', dryRun: true, postId, all, batchId: q.batchId, ...th });
