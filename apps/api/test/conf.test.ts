@@ -164,12 +164,17 @@ describe('OAuth connect', () => {
     expect(fake.grants.refresh_token - before).toBe(2);
   });
 
-  it('no transaction or row lock is held across the provider call (the embedded database would stall behind it)', async () => {
+  /** The admin's token expired, and the provider takes 400 ms to answer the refresh. */
+  const slowRefreshAhead = async () => {
     await t.ctx.db
       .update(users)
       .set({ confTokenExpiresAt: new Date(Date.now() - 1000) })
       .where(eq(users.id, admin.id));
     fake.setTokenDelay(400);
+  };
+
+  it('no transaction or row lock is held across the provider call (the embedded database would stall behind it)', async () => {
+    await slowRefreshAhead();
     let refreshed = false;
     const refresh = confAccessToken(t.ctx, admin.id).then((token) => {
       refreshed = true;
@@ -186,11 +191,7 @@ describe('OAuth connect', () => {
   });
 
   it('a refresh stores its pair only over the refresh token it sent (another caller that stored first keeps theirs)', async () => {
-    await t.ctx.db
-      .update(users)
-      .set({ confTokenExpiresAt: new Date(Date.now() - 1000) })
-      .where(eq(users.id, admin.id));
-    fake.setTokenDelay(400);
+    await slowRefreshAhead();
     const refresh = confAccessToken(t.ctx, admin.id);
     await new Promise((r) => setTimeout(r, 100));
     // Meanwhile a pair is stored by someone else (a holder whose lease had run out, say).
