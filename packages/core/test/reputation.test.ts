@@ -18,7 +18,7 @@ import type { Actor } from '../src/shared/db.js';
 let t: TestContext;
 let batchId: string;
 beforeAll(async () => {
-  t = await createTestContext();
+  t = await createTestContext({ poolSize: 20 });
   batchId = await resolveProgramId(t.ctx, null);
 });
 afterAll(async () => {
@@ -159,6 +159,24 @@ describe('votes and other events', () => {
     // Own votes are refused (CANNOT_VOTE_OWN) and earn nothing.
     await expect(votePost(t.ctx, author, post.id, 1)).rejects.toMatchObject({ status: 403, code: 'CANNOT_VOTE_OWN' });
     expect(await expectTotalsMatchLog(author.id)).toBe(up * POINTS.post_upvoted + down * POINTS.post_downvoted);
+  });
+
+  it("one voter's 16 simultaneous mixed clicks all succeed and leave counters, rows and points equal", async () => {
+    const author = await actor();
+    const voter = await actor();
+    const post = await createPost(t.ctx, author, { title: 'Where do I find the schedule?', body: 'Lost it.' });
+    // Mixed directions at once used to race the insert, toggle and switch into "kept racing" (a 500).
+    const clicks = Array.from({ length: 16 }, (_, i) => votePost(t.ctx, voter, post.id, i % 3 === 0 ? -1 : 1));
+    const settled = await Promise.allSettled(clicks);
+    expect(settled.filter((s) => s.status === 'rejected')).toEqual([]);
+    const live = await t.ctx.db.execute<{ up: number; down: number; cu: number; cd: number }>(
+      sql`select count(*) filter (where v.value = 1)::int as up, count(*) filter (where v.value = -1)::int as down,
+            max(p.upvotes)::int as cu, max(p.downvotes)::int as cd
+          from community_posts p left join post_votes v on v.post_id = p.id where p.id = ${post.id}`,
+    );
+    const r = live.rows[0] as { up: number; down: number; cu: number; cd: number };
+    expect([r.cu, r.cd]).toEqual([r.up, r.down]);
+    expect(await expectTotalsMatchLog(author.id)).toBe(r.up * POINTS.post_upvoted + r.down * POINTS.post_downvoted);
   });
 
   it('accepting, re-accepting another answer, verifying, converting and FAQ feedback', async () => {

@@ -16,13 +16,15 @@ export interface TestContextOptions {
   clock?: Clock;
   embedder?: Embedder;
   jobs?: JobQueue;
+  /** Connections in the pool (5): more where a test needs that many transactions at once. */
+  poolSize?: number;
 }
 
 /** A core context over a database of this test file's own, cloned from the migrated template. */
 export async function createTestContext(opts: TestContextOptions = {}): Promise<TestContext> {
   const db = await cloneDatabase(inject('dbServerUrl'), inject('dbTemplate'), inject('dbPrefix'));
   const config = testConfig({ DATABASE_URL: db.url, ...opts.env });
-  const pool = createPool({ connectionString: db.url, max: 5 });
+  const pool = createPool({ connectionString: db.url, max: opts.poolSize ?? 5 });
   const jobs = opts.jobs ?? new MemoryJobQueue();
   const ctx = createCoreContext({
     config,

@@ -8,48 +8,46 @@ const TARGETS = {
   comment: { votes: 'comment_votes', key: 'comment_id', counters: 'comments' },
 } as const;
 
+/**
+ * One voter's click on one post or comment: a first vote, the same direction again (removes it) or the
+ * other direction (switches). A transaction-scoped advisory lock on (target, voter) serialises one
+ * voter's simultaneous clicks, so each reads the vote the previous one left: without it, clicks that
+ * insert, toggle and switch at once kept finding the row gone and gave up. Other voters do not wait on
+ * it; they meet only on the counters row.
+ */
 export async function castVote(tx: Tx, kind: keyof typeof TARGETS, targetId: string, userId: string, value: Vote): Promise<VoteOutcome> {
   const t = TARGETS[kind];
   const votes = sql.identifier(t.votes);
   const key = sql.identifier(t.key);
-  for (let attempt = 0; attempt < 5; attempt++) {
-    let up = 0;
-    let down = 0;
-    let myVote: Vote | null;
-    let before: Vote | null = null;
-    const inserted = await tx.execute<{ value: number }>(
-      sql`insert into ${votes} (${key}, user_id, value) values (${targetId}, ${userId}, ${value}) on conflict do nothing returning value`,
-    );
-    if (inserted.rows.length > 0) {
-      if (value === 1) up = 1;
-      else down = 1;
-      myVote = value;
-    } else {
-      const existing = await tx.execute<{ value: number }>(
-        sql`select value from ${votes} where ${key} = ${targetId} and user_id = ${userId} for update`,
-      );
-      const prev = existing.rows[0]?.value;
-      if (prev === undefined) continue; // removed by a concurrent toggle: try again
-      before = prev as Vote;
-      if (prev === value) {
-        await tx.execute(sql`delete from ${votes} where ${key} = ${targetId} and user_id = ${userId}`);
-        if (value === 1) up = -1;
-        else down = -1;
-        myVote = null;
-      } else {
-        await tx.execute(sql`update ${votes} set value = ${value} where ${key} = ${targetId} and user_id = ${userId}`);
-        up = value === 1 ? 1 : -1;
-        down = -up;
-        myVote = value;
-      }
-    }
-    const res = await tx.execute<{ upvotes: number; downvotes: number }>(
-      sql`update ${sql.identifier(t.counters)} set upvotes = upvotes + ${up}, downvotes = downvotes + ${down}
-          where id = ${targetId} returning upvotes, downvotes`,
-    );
-    const counts = res.rows[0] ?? { upvotes: 0, downvotes: 0 };
-    await reputationOnVote(tx, kind, targetId, userId, before, myVote);
-    return { upvotes: counts.upvotes, downvotes: counts.downvotes, myVote };
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`vote:${kind}:${targetId}:${userId}`}, 0))`);
+  let up = 0;
+  let down = 0;
+  let myVote: Vote | null;
+  const existing = await tx.execute<{ value: number }>(
+    sql`select value from ${votes} where ${key} = ${targetId} and user_id = ${userId} for update`,
+  );
+  const before = (existing.rows[0]?.value ?? null) as Vote | null;
+  if (before === null) {
+    await tx.execute(sql`insert into ${votes} (${key}, user_id, value) values (${targetId}, ${userId}, ${value})`);
+    if (value === 1) up = 1;
+    else down = 1;
+    myVote = value;
+  } else if (before === value) {
+    await tx.execute(sql`delete from ${votes} where ${key} = ${targetId} and user_id = ${userId}`);
+    if (value === 1) up = -1;
+    else down = -1;
+    myVote = null;
+  } else {
+    await tx.execute(sql`update ${votes} set value = ${value} where ${key} = ${targetId} and user_id = ${userId}`);
+    up = value === 1 ? 1 : -1;
+    down = -up;
+    myVote = value;
   }
-  throw new Error(`vote on ${kind} ${targetId} kept racing`);
+  const res = await tx.execute<{ upvotes: number; downvotes: number }>(
+    sql`update ${sql.identifier(t.counters)} set upvotes = upvotes + ${up}, downvotes = downvotes + ${down}
+        where id = ${targetId} returning upvotes, downvotes`,
+  );
+  const counts = res.rows[0] ?? { upvotes: 0, downvotes: 0 };
+  await reputationOnVote(tx, kind, targetId, userId, before, myVote);
+  return { upvotes: counts.upvotes, downvotes: counts.downvotes, myVote };
 }
