@@ -16,10 +16,22 @@ export async function startWorker(ctx: CoreContext, boss: PgBoss, jobs: readonly
   for (const job of jobs) {
     // burstWhenBatchFull: a batched queue with a backlog (FAQs created in bulk, each with its embed-row
     // job) fetches again at once while its fetches come back full, instead of waiting out the poll after
-    // each batch (pg-boss ignores it at batchSize 1): 500 FAQs created through the API on PostgreSQL were
-    // all embedded 47 s after the last create before, 29 s after (README "Background jobs").
-    await boss.work(job.name, { batchSize: job.batchSize ?? 1, burstWhenBatchFull: true, pollingIntervalSeconds: 2 }, (batch) =>
-      runJobBatch(ctx, job, batch, (failed, error) => boss.fail(job.name, { id: failed.id, retryCount: failed.retryCount }, error)),
+    // each batch: 500 FAQs created through the API on PostgreSQL were all embedded 47 s after the last
+    // create before, 29 s after (README "Background jobs"). pg-boss ignores it at batchSize 1, where
+    // every queue waited out the 2 s poll after each job (ten conf webhooks took 18 s to ingest, 37-86 ms
+    // of work each): a fetch that found work wakes its worker, so it fetches again at once until a fetch
+    // comes back empty, and only an idle queue polls.
+    let workerId: string | undefined;
+    workerId = await boss.work(
+      job.name,
+      { batchSize: job.batchSize ?? 1, burstWhenBatchFull: true, pollingIntervalSeconds: 2 },
+      async (batch) => {
+        const result = await runJobBatch(ctx, job, batch, (failed, error) =>
+          boss.fail(job.name, { id: failed.id, retryCount: failed.retryCount }, error),
+        );
+        if (workerId) boss.notifyWorker(workerId);
+        return result;
+      },
     );
   }
   await registerSchedules(boss, jobs, ctx.config);

@@ -150,6 +150,37 @@ describe('worker', () => {
     }
   });
 
+
+  it('drains a backlog of a one-at-a-time queue job after job, without waiting a poll between jobs', async () => {
+    const oneJob = defineJob({
+      name: 'test.drain-one-at-a-time',
+      payload: T.Object({ n: T.Integer() }),
+      policy: { ...DEFAULT_POLICY, retryLimit: 0 },
+      handler: async () => null,
+    });
+    await ensureQueues(boss, [oneJob]);
+    const ids = Array.from({ length: 8 }, () => randomUUID());
+    await boss.insert(
+      oneJob.name,
+      ids.map((id, n) => ({ id, data: { n } })),
+    );
+    watchJobs(boss, [oneJob]);
+    const oneWorker = await startWorker(t.ctx, boss, [oneJob]);
+    try {
+      const outcomes = await Promise.all(ids.map((id) => settled(boss, oneJob, id)));
+      expect(outcomes.every((o) => o.state === 'completed')).toBe(true);
+      const { rows } = await t.ctx.pool.query<{ started: Date }>(
+        'SELECT started_on AS started FROM pgboss.job WHERE name = $1 ORDER BY 1',
+        [oneJob.name],
+      );
+      expect(rows).toHaveLength(8);
+      // Polling alone would start each job a poll interval (2 s) after the one before: 14 s from first to last.
+      const spreadMs = (rows[7] as { started: Date }).started.getTime() - (rows[0] as { started: Date }).started.getTime();
+      expect(spreadMs).toBeLessThan(4000);
+    } finally {
+      await oneWorker.stop(2000);
+    }
+  });
   it('settles each job of a fetched batch on its own: a bad payload and a throwing handler fail only themselves', async () => {
     const ran: number[] = [];
     const batchJob = defineJob({
