@@ -492,7 +492,11 @@ describe('distinct active users (user_active_days)', () => {
   /** The raw answer: distinct authors of posts and comments per bucket of from..to (program by the post's). */
   async function raw(from: string, to: string, batchId: string | null, interval: 'day' | 'week' | 'month' | null) {
     const bucket = interval ? sql.raw(`date_trunc('${interval}', day::timestamp)::date`) : sql`${from}::date`;
-    const prog = (col: string) => (batchId ? sql` and ${sql.raw(col)} = ${batchId}::uuid` : sql``);
+    // Every program but the deleted ones when none is given.
+    const prog = (col: string) =>
+      batchId
+        ? sql` and ${sql.raw(col)} = ${batchId}::uuid`
+        : sql` and ${sql.raw(col)} not in (select id from batches where deleted_at is not null)`;
     const res = await t.ctx.db.execute<{ bucket: string; n: number }>(sql`
       select to_char(${bucket}, 'YYYY-MM-DD') as bucket, count(distinct user_id)::int as n from (
         select (p.created_at at time zone 'UTC')::date as day, p.author_id as user_id from community_posts p
@@ -570,9 +574,13 @@ describe('distinct active users (user_active_days)', () => {
           (select max(b.day) from user_active_days b where b.scope = a.scope and b.user_id = a.user_id and b.day < a.day)) as bad,
         (select count(*)::int from (
           select '00000000-0000-0000-0000-000000000000'::uuid as scope, user_id, day from user_daily_activity
+            where batch_id not in (select id from batches where deleted_at is not null)
           union select batch_id, user_id, day from user_daily_activity where batch_id is not null
-          except select scope, user_id, day from user_active_days) m) as missing`);
-    expect(res.rows[0]).toEqual({ bad: 0, missing: 0 });
+          except select scope, user_id, day from user_active_days) m) as missing,
+        (select count(*)::int from user_active_days a where a.scope = '00000000-0000-0000-0000-000000000000'::uuid
+          and not exists (select 1 from user_daily_activity u where u.user_id = a.user_id and u.day = a.day
+            and u.batch_id not in (select id from batches where deleted_at is not null))) as extra`);
+    expect(res.rows[0]).toEqual({ bad: 0, missing: 0, extra: 0 });
     // user_activity_totals: each user's rolled rows summed, per program and for all.
     const totals = await t.ctx.db.execute<{ off: number }>(sql`
       select count(*)::int as off from (
@@ -606,10 +614,26 @@ describe('distinct active users (user_active_days)', () => {
         createdAt: at(`${DAYS[Math.min(19, (i * 7) % 20)]}T10:00:00Z`),
       })),
     );
+    // A program whose days are rolled before it is deleted; one of its writers is active nowhere else.
+    const closing = await t.app.inject({ method: 'POST', url: '/api/batches', headers: admin.headers, payload: { name: 'Closing soon' } });
+    const progC = closing.json().id as string;
+    const solo = await t.signIn('user');
+    const cPost = await post(progC, `${DAYS[4]}T09:00:00Z`, { authorId: solo.id });
+    await post(progC, `${DAYS[9]}T09:00:00Z`, { authorId: (people[0] as Who).id });
+    await t.ctx.db.insert(comments).values({ postId: cPost, authorId: solo.id, body: 'me again', createdAt: at(`${DAYS[12]}T09:00:00Z`) });
     await compareAll('live');
     await rollUpCommunity(t.ctx);
     await linksExact();
     await compareAll('rolled');
+    // Deleted: every all-programs count leaves it out at once (its days read live) and after the next rollup.
+    expect((await t.app.inject({ method: 'DELETE', url: `/api/batches/${progC}`, headers: admin.headers })).statusCode).toBe(204);
+    expect(await counted(DAYS[12] as string, DAYS[12] as string, null, null)).toEqual(
+      await raw(DAYS[12] as string, DAYS[12] as string, null, null),
+    );
+    await compareAll('program deleted');
+    await rollUpCommunity(t.ctx);
+    await linksExact();
+    await compareAll('program deleted, rolled');
     // Writes to rolled days: some posts deleted (a user's only day in a bucket among them), one moved,
     // a backdated one by a user active nowhere else, a comment deleted.
     await t.ctx.db

@@ -99,11 +99,12 @@ const postAggregates = sql`count(*), count(p.answered_at), count(p.ai_answer_sta
   count(*) filter (where p.status = 'pending'), count(*) filter (where p.status = 'closed'), 0, 0`;
 const commentAggregates = sql`0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, count(*), count(*) filter (where c.is_accepted)`;
 
-/** Comments (alias c) in `when`, of the program's posts when one is given (a comment counts in its post's program). */
+/**
+ * Comments (alias c) in `when`, of the program's posts when one is given, else of every program but
+ * the deleted ones (a comment counts in its post's program, as posts do).
+ */
 const commentsWhere = (when: SQL, batchId: string | null) =>
-  batchId
-    ? sql`comments c join community_posts p on p.id = c.post_id where ${when} and c.deleted_at is null and p.batch_id = ${batchId}::uuid`
-    : sql`comments c where ${when} and c.deleted_at is null`;
+  sql`comments c join community_posts p on p.id = c.post_id where ${when} and c.deleted_at is null${inProgram(sql`p.batch_id`, batchId)}`;
 
 /** Rows `day, <COMMUNITY_FACTS>` (several rows a day possible: sum them), rollup and live alike. */
 export function communityDays(s: CommunitySplit, batchId: string | null): SQL {
@@ -141,8 +142,18 @@ export function activityDays(s: CommunitySplit, batchId: string | null): SQL {
     select ${day(sql`c.created_at`)}, c.author_id, 0, 1 from ${commentsWhere(liveTimes(s, sql`c.created_at`), batchId)} and c.author_id is not null`;
 }
 
-/** The scope of user_active_days that holds every program together (a program's rows carry its id). */
+/**
+ * The scope of user_active_days that holds every program together but the deleted ones (a program's
+ * rows carry its id). Deleting a program marks its rolled days (markProgramDays), so they are read
+ * live until the next rollup writes them again without it.
+ */
 export const ACTIVITY_ALL_SCOPE = '00000000-0000-0000-0000-000000000000';
+
+/** Marks every rolled day with activity of the program for recomputation (its deletion changes them). */
+export async function markProgramDays(tx: Tx, batchId: string): Promise<void> {
+  await tx.execute(sql`
+    insert into analytics_dirty_days (day) select distinct day from user_daily_activity where batch_id = ${batchId}::uuid`);
+}
 
 /**
  * user_active_days for the recomputed days (whose old rows the caller deleted), from the
@@ -154,7 +165,7 @@ export const ACTIVITY_ALL_SCOPE = '00000000-0000-0000-0000-000000000000';
 async function rollUpActiveDays(tx: Tx, days: SQL, prevDays: SQL): Promise<void> {
   await tx.execute(sql`
     insert into user_active_days (scope, user_id, day)
-    select ${ACTIVITY_ALL_SCOPE}::uuid, user_id, day from user_daily_activity where ${days} group by user_id, day
+    select ${ACTIVITY_ALL_SCOPE}::uuid, user_id, day from user_daily_activity where ${days}${inProgram(sql`batch_id`, null)} group by user_id, day
     union all
     select batch_id, user_id, day from user_daily_activity where ${days} and batch_id is not null group by batch_id, user_id, day`);
   await tx.execute(sql`

@@ -1,5 +1,6 @@
 import { batches } from '@cfaq/db/schema/index';
 import { and, asc, count, eq, isNull, type SQL, sql } from 'drizzle-orm';
+import { markProgramDays } from '../analytics/community-rollup.js';
 import type { CoreContext } from '../context.js';
 import { Code, conflict, notFound, unprocessable } from '../errors/index.js';
 import { isUniqueViolation } from '../shared/db.js';
@@ -189,6 +190,7 @@ export async function deleteProgram(ctx: Ctx, id: string, by?: AuditBy): Promise
       .where(and(eq(batches.id, id), isNull(batches.deletedAt), eq(batches.isDefault, false)))
       .returning({ id: batches.id, name: batches.name });
     if (!row) throw unprocessable(Code.PROGRAM_IS_DEFAULT, 'The default program cannot be deleted');
+    await markProgramDays(tx, id);
     await logProgramAction(tx, by, 'deleted', id, { name: row.name });
   });
 }
