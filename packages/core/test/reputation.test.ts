@@ -3,11 +3,12 @@ import { createTestContext, createUser, type TestContext } from '@cfaq/testkit';
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compactCounts } from '../src/analytics/counts.js';
-import { acceptComment, addComment, verifyComment } from '../src/community/comments.js';
+import { acceptComment, addComment, verifyComment, voteComment } from '../src/community/comments.js';
 import { convertPostToFaq } from '../src/community/convert.js';
 import { createPost, votePost } from '../src/community/posts.js';
 import { giveFeedback } from '../src/faqs/feedback.js';
 import { createFaq } from '../src/faqs/service.js';
+import { deleteUser } from '../src/identity/users.js';
 import { resolveProgramId } from '../src/programs/resolve.js';
 import { awardPoints, reversePoints } from '../src/reputation/awards.js';
 import { awardBadge, revokeBadge } from '../src/reputation/badges.js';
@@ -177,6 +178,28 @@ describe('votes and other events', () => {
     const r = live.rows[0] as { up: number; down: number; cu: number; cd: number };
     expect([r.cu, r.cd]).toEqual([r.up, r.down]);
     expect(await expectTotalsMatchLog(author.id)).toBe(r.up * POINTS.post_upvoted + r.down * POINTS.post_downvoted);
+  });
+
+  it("deleting an account withdraws its votes and feedback: counters equal the rows, the authors' points are reversed", async () => {
+    const author = await actor();
+    const voter = await actor();
+    const other = await actor();
+    const admin = await actor('admin');
+    const post = await createPost(t.ctx, author, { title: 'How do I get a locker?', body: 'Asking.' });
+    const comment = await addComment(t.ctx, author, post.id, 'Ask at the front desk.');
+    const faq = await createFaq(t.ctx, author, { question: 'Where are the lockers?', answer: 'Downstairs.' });
+    await votePost(t.ctx, voter, post.id, 1);
+    await votePost(t.ctx, other, post.id, -1);
+    await voteComment(t.ctx, voter, post.id, comment.id, 1);
+    await giveFeedback(t.ctx, voter, faq.id, { helpful: true });
+    await giveFeedback(t.ctx, other, faq.id, { helpful: false });
+    await deleteUser(t.ctx, { id: admin.id }, { userId: voter.id });
+    const counts = await t.ctx.db.execute<Record<string, number>>(sql`select
+      (select upvotes from community_posts where id = ${post.id})::int as pu, (select downvotes from community_posts where id = ${post.id})::int as pd,
+      (select upvotes from comments where id = ${comment.id})::int as cu,
+      (select helpful_count from faqs where id = ${faq.id})::int as fh, (select not_helpful_count from faqs where id = ${faq.id})::int as fn`);
+    expect(counts.rows[0]).toEqual({ pu: 0, pd: 1, cu: 0, fh: 0, fn: 1 });
+    expect(await expectTotalsMatchLog(author.id)).toBe(POINTS.post_downvoted);
   });
 
   it('accepting, re-accepting another answer, verifying, converting and FAQ feedback', async () => {

@@ -51,3 +51,22 @@ export async function castVote(tx: Tx, kind: keyof typeof TARGETS, targetId: str
   await reputationOnVote(tx, kind, targetId, userId, before, myVote);
   return { upvotes: counts.upvotes, downvotes: counts.downvotes, myVote };
 }
+
+/**
+ * Withdraws every post and comment vote of a user about to be deleted, as if each were clicked off:
+ * the counters go down with the rows and the authors' points for them are reversed. The vote rows
+ * would go with the user anyway (foreign key), but the counters and points would keep them.
+ */
+export async function withdrawVotesOf(tx: Tx, userId: string): Promise<void> {
+  for (const kind of ['post', 'comment'] as const) {
+    const t = TARGETS[kind];
+    const gone = await tx.execute<{ target: string; value: number }>(
+      sql`delete from ${sql.identifier(t.votes)} where user_id = ${userId} returning ${sql.identifier(t.key)} as target, value`,
+    );
+    for (const v of gone.rows) {
+      await tx.execute(sql`update ${sql.identifier(t.counters)}
+        set upvotes = upvotes - ${v.value === 1 ? 1 : 0}, downvotes = downvotes - ${v.value === -1 ? 1 : 0} where id = ${v.target}`);
+      await reputationOnVote(tx, kind, v.target, userId, v.value as Vote, null);
+    }
+  }
+}

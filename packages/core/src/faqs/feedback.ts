@@ -2,7 +2,7 @@ import { faqFeedback, faqs } from '@cfaq/db/schema/index';
 import { eq, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { reputationOnFeedback } from '../reputation/events.js';
-import type { Actor } from '../shared/db.js';
+import type { Actor, Tx } from '../shared/db.js';
 import { visibleFaq } from './service.js';
 import type { FeedbackResult } from './shape.js';
 
@@ -37,4 +37,25 @@ export async function giveFeedback(
     await reputationOnFeedback(tx, id, actor.id, input.helpful);
     return { faqId: id, helpful: input.helpful, helpfulCount: counts?.helpfulCount ?? 0, notHelpfulCount: counts?.notHelpfulCount ?? 0 };
   });
+}
+
+/**
+ * Withdraws every feedback of a user about to be deleted: the FAQs' counters are recomputed without
+ * it and the points a helpful one earned are reversed (the rows would go with the user, the counters
+ * and points would not).
+ */
+export async function withdrawFeedbackOf(tx: Tx, userId: string): Promise<void> {
+  const gone = await tx.execute<{ faq_id: string; helpful: boolean }>(
+    sql`delete from ${faqFeedback} where user_id = ${userId} returning faq_id, helpful`,
+  );
+  for (const f of gone.rows) {
+    await tx
+      .update(faqs)
+      .set({
+        helpfulCount: sql`(select count(*) from ${faqFeedback} f where f.faq_id = ${f.faq_id} and f.helpful)`,
+        notHelpfulCount: sql`(select count(*) from ${faqFeedback} f where f.faq_id = ${f.faq_id} and not f.helpful)`,
+      })
+      .where(eq(faqs.id, f.faq_id));
+    if (f.helpful) await reputationOnFeedback(tx, f.faq_id, userId, false);
+  }
 }

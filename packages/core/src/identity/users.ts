@@ -2,8 +2,10 @@ import type { DbOrTx } from '@cfaq/db';
 import { refreshTokens, users } from '@cfaq/db/schema/index';
 import { and, count, desc, eq, gt, ilike, isNull, ne, not, or, type SQL, sql } from 'drizzle-orm';
 import { writeAdminLog } from '../audit/index.js';
+import { withdrawVotesOf } from '../community/votes.js';
 import type { CoreContext } from '../context.js';
 import { Code, notFound, unprocessable } from '../errors/index.js';
+import { withdrawFeedbackOf } from '../faqs/feedback.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
 import type { Role, UserDetail, UserJson, UserStatus } from './shape.js';
 
@@ -213,8 +215,9 @@ export async function changeUserRole(
 }
 
 /**
- * Deletes a user for good. The schema decides what happens to their rows: personal data (tokens,
- * votes, notifications, reputation, badges) is deleted with them; content they wrote (posts,
+ * Deletes a user for good. Their votes and FAQ feedback are withdrawn first (counters and the
+ * authors' points follow, as for a vote clicked off); the schema decides the rest: personal data
+ * (tokens, notifications, reputation, badges) is deleted with them; content they wrote (posts,
  * comments, FAQs) stays with its author set to null. Logged to admin_logs.
  */
 export async function deleteUser(ctx: Pick<CoreContext, 'db' | 'clock'>, actor: AdminActor, params: { userId: string }): Promise<void> {
@@ -228,6 +231,8 @@ export async function deleteUser(ctx: Pick<CoreContext, 'db' | 'clock'>, actor: 
       .for('update');
     if (!current) throw notFound('User', Code.USER_NOT_FOUND);
     if (current.role === 'admin') await assertAnotherActiveAdmin(tx, params.userId);
+    await withdrawVotesOf(tx, params.userId);
+    await withdrawFeedbackOf(tx, params.userId);
     await tx.delete(users).where(eq(users.id, params.userId));
     await writeAdminLog(tx, {
       actorId: actor.id === params.userId ? null : actor.id,
