@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { problemPlugin, shutdownGuard } from '../src/plugins/problem.js';
@@ -149,6 +151,45 @@ describe('operational routes', () => {
     expectProblem(res, 503, 'SHUTTING_DOWN');
     expect(res.headers['retry-after']).toBe('1');
     await app.close();
+  });
+
+  it('a request in flight on a kept-alive connection when the shutdown begins is answered and closes its socket, so close() ends at once', async () => {
+    const app = Fastify({ return503OnClosing: false });
+    const guard = shutdownGuard();
+    app.addHook('preClose', guard.preClose);
+    app.addHook('onRequest', guard.onRequest);
+    app.addHook('onSend', guard.onSend);
+    let arrived: () => void = () => {};
+    const inFlight = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    app.get('/slow', async () => {
+      arrived();
+      await new Promise((r) => setTimeout(r, 300));
+      return { ok: true };
+    });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = app.server.address() as AddressInfo;
+    const agent = new http.Agent({ keepAlive: true });
+    try {
+      const answer = new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+        http
+          .get({ host: '127.0.0.1', port, path: '/slow', agent }, (res) => {
+            res.resume();
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection }));
+          })
+          .on('error', reject);
+      });
+      await inFlight;
+      const started = performance.now();
+      const closed = app.close();
+      expect(await answer).toEqual({ status: 200, connection: 'close' });
+      await closed;
+      // Without the header the kept-alive socket held close() until the agent dropped it.
+      expect(performance.now() - started).toBeLessThan(2000);
+    } finally {
+      agent.destroy();
+    }
   });
 
   it('a write whose referenced row was deleted meanwhile (a foreign key refusal) is a 409 problem, not a 500', async () => {

@@ -124,6 +124,7 @@ export const problemPlugin = fp(
     const guard = shutdownGuard();
     app.addHook('preClose', guard.preClose);
     app.addHook('onRequest', guard.onRequest);
+    app.addHook('onSend', guard.onSend);
 
     // Unknown routes run no route hooks: the id header and the metrics are set here.
     app.setNotFoundHandler((request, reply) => {
@@ -154,7 +155,9 @@ export function frameworkError(err: FastifyError, request: FastifyRequest, reply
 /**
  * Shutting down (app.close() began): a request still arriving on a kept-alive connection gets a
  * problem like every other error, and is told to come back (Fastify's own 503 has a bare body;
- * return503OnClosing is off in app.ts so this hook answers instead).
+ * return503OnClosing is off in app.ts so this hook answers instead). A request already in flight
+ * when the close began is answered as usual, with `connection: close`: its kept-alive socket would
+ * otherwise stay open after the answer and hold close() until the process was killed (10 s, exit 1).
  */
 export function shutdownGuard() {
   let closing = false;
@@ -162,6 +165,10 @@ export function shutdownGuard() {
     preClose(done: () => void) {
       closing = true;
       done();
+    },
+    onSend(_request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: null, payload: unknown) => void) {
+      if (closing) reply.header('connection', 'close');
+      done(null, payload);
     },
     onRequest(request: FastifyRequest, reply: FastifyReply, done: () => void) {
       if (!closing) return done();
