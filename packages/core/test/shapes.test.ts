@@ -52,12 +52,13 @@ import { listCategories } from '../src/faqs/categories.js';
 import { staffReviewQueue } from '../src/faqs/escalated.js';
 import { giveFeedback } from '../src/faqs/feedback.js';
 import { listCommunityPending } from '../src/faqs/promotion.js';
-import { reportFaq } from '../src/faqs/reports.js';
+import { closeFaqReport, listFaqReports, reportFaq } from '../src/faqs/reports.js';
 import { flagFaq, reviewQueue, voteReview } from '../src/faqs/review.js';
 import { createFaq, faqHistory, getFaq, listFaqs, suggestFaq, updateFaq } from '../src/faqs/service.js';
 import {
   CategoryShape,
   CommunityPendingItemShape,
+  FaqReportItemShape,
   FaqShape,
   FeedbackResultShape,
   ReportShape,
@@ -176,7 +177,15 @@ describe('FAQ shapes hold real results', () => {
     expectShape(pageOf(ReviewQueueItemShape), queue);
     const staff = await staffReviewQueue(t.ctx, { page: 1, limit: 20 });
     expect(staff.items.some((i) => i.suggestions.length > 0)).toBe(true);
+    expect(staff.items.some((i) => i.openReports.length > 0)).toBe(true);
     expectShape(pageOf(StaffReviewItemShape), staff);
+    const reports = await listFaqReports(t.ctx, { page: 1, limit: 20 });
+    expect(reports.items.length).toBeGreaterThan(0);
+    expectShape(pageOf(FaqReportItemShape), reports);
+    expectShape(
+      FaqReportItemShape,
+      await closeFaqReport(t.ctx, admin, reports.items[0]?.id as string, { status: 'resolved', note: 'fixed' }),
+    );
     const cats = await listCategories(t.ctx, {});
     expect(cats.length).toBeGreaterThan(0);
     expectShape(T.Array(CategoryShape), cats);

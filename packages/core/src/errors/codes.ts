@@ -59,6 +59,7 @@ export const ERROR_CODES = {
   INSIGHT_NOT_FOUND: { status: 404, title: 'No such insight' },
   MEETING_NOT_FOUND: { status: 404, title: 'No such meeting' },
   KNOWLEDGE_NOT_FOUND: { status: 404, title: 'No such knowledge item' },
+  REPORT_NOT_FOUND: { status: 404, title: 'No such FAQ report' },
 
   // 409: conflicts with what exists
   EMAIL_TAKEN: { status: 409, title: 'An account with this email exists' },
@@ -98,6 +99,7 @@ export const ERROR_CODES = {
   FAQ_STATE_CHANGED: { status: 422, title: 'The FAQ changed meanwhile; retry' },
   FAQ_NOT_UNDER_REVIEW: { status: 422, title: 'Votes are taken only while the FAQ is pending review' },
   FAQ_NOT_ESCALATED: { status: 422, title: 'Only an escalated FAQ can be verified or dismissed' },
+  REPORT_NOT_OPEN: { status: 422, title: 'The FAQ report is already resolved or dismissed' },
   FAQ_UNDER_REVIEW: { status: 422, title: 'The FAQ is under review: its status moves by the review (votes, verify, dismiss), not by edit' },
   NO_AI_ANSWER: { status: 422, title: 'The post has no AI answer to review' },
   NO_PUBLISHED_AI_ANSWER: { status: 422, title: 'The post has no published AI answer' },

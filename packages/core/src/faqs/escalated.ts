@@ -1,11 +1,12 @@
 import { faqs, freshReviewLogs, freshReviewVotes, pipelineResults, users } from '@cfaq/db/schema/index';
-import { and, asc, count, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, not, or, type SQL, sql } from 'drizzle-orm';
 import { writeAdminLog } from '../audit/index.js';
 import type { CoreContext } from '../context.js';
 import { Code, notFound, unprocessable } from '../errors/index.js';
 import type { Actor } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
 import { logPipelineStep } from '../shared/pipeline-log.js';
+import { hasOpenReport, oldestOpenReportAt, openReportCount, openReportsOf } from './reports.js';
 import type { FaqView, LatestAudit, ReviewStatus, ReviewSuggestion, StaffReviewItem } from './shape.js';
 import { faqColumns, toFaqView } from './view.js';
 
@@ -88,16 +89,38 @@ export interface StaffReviewQuery extends PageQuery {
   batchId?: string | undefined;
   reviewStatus?: 'pending_review' | 'update_requested' | undefined;
   flagType?: 'manual' | 'auto' | undefined;
+  /** true: only FAQs with an open report; false: only FAQs without one. */
+  reported?: boolean | undefined;
 }
 
+const UNDER_REVIEW: ReviewStatus[] = ['pending_review', 'update_requested'];
+
+/**
+ * Since when an item has waited: under review, since its escalation or flag (else its last update);
+ * with open reports, since the oldest of them if that is earlier.
+ */
+const waitingSince = sql`coalesce(least(case when ${faqs.reviewStatus} in ('pending_review', 'update_requested')
+  then coalesce(${faqs.escalatedAt}, ${faqs.flaggedAt}, ${faqs.updatedAt}) end, ${oldestOpenReportAt}), ${faqs.updatedAt})`;
+
+/**
+ * The staff lists of FAQs needing attention. `statuses` are the review statuses listed; with
+ * `withReported`, FAQs that have an open report are listed too, whatever their review status.
+ */
 async function staffReviewList(
   ctx: Pick<CoreContext, 'db'>,
   statuses: ReviewStatus[],
   q: StaffReviewQuery,
+  opts: { withReported: boolean },
 ): Promise<Page<StaffReviewItem>> {
   const w = pageWindow(q);
+  const listed = q.reviewStatus
+    ? eq(faqs.reviewStatus, q.reviewStatus)
+    : opts.withReported
+      ? or(inArray(faqs.reviewStatus, statuses), hasOpenReport)
+      : inArray(faqs.reviewStatus, statuses);
   const conds: (SQL | undefined)[] = [
-    inArray(faqs.reviewStatus, q.reviewStatus ? [q.reviewStatus] : statuses),
+    listed,
+    q.reported === undefined ? undefined : q.reported ? hasOpenReport : not(hasOpenReport),
     q.batchId ? eq(faqs.batchId, q.batchId) : undefined,
     q.flagType ? eq(faqs.flagType, q.flagType) : undefined,
     sql`exists (select 1 from batches b where b.id = faqs.batch_id and b.deleted_at is null)`,
@@ -105,41 +128,51 @@ async function staffReviewList(
   const where = and(...conds);
   const [rows, [total]] = await Promise.all([
     ctx.db
-      .select({ ...faqColumns, stillAccurate: voteCount('still_accurate'), needsUpdate: voteCount('needs_update') })
+      .select({
+        ...faqColumns,
+        stillAccurate: voteCount('still_accurate'),
+        needsUpdate: voteCount('needs_update'),
+        openReportCount,
+      })
       .from(faqs)
       .where(where)
-      .orderBy(sql`coalesce(${faqs.escalatedAt}, ${faqs.flaggedAt}, ${faqs.updatedAt}) asc`, asc(faqs.id))
+      .orderBy(sql`${waitingSince} asc`, asc(faqs.id))
       .limit(w.limit)
       .offset(w.offset),
     ctx.db.select({ n: count() }).from(faqs).where(where),
   ]);
-  const [suggestions, audits] = await Promise.all([
-    suggestionsOf(ctx, rows),
-    latestAudits(
-      ctx,
-      rows.map((r) => r.id),
-    ),
-  ]);
+  const ids = rows.map((r) => r.id);
+  const [suggestions, audits, reports] = await Promise.all([suggestionsOf(ctx, rows), latestAudits(ctx, ids), openReportsOf(ctx, ids)]);
   return toPage(
-    rows.map(({ stillAccurate, needsUpdate, ...faq }) => ({
+    rows.map(({ stillAccurate, needsUpdate, openReportCount: reportCount, ...faq }) => ({
       ...toFaqView(faq, ADMIN_READER),
       tally: { stillAccurate, needsUpdate },
       suggestions: suggestions.get(faq.id) ?? [],
       latestAudit: audits.get(faq.id) ?? null,
+      openReportCount: reportCount,
+      openReports: reports.get(faq.id) ?? [],
     })),
     total?.n ?? 0,
     w,
   );
 }
 
-/** `GET /admin/escalated`: update_requested FAQs, longest waiting first, with the cycle's tally, the voters' suggestions and the latest audit. */
+/**
+ * `GET /admin/escalated`: update_requested FAQs, longest waiting first, with the cycle's tally, the
+ * voters' suggestions, the latest audit and the open reports.
+ */
 export function listEscalatedFaqs(ctx: Pick<CoreContext, 'db'>, q: Omit<StaffReviewQuery, 'reviewStatus'>): Promise<Page<StaffReviewItem>> {
-  return staffReviewList(ctx, ['update_requested'], q);
+  return staffReviewList(ctx, ['update_requested'], q, { withReported: false });
 }
 
-/** `GET /admin/faqs/review`: the FAQ review queue for staff (pending_review and update_requested), flag type and reason, tally, latest audit. */
+/**
+ * `GET /admin/faqs/review`: the FAQ review queue for staff, longest waiting first: pending_review and
+ * update_requested FAQs, and FAQs of any review status with an open user report (an approved FAQ
+ * someone reported is listed until staff close its reports). Each item: flag type and reason, tally,
+ * suggestions, latest audit, open reports.
+ */
 export function staffReviewQueue(ctx: Pick<CoreContext, 'db'>, q: StaffReviewQuery): Promise<Page<StaffReviewItem>> {
-  return staffReviewList(ctx, ['pending_review', 'update_requested'], q);
+  return staffReviewList(ctx, UNDER_REVIEW, q, { withReported: true });
 }
 
 /**

@@ -1,4 +1,4 @@
-import { faqRevisions, faqs, teaNotifications, users } from '@cfaq/db/schema/index';
+import { faqReports, faqRevisions, faqs, teaNotifications, users } from '@cfaq/db/schema/index';
 import { and, count, desc, eq, ilike, or, sql } from 'drizzle-orm';
 import { writeAdminLog } from '../audit/index.js';
 import type { CoreContext } from '../context.js';
@@ -251,10 +251,17 @@ export async function updateFaqInTx(ctx: Ctx, tx: Tx, actor: Actor, id: string, 
   return updated as FaqRow;
 }
 
-/** Staff delete (permanent), recorded in the admin log with the question, in the same transaction. */
+/**
+ * Staff delete (permanent), recorded in the admin log with the question, in the same transaction. The
+ * FAQ's reports go with it (a foreign-key cascade): the log entry counts the open ones (`openReports`).
+ */
 export async function deleteFaq(ctx: Pick<CoreContext, 'db'>, actor: Actor, id: string, ip?: string): Promise<void> {
   await ctx.db.transaction(async (tx) => {
     const faq = await visibleFaq(tx, actor, id, { forUpdate: true });
+    const [open] = await tx
+      .select({ n: count() })
+      .from(faqReports)
+      .where(and(eq(faqReports.faqId, id), eq(faqReports.status, 'open')));
     await tx.delete(faqs).where(eq(faqs.id, id));
     await withdrawFaqDrops(tx, faq);
     await writeAdminLog(tx, {
@@ -263,7 +270,7 @@ export async function deleteFaq(ctx: Pick<CoreContext, 'db'>, actor: Actor, id: 
       targetType: 'FAQ',
       targetId: id,
       batchId: faq.batchId,
-      details: { question: faq.question, reviewStatus: faq.reviewStatus },
+      details: { question: faq.question, reviewStatus: faq.reviewStatus, openReports: open?.n ?? 0 },
       ...(ip ? { ip } : {}),
     });
   });

@@ -1,4 +1,11 @@
-import { faqFlagType, faqPromotionStatus, faqReviewStatus, freshnessTier, freshReviewVerdict } from '@cfaq/db/schema/index';
+import {
+  faqFlagType,
+  faqPromotionStatus,
+  faqReportStatus,
+  faqReviewStatus,
+  freshnessTier,
+  freshReviewVerdict,
+} from '@cfaq/db/schema/index';
 import { type Static, Type as T } from '@sinclair/typebox';
 import { DateTime, literals, Nullable, Uuid } from '../shared/shape.js';
 
@@ -64,6 +71,35 @@ export const ReportShape = T.Object({
 });
 export type ReportView = Static<typeof ReportShape>;
 
+export const ReportStatusShape = literals(faqReportStatus.enumValues);
+export type ReportStatus = Static<typeof ReportStatusShape>;
+
+/** An open report as the staff review queue shows it on its FAQ (the reason is staff-only text). */
+export const OpenReportShape = T.Object({
+  id: Uuid,
+  reporterId: Nullable(Uuid),
+  reporterName: Nullable(T.String()),
+  reason: T.String(),
+  createdAt: DateTime,
+});
+export type OpenReport = Static<typeof OpenReportShape>;
+
+/** A report in the staff listing (`GET /admin/faqs/reports`) and as closed by `PATCH /admin/faqs/reports/:id`. */
+export const FaqReportItemShape = T.Object({
+  id: Uuid,
+  faqId: Uuid,
+  batchId: Uuid,
+  question: T.String({ description: "the reported FAQ's question" }),
+  reporterId: Nullable(Uuid),
+  reporterName: Nullable(T.String()),
+  reason: T.String(),
+  status: ReportStatusShape,
+  resolvedBy: Nullable(Uuid),
+  resolvedAt: Nullable(DateTime),
+  createdAt: DateTime,
+});
+export type FaqReportItem = Static<typeof FaqReportItemShape>;
+
 export const RevisionShape = T.Object({
   id: Uuid,
   faqId: Uuid,
@@ -110,12 +146,19 @@ export const LatestAuditShape = T.Object({
 });
 export type LatestAudit = Static<typeof LatestAuditShape>;
 
+/** How many open reports a review queue item carries; `openReportCount` counts them all. */
+export const OPEN_REPORTS_PER_ITEM = 20;
+
 export const StaffReviewItemShape = T.Composite([
   FaqShape,
   T.Object({
     tally: TallyShape,
     suggestions: T.Array(ReviewSuggestionShape, { description: "the voters' suggestions of the current review cycle, oldest first" }),
     latestAudit: Nullable(LatestAuditShape),
+    openReportCount: T.Integer({ description: 'open user reports on the FAQ' }),
+    openReports: T.Array(OpenReportShape, {
+      description: `the open reports, newest first, at most ${OPEN_REPORTS_PER_ITEM} (all of them: GET /admin/faqs/reports?faqId=)`,
+    }),
   }),
 ]);
 export type StaffReviewItem = Static<typeof StaffReviewItemShape>;
