@@ -4,6 +4,7 @@ import {
   batches,
   comments,
   communityPosts,
+  faqReports,
   faqs,
   freshReviewLogs,
   freshReviewVotes,
@@ -47,6 +48,8 @@ const faqRow = async (id: string) => (await t.ctx.db.select().from(faqs).where(e
 const post = (url: string, who: Who | null, payload?: Record<string, unknown>) =>
   t.app.inject({ method: 'POST', url, headers: who ? who.headers : {}, ...(payload !== undefined ? { payload } : {}) });
 const get = (url: string, who: Who | null) => t.app.inject({ method: 'GET', url, headers: who ? who.headers : {} });
+const patch = (url: string, who: Who | null, payload?: Record<string, unknown>) =>
+  t.app.inject({ method: 'PATCH', url, headers: who ? who.headers : {}, ...(payload !== undefined ? { payload } : {}) });
 
 describe('escalated FAQs (moderator side of freshness)', () => {
   it('lists update_requested FAQs with the tally, the suggestions of the current cycle and the latest audit', async () => {
@@ -325,5 +328,182 @@ describe('promotion cycle', () => {
     }
     expectProblem(await get('/api/admin/faqs/community-pending', null), 401);
     expectProblem(await get('/api/admin/faqs/community-pending?status=bogus', admin), 400);
+  });
+});
+
+describe('FAQ reports reach staff and staff close them', () => {
+  type QueueItem = { id: string; reviewStatus: string; openReportCount: number; openReports: Record<string, unknown>[] };
+  type Report = { id: string; faqId: string; status: string; reason: string };
+  const queue = async (query = '') =>
+    (await get(`/api/admin/faqs/review?limit=100${query}`, admin)).json() as { items: QueueItem[]; total: number };
+  const report = (faqId: string, who: Who, reason: string) => post(`/api/faq/${faqId}/report`, who, { reason });
+
+  it('an approved FAQ with an open report is in the review queue with its reports; reported filters; pending items carry theirs', async () => {
+    clock.set(START);
+    const approved = await insertFaq({ question: 'Reported while approved?' });
+    const pending = await insertFaq({ question: 'Reported while pending?', reviewStatus: 'pending_review', flagType: 'manual' });
+    const quiet = await insertFaq({ question: 'Pending, not reported?', reviewStatus: 'pending_review', flagType: 'manual' });
+    const escalated = await insertFaq({ question: 'Reported while escalated?', reviewStatus: 'update_requested' });
+    const unreported = await insertFaq({ question: 'Approved, not reported?' });
+    const created = await report(approved.id, user, 'The room number is wrong');
+    expect(created.statusCode).toBe(201);
+    const reportId = (created.json() as Report).id;
+    expect((await report(pending.id, voters[0] as Who, 'Outdated since March')).statusCode).toBe(201);
+    expect((await report(escalated.id, voters[1] as Who, 'Still wrong')).statusCode).toBe(201);
+
+    const all = await queue();
+    const ids = all.items.map((i) => i.id);
+    expect(ids).toEqual(expect.arrayContaining([approved.id, pending.id, quiet.id, escalated.id]));
+    expect(ids).not.toContain(unreported.id);
+    expect(all.items.find((i) => i.id === approved.id)).toMatchObject({
+      reviewStatus: 'approved',
+      openReportCount: 1,
+      openReports: [{ id: reportId, reason: 'The room number is wrong', reporterId: user.id, createdAt: clock.now().toISOString() }],
+    });
+    expect(all.items.find((i) => i.id === pending.id)).toMatchObject({
+      reviewStatus: 'pending_review',
+      openReportCount: 1,
+      openReports: [{ reason: 'Outdated since March', reporterId: (voters[0] as Who).id }],
+    });
+    expect(all.items.find((i) => i.id === quiet.id)).toMatchObject({ openReportCount: 0, openReports: [] });
+    // the approved FAQ stays approved: a report is a note for staff, not a review state
+    expect((await faqRow(approved.id)).reviewStatus).toBe('approved');
+
+    const reported = (await queue('&reported=true')).items.map((i) => i.id);
+    expect(reported).toEqual(expect.arrayContaining([approved.id, pending.id, escalated.id]));
+    expect(reported).not.toContain(quiet.id);
+    const notReported = (await queue('&reported=false')).items.map((i) => i.id);
+    expect(notReported).toContain(quiet.id);
+    expect(notReported).not.toContain(approved.id);
+    expect(notReported).not.toContain(pending.id);
+    // reviewStatus keeps its meaning: that status only, reported or not
+    const onlyPending = (await queue('&reviewStatus=pending_review')).items.map((i) => i.id);
+    expect(onlyPending).toEqual(expect.arrayContaining([pending.id, quiet.id]));
+    expect(onlyPending).not.toContain(approved.id);
+    expect((await queue('&reviewStatus=pending_review&reported=true')).items.map((i) => i.id)).not.toContain(quiet.id);
+    expect((await queue('&flagType=manual')).items.map((i) => i.id)).not.toContain(approved.id);
+    expect((await queue(`&batchId=${MISSING}`)).total).toBe(0);
+    expectProblem(await get('/api/admin/faqs/review?reported=maybe', admin), 400);
+    // pagination still counts every listed item
+    const first = (await get('/api/admin/faqs/review?reported=true&limit=1', admin)).json() as { items: unknown[]; total: number };
+    expect(first.items).toHaveLength(1);
+    expect(first.total).toBe(reported.length);
+
+    const esc = (await get('/api/admin/escalated?limit=100', admin)).json() as { items: QueueItem[] };
+    expect(esc.items.find((i) => i.id === escalated.id)).toMatchObject({ openReportCount: 1, openReports: [{ reason: 'Still wrong' }] });
+  });
+
+  it('lists reports, closes one (logged), 404/422/400; after closing the user reports again and the FAQ leaves the queue', async () => {
+    clock.set(START);
+    const faq = await insertFaq({ question: 'Close my report?' });
+    const first = (await report(faq.id, user, 'Broken link in the answer')).json() as Report;
+    expectProblem(await report(faq.id, user, 'Broken link, again'), 409, 'REPORT_ALREADY_OPEN');
+
+    const open = (await get(`/api/admin/faqs/reports?faqId=${faq.id}`, admin)).json() as {
+      items: Record<string, unknown>[];
+      total: number;
+    };
+    expect(open).toMatchObject({ total: 1, page: 1, limit: 20 });
+    expect(open.items).toEqual([
+      {
+        id: first.id,
+        faqId: faq.id,
+        batchId: defaultId,
+        question: 'Close my report?',
+        reporterId: user.id,
+        reporterName: expect.any(String),
+        reason: 'Broken link in the answer',
+        status: 'open',
+        resolvedBy: null,
+        resolvedAt: null,
+        createdAt: clock.now().toISOString(),
+      },
+    ]);
+    expect(((await get(`/api/admin/faqs/reports?batchId=${MISSING}`, admin)).json() as { total: number }).total).toBe(0);
+    expectProblem(await get('/api/admin/faqs/reports?status=closed', admin), 400);
+
+    expectProblem(await patch(`/api/admin/faqs/reports/${first.id}`, admin, { status: 'open' }), 400);
+    expectProblem(await patch(`/api/admin/faqs/reports/${first.id}`, admin, {}), 400);
+    expectProblem(await patch(`/api/admin/faqs/reports/${MISSING}`, admin, { status: 'dismissed' }), 404, 'REPORT_NOT_FOUND');
+    clock.set(new Date(new Date(START).getTime() + HOUR_MS));
+    const closed = await patch(`/api/admin/faqs/reports/${first.id}`, admin, { status: 'dismissed', note: 'The link works' });
+    expect(closed.statusCode).toBe(200);
+    expect(closed.json()).toMatchObject({ id: first.id, status: 'dismissed', resolvedBy: admin.id, resolvedAt: clock.now().toISOString() });
+    expectProblem(await patch(`/api/admin/faqs/reports/${first.id}`, admin, { status: 'resolved' }), 422, 'REPORT_NOT_OPEN');
+    const [log] = await t.ctx.db.select().from(adminLogs).where(eq(adminLogs.targetId, first.id));
+    expect(log).toMatchObject({
+      action: 'faq.report_dismissed',
+      targetType: 'FAQReport',
+      actorId: admin.id,
+      reason: 'The link works',
+      batchId: defaultId,
+      details: { faqId: faq.id, reporterId: user.id },
+    });
+    expect((await queue()).items.map((i) => i.id)).not.toContain(faq.id);
+    const dismissed = (await get(`/api/admin/faqs/reports?status=dismissed&faqId=${faq.id}`, admin)).json() as { items: Report[] };
+    expect(dismissed.items.map((r) => r.id)).toEqual([first.id]);
+    expect(((await get(`/api/admin/faqs/reports?faqId=${faq.id}`, admin)).json() as { total: number }).total).toBe(0);
+
+    // closed: the same user may report again, and it is back in the queue
+    const again = await report(faq.id, user, 'Now the link really is broken');
+    expect(again.statusCode).toBe(201);
+    const second = again.json() as Report;
+    expect((await queue()).items.find((i) => i.id === faq.id)).toMatchObject({ openReportCount: 1, openReports: [{ id: second.id }] });
+    const resolved = await patch(`/api/admin/faqs/reports/${second.id}`, admin, { status: 'resolved' });
+    expect(resolved.json()).toMatchObject({ status: 'resolved', resolvedBy: admin.id });
+    const [resolvedLog] = await t.ctx.db.select().from(adminLogs).where(eq(adminLogs.targetId, second.id));
+    expect(resolvedLog).toMatchObject({ action: 'faq.report_resolved', reason: null });
+    const every = (await get(`/api/admin/faqs/reports?status=all&faqId=${faq.id}`, admin)).json() as { items: Report[] };
+    expect(every.items.map((r) => [r.id, r.status])).toEqual([
+      [second.id, 'resolved'],
+      [first.id, 'dismissed'],
+    ]);
+  });
+
+  it('an item carries at most 20 open reports, newest first, and counts them all', async () => {
+    const faq = await insertFaq({ question: 'Reported by many?' });
+    const base = new Date(START).getTime();
+    await t.ctx.db.insert(faqReports).values(
+      Array.from({ length: 23 }, (_, i) => ({
+        faqId: faq.id,
+        reporterId: null,
+        reason: `report ${i}`,
+        createdAt: new Date(base + i * 1000),
+      })),
+    );
+    const item = (await queue('&reported=true')).items.find((i) => i.id === faq.id) as QueueItem;
+    expect(item.openReportCount).toBe(23);
+    expect(item.openReports).toHaveLength(20);
+    expect(item.openReports[0]).toMatchObject({ reason: 'report 22', reporterId: null, reporterName: null });
+    expect(item.openReports[19]).toMatchObject({ reason: 'report 3' });
+  });
+
+  it("verifying a FAQ's review leaves its reports open; deleting the FAQ takes them along and the log counts them", async () => {
+    const faq = await insertFaq({ question: 'Reported and escalated?', reviewStatus: 'update_requested' });
+    const r = (await report(faq.id, user, 'Wrong hours')).json() as Report;
+    expect((await post(`/api/admin/escalated/${faq.id}/verify`, admin)).statusCode).toBe(200);
+    expect((await queue()).items.find((i) => i.id === faq.id)).toMatchObject({ reviewStatus: 'verified', openReportCount: 1 });
+
+    const res = await t.app.inject({ method: 'DELETE', url: `/api/faq/${faq.id}`, headers: admin.headers });
+    expect(res.statusCode).toBe(204);
+    expect(await t.ctx.db.select().from(faqReports).where(eq(faqReports.id, r.id))).toEqual([]);
+    const [log] = await t.ctx.db
+      .select()
+      .from(adminLogs)
+      .where(and(eq(adminLogs.targetId, faq.id), eq(adminLogs.action, 'faq.deleted')));
+    expect(log?.details).toMatchObject({ openReports: 1 });
+    expectProblem(await patch(`/api/admin/faqs/reports/${r.id}`, admin, { status: 'resolved' }), 404, 'REPORT_NOT_FOUND');
+  });
+
+  it('access: admin only', async () => {
+    const faq = await insertFaq({ question: 'Who may close reports?' });
+    const r = (await report(faq.id, user, 'Please check')).json() as Report;
+    for (const who of [moderator, user]) {
+      expectProblem(await get('/api/admin/faqs/reports', who), 403);
+      expectProblem(await patch(`/api/admin/faqs/reports/${r.id}`, who, { status: 'dismissed' }), 403);
+    }
+    expectProblem(await get('/api/admin/faqs/reports', null), 401);
+    expectProblem(await patch(`/api/admin/faqs/reports/${r.id}`, null, { status: 'dismissed' }), 401);
+    expectProblem(await patch('/api/admin/faqs/reports/not-a-uuid', admin, { status: 'dismissed' }), 400);
   });
 });

@@ -68,6 +68,47 @@ describe('moderation text is for staff only', () => {
     }
   });
 
+  it('a report reason reaches staff and its author only, never another read path', async () => {
+    const secret = 'Reported: see http://report-secret.example for the real hours';
+    const faq = await newFaq('When does the library open?');
+    const reported = await t.app.inject({
+      method: 'POST',
+      url: `/api/faq/${faq.id}/report`,
+      headers: user.headers,
+      payload: { reason: secret },
+    });
+    expect(reported.statusCode).toBe(201);
+    const readers: (Who | undefined)[] = [undefined, user, other];
+    for (const who of readers) {
+      for (const url of [
+        `/api/faq/${faq.id}`,
+        '/api/faq',
+        '/api/faq/paginated',
+        '/api/community/review-queue',
+        `/api/faq/${faq.id}/history`,
+        '/api/faq/search?q=library%20open',
+        '/api/search?q=library%20open',
+      ]) {
+        const res = await get(url, who);
+        expect(res.statusCode, url).toBe(200);
+        expect(res.body, `${url} as ${who?.id ?? 'anonymous'}`).not.toContain('report-secret.example');
+      }
+      for (const url of ['/api/admin/faqs/review', '/api/admin/faqs/reports']) {
+        const res = await get(url, who);
+        expect(res.statusCode, url).toBe(who ? 403 : 401);
+        expect(res.body).not.toContain('report-secret.example');
+      }
+    }
+    // another user's export has none of it; the reporter's own export has their report
+    expect((await get('/api/auth/export', other)).body).not.toContain('report-secret.example');
+    const mine = (await get('/api/auth/export', user)).json() as { activity: { faqReports: { faqId: string; reason: string }[] } };
+    expect(mine.activity.faqReports).toContainEqual(expect.objectContaining({ faqId: faq.id, reason: secret, status: 'open' }));
+    const queue = (await get('/api/admin/faqs/review?reported=true', admin)).json() as {
+      items: { id: string; openReports: { reason: string }[] }[];
+    };
+    expect(queue.items.find((i) => i.id === faq.id)?.openReports).toEqual([expect.objectContaining({ reason: secret })]);
+  });
+
   it("a post's escalation reason and an unapproved AI answer are staff-only", async () => {
     const created = await t.app.inject({
       method: 'POST',

@@ -1,7 +1,9 @@
 import {
+  closeFaqReport,
   dismissEscalatedFaq,
   listCommunityPending,
   listEscalatedFaqs,
+  listFaqReports,
   objectToFaq,
   promoteFaqNow,
   staffReviewQueue,
@@ -13,11 +15,14 @@ import { IdParams, listOf } from '../../lib/schemas.js';
 import type { RoutePlugin } from '../../lib/types.js';
 import { Faq } from '../faq/schemas.js';
 import {
+  CloseReportBody,
   CommunityPendingItem,
   CommunityPendingQuery,
   DismissBody,
   EscalatedQuery,
+  FaqReportItem,
   ObjectBody,
+  ReportListQuery,
   ReviewQueueQuery,
   StaffReviewItem,
 } from './schemas.js';
@@ -39,7 +44,7 @@ export const adminFaqRoutes: RoutePlugin = async (app) => {
       config: { access: 'admin' },
       schema: {
         tags,
-        summary: 'Escalated FAQs (update_requested) with their vote tally, suggestions and latest audit',
+        summary: 'Escalated FAQs (update_requested) with their vote tally, suggestions, latest audit and open reports',
         description: 'Longest waiting first. Every program unless batchId is given.',
         querystring: EscalatedQuery,
         response: { 200: listOf(StaffReviewItem) },
@@ -87,12 +92,47 @@ export const adminFaqRoutes: RoutePlugin = async (app) => {
         tags,
         summary: 'The FAQ review queue',
         description:
-          "pending_review and update_requested FAQs with flag type and reason, the current cycle's vote tally and suggestions, and the latest audit result. Filters: reviewStatus, flagType, batchId.",
+          "pending_review and update_requested FAQs, and FAQs of any review status with an open user report (POST /faq/:id/report), longest waiting first. Each with flag type and reason, the current cycle's vote tally and suggestions, the latest audit result, openReportCount and openReports (newest first, at most 20; staff-only text). " +
+          'Filters: reviewStatus (then only that status, reported or not), flagType, batchId, reported (true: only FAQs with an open report; false: only those without). ' +
+          'A reported FAQ stays listed until staff close its reports (PATCH /admin/faqs/reports/:id); verifying or dismissing its review does not close them.',
         querystring: ReviewQueueQuery,
         response: { 200: listOf(StaffReviewItem) },
       },
     },
     async (request) => staffReviewQueue(ctx, request.query),
+  );
+
+  app.get(
+    '/admin/faqs/reports',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'User reports on FAQs',
+        description:
+          'Newest first, with the FAQ (question, batchId), the reporter, the reason (staff-only text), the status and who closed it when. Filters: status (open by default; resolved, dismissed, all), faqId, batchId.',
+        querystring: ReportListQuery,
+        response: { 200: listOf(FaqReportItem) },
+      },
+    },
+    async (request) => listFaqReports(ctx, request.query),
+  );
+
+  app.patch(
+    '/admin/faqs/reports/:id',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Close a FAQ report (resolved or dismissed)',
+        description:
+          "open -> resolved (acted on) or dismissed (nothing to do), with resolvedBy and resolvedAt; the admin log records faq.report_resolved or faq.report_dismissed with the note as its reason. The FAQ's review status is left alone. The reporter may then report the FAQ again. 404 REPORT_NOT_FOUND; 422 REPORT_NOT_OPEN when it is already closed.",
+        params: IdParams,
+        body: CloseReportBody,
+        response: { 200: FaqReportItem, ...problemResponses(404, 422) },
+      },
+    },
+    async (request) => closeFaqReport(ctx, signedIn(request), request.params.id, request.body, request.ip),
   );
 
   app.get(

@@ -4,6 +4,7 @@ import { PageQuery, Uuid } from '../../lib/schemas.js';
 
 export {
   CommunityPendingItemShape as CommunityPendingItem,
+  FaqReportItemShape as FaqReportItem,
   StaffReviewItemShape as StaffReviewItem,
 } from '@cfaq/core';
 
@@ -17,6 +18,34 @@ export const ReviewQueueQuery = T.Object(
     batchId: T.Optional(Uuid),
     flagType: T.Optional(FlagType),
     reviewStatus: T.Optional(T.Union([T.Literal('pending_review'), T.Literal('update_requested')])),
+    reported: T.Optional(
+      T.Boolean({ description: 'true: only FAQs with an open report (any review status); false: only FAQs without one' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const ReportListQuery = T.Object(
+  {
+    ...PageQuery.properties,
+    status: T.Optional(
+      T.Union([T.Literal('open'), T.Literal('resolved'), T.Literal('dismissed'), T.Literal('all')], {
+        default: 'open',
+        description: 'open (default), resolved, dismissed, or all',
+      }),
+    ),
+    faqId: T.Optional(Uuid),
+    batchId: T.Optional(Uuid),
+  },
+  { additionalProperties: false },
+);
+
+export const CloseReportBody = T.Object(
+  {
+    status: T.Union([T.Literal('resolved'), T.Literal('dismissed')], {
+      description: 'resolved: acted on (the FAQ was fixed); dismissed: nothing to do',
+    }),
+    note: T.Optional(T.String({ minLength: 1, maxLength: 2000, pattern: '\\S', description: 'why; written to the admin log' })),
   },
   { additionalProperties: false },
 );

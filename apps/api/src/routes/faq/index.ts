@@ -159,6 +159,8 @@ export const faqRoutes: RoutePlugin = async (app) => {
       schema: {
         tags,
         summary: 'Report a FAQ to the review queue (one open report per user and FAQ: 409 REPORT_ALREADY_OPEN)',
+        description:
+          "The report waits, open, with its FAQ in the staff review queue (GET /admin/faqs/review) until an admin closes it (PATCH /admin/faqs/reports/:id); then the same user may report the FAQ again. The FAQ's review status does not change. The reason is staff-only: no other read path shows it.",
         params: IdParams,
         body: ReasonBody,
         response: { 201: Report, ...problemResponses(404, 409) },
