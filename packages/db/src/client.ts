@@ -30,8 +30,49 @@ export function createPool(opts: PoolOptions): pg.Pool {
   return pool;
 }
 
+/**
+ * The PostgreSQL error inside `err`: the error itself, or the one drizzle wraps (DrizzleQueryError
+ * keeps it in `cause`); undefined when there is none. `code` is its SQLSTATE.
+ */
+export function pgErrorOf(err: unknown): { code: string; constraint?: string } | undefined {
+  const e = err as { code?: unknown; constraint?: unknown; cause?: { code?: unknown; constraint?: unknown } } | null;
+  const inner = typeof e?.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code) ? e : e?.cause;
+  if (typeof inner?.code !== 'string' || !/^[0-9A-Z]{5}$/.test(inner.code)) return undefined;
+  return { code: inner.code, ...(typeof inner.constraint === 'string' ? { constraint: inner.constraint } : {}) };
+}
+
+/**
+ * SQLSTATEs after which PostgreSQL has rolled the whole transaction back and running it again is the
+ * remedy: a deadlock victim (40P01; a user deleted while they refresh a token or comment, each side
+ * waiting on a row the other locked) and a serialization failure (40001).
+ */
+const RETRYABLE = new Set(['40P01', '40001']);
+const TRANSACTION_ATTEMPTS = 3;
+
+/**
+ * The drizzle database over the pool. Its `transaction` runs the callback again, up to three times in
+ * all, when PostgreSQL aborts the transaction as a deadlock victim or a serialization failure: the
+ * callback's writes were rolled back with it, and the code inside transactions talks only to the
+ * database (jobs are enqueued in the same transaction), so running it again is safe. Savepoints
+ * (`tx.transaction`) are not retried: such an error aborts the enclosing transaction, which is.
+ */
 export function createDb(pool: pg.Pool): Db {
-  return drizzle({ client: pool, schema, casing: 'snake_case' });
+  const db = drizzle({ client: pool, schema, casing: 'snake_case' });
+  const once = db.transaction.bind(db);
+  const retried: Db['transaction'] = async (run, config) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await once(run, config);
+      } catch (err) {
+        const code = pgErrorOf(err)?.code;
+        if (attempt >= TRANSACTION_ATTEMPTS || !code || !RETRYABLE.has(code)) throw err;
+        // A short random pause, so the two sides of a deadlock do not meet again at once.
+        await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 25 * attempt));
+      }
+    }
+  };
+  db.transaction = retried;
+  return db;
 }
 
 export { schema };
