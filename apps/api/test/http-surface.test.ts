@@ -50,6 +50,12 @@ describe('CORS from CORS_ORIGINS', () => {
     const get = await t.app.inject({ method: 'GET', url: '/api/health', headers: { origin: APP_ORIGIN } });
     expect(get.headers['access-control-allow-origin']).toBe(APP_ORIGIN);
     expect(String(get.headers['access-control-expose-headers'])).toContain('x-request-id');
+    // Every rate-limit header a limited route sends is one a page on another origin may read.
+    const limited = await t.app.inject({ method: 'GET', url: '/api/faq', headers: { origin: APP_ORIGIN } });
+    const sent = Object.keys(limited.headers).filter((h) => /ratelimit|retry-after/.test(h));
+    expect(sent.length).toBeGreaterThan(0);
+    const exposed = String(limited.headers['access-control-expose-headers']).split(/,\s*/);
+    expect(exposed).toEqual(expect.arrayContaining(sent));
   });
 
   it('never pairs * with credentials', async () => {

@@ -71,7 +71,8 @@ export const securityPlugin = fp(
       credentials,
       methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
       allowedHeaders: ['authorization', 'content-type', 'x-request-id'],
-      exposedHeaders: ['x-request-id', 'retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'],
+      // The names the rate limiters send (@fastify/rate-limit's x-ratelimit-*), so a page on another origin can read them.
+      exposedHeaders: ['x-request-id', 'retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'],
       maxAge: 600,
     });
     const securityHeaders = helmetHeaders({
