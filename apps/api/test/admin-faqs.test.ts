@@ -11,7 +11,7 @@ import {
   pipelineResults,
   teaNotifications,
 } from '@cfaq/db/schema/index';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectProblem, GENEROUS_LIMITS, type TestApp } from './helpers.js';
 
@@ -257,6 +257,17 @@ describe('promotion cycle', () => {
     expect(drops).toMatchObject([{ kind: 'faq_approved', userId: null }]);
     // idempotent
     expect(await runPromotionCycle(t.ctx)).toMatchObject({ promoted: [] });
+  });
+
+  it('posts resolved without an answer to promote never fill the batch: a newer answered one behind fifty of them is nominated', async () => {
+    clock.set(START);
+    for (let i = 0; i < 50; i++) await answeredPost(`Resolved by its author ${i}?`, 4, { accepted: false });
+    await t.ctx.db.execute(
+      sql`update community_posts set created_at = now() - interval '10 days' where title like 'Resolved by its author%'`,
+    );
+    const behind = await answeredPost('Where is the lost and found?', 3);
+    await runPromotionCycle(t.ctx);
+    expect(await faqOfPost(behind)).toMatchObject({ promotionStatus: 'community_pending' });
   });
 
   it('an objection stops automatic promotion; support falling below the minimum holds it; promote approves now', async () => {

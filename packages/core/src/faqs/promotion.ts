@@ -62,6 +62,11 @@ export async function nominatePosts(ctx: Ctx): Promise<string[]> {
         isNull(communityPosts.convertedFaqId),
         sql`${netVotes} >= ${min}`,
         sql`(${communityPosts.batchId} is null or exists (select 1 from batches b where b.id = ${communityPosts.batchId} and b.deleted_at is null))`,
+        // Only posts with an answer to promote (answerOf's sources): a post resolved without one
+        // would stay a candidate every cycle, and fifty of them filled the batch for good.
+        sql`(exists (select 1 from comments c where c.post_id = ${communityPosts.id} and c.deleted_at is null
+          and (c.is_accepted or c.is_verified) and btrim(c.body) <> '')
+          or (${communityPosts.aiAnswerStatus} = 'approved' and btrim(coalesce(${communityPosts.aiAnswer}, '')) <> ''))`,
       ),
     )
     .orderBy(communityPosts.createdAt)
