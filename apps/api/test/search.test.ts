@@ -398,6 +398,19 @@ describe('unresolved searches', () => {
       404,
       'UNRESOLVED_SEARCH_NOT_FOUND',
     );
+    // The FAQ must be one the search's own program shows: not another program's, not a draft.
+    const elsewhere = await addFaq('Where is the Yakometer kept', 'Elsewhere.', { batchId: otherProgramId, embed: false });
+    const draft = await addFaq('Where is the Yakometer now', 'Unsure.', { reviewStatus: 'draft', embed: false });
+    expectProblem(
+      await t.app.inject({ method: 'POST', url: resolveUrl, headers: admin.headers, payload: { faqId: elsewhere } }),
+      422,
+      'FAQ_OTHER_PROGRAM',
+    );
+    expectProblem(
+      await t.app.inject({ method: 'POST', url: resolveUrl, headers: admin.headers, payload: { faqId: draft } }),
+      422,
+      'FAQ_NOT_PUBLISHED',
+    );
     const resolved = await t.app.inject({ method: 'POST', url: resolveUrl, headers: admin.headers, payload: { faqId } });
     expect(resolved.statusCode).toBe(200);
     expect(resolved.json()).toMatchObject({ id: row.id, status: 'resolved', resolvedFaqId: faqId, resolvedBy: admin.id });

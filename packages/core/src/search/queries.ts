@@ -2,6 +2,7 @@ import { faqs, searchLogs, unresolvedSearches } from '@cfaq/db/schema/index';
 import { and, count, desc, eq, gte, ne, type SQL, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { Code, notFound, unprocessable } from '../errors/index.js';
+import { PUBLIC_REVIEW_STATUSES } from '../faqs/visibility.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import { DAY_MS } from '../runtime/clock.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
@@ -228,8 +229,23 @@ export async function resolveUnresolvedSearch(
   p: { id: string; faqId?: string | undefined; adminId: string },
 ): Promise<UnresolvedSearchItem> {
   if (p.faqId) {
-    const [faq] = await ctx.db.select({ id: faqs.id }).from(faqs).where(eq(faqs.id, p.faqId)).limit(1);
+    // The FAQ that answers it: one of the search's own program that its searchers can read.
+    const [faq] = await ctx.db
+      .select({ batchId: faqs.batchId, reviewStatus: faqs.reviewStatus })
+      .from(faqs)
+      .where(eq(faqs.id, p.faqId))
+      .limit(1);
     if (!faq) throw notFound('FAQ', Code.FAQ_NOT_FOUND);
+    const [search] = await ctx.db
+      .select({ batchId: unresolvedSearches.batchId })
+      .from(unresolvedSearches)
+      .where(eq(unresolvedSearches.id, p.id));
+    if (search?.batchId && faq.batchId !== search.batchId) {
+      throw unprocessable(Code.FAQ_OTHER_PROGRAM, "The FAQ belongs to another program than the search; link one of the search's program");
+    }
+    if (!(PUBLIC_REVIEW_STATUSES as readonly string[]).includes(faq.reviewStatus)) {
+      throw unprocessable(Code.FAQ_NOT_PUBLISHED, 'A draft FAQ answers nobody yet; publish it first, or resolve without it');
+    }
   }
   const [row] = await ctx.db
     .update(unresolvedSearches)
