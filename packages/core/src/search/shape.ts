@@ -35,8 +35,14 @@ export const SearchResultShape = T.Object({
   title: T.String({ description: 'FAQ question, post title or knowledge item title' }),
   snippet: T.String({ description: 'start of the answer, post body or knowledge item content' }),
   rrfScore: T.Number({ description: 'sum over the lists the document is in of 1 / (60 + rank)' }),
-  textScore: T.Number({ description: 'keyword score in (0, 1]; 0 when not in the keyword list' }),
-  vectorScore: T.Number({ description: 'cosine similarity; 0 when not in the vector list' }),
+  textScore: T.Number({
+    description:
+      'keyword score in [0, 1], computed for every result (also one only the vector list found: then textRank is null); 0 when the document shares no query word',
+  }),
+  vectorScore: T.Number({
+    description:
+      'cosine similarity of the query and the document, computed for every result (also one only the keyword list found: then vectorRank is null); 0 when the document has no embedding yet',
+  }),
   textRank: Rank,
   vectorRank: Rank,
 });
