@@ -22,7 +22,7 @@ afterAll(async () => {
 async function create(name: string, extra: Record<string, unknown> = {}) {
   const res = await t.app.inject({ method: 'POST', url: '/api/batches', headers: admin.headers, payload: { name, ...extra } });
   expect(res.statusCode).toBe(201);
-  return res.json() as { id: string; slug: string; isDefault: boolean; archived: boolean };
+  return res.json() as { id: string; slug: string; isDefault: boolean; archived: boolean; createdAt: string };
 }
 
 async function defaultProgram() {
@@ -227,7 +227,9 @@ describe('program settings', () => {
       isDefault: true,
       theme: { primaryColor: '#7C9A82', background: 'cream', fontFamily: 'serif' },
       sections: { sectionOrder: ['stats', 'faqs', 'community', 'zoom', 'kb'] },
-      createdAt: null,
+      // The defaults' dates are the program's creation (the spec types both as dates).
+      createdAt: a.createdAt,
+      updatedAt: a.createdAt,
     });
   });
 

@@ -38,7 +38,7 @@ function validate(s: ProgramSettingsInput) {
 
 async function programFor(ctx: Ctx, batchId: string, includeArchived: boolean) {
   const [p] = await ctx.db
-    .select({ id: batches.id, name: batches.name })
+    .select({ id: batches.id, name: batches.name, createdAt: batches.createdAt })
     .from(batches)
     .where(and(eq(batches.id, batchId), isNull(batches.deletedAt), includeArchived ? undefined : isNull(batches.archivedAt)))
     .limit(1);
@@ -53,7 +53,16 @@ export async function getProgramSettings(
 ): Promise<ProgramSettingsView> {
   const program = await programFor(ctx, batchId, !!opts.includeArchived);
   const [row] = await ctx.db.select().from(programSettings).where(eq(programSettings.batchId, batchId)).limit(1);
-  if (!row) return { batchId, ...defaultProgramSettings(program.name), isDefault: true, createdAt: null, updatedAt: null };
+  // The defaults hold since the program was made: their dates are the program's creation.
+  if (!row) {
+    return {
+      batchId,
+      ...defaultProgramSettings(program.name),
+      isDefault: true,
+      createdAt: program.createdAt,
+      updatedAt: program.createdAt,
+    };
+  }
   return {
     batchId,
     theme: row.theme,

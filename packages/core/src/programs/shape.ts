@@ -76,8 +76,8 @@ export const ProgramSettingsShape = T.Composite([
   T.Object({
     batchId: Uuid,
     isDefault: T.Boolean({ description: 'true when the program has no settings of its own' }),
-    createdAt: Nullable(DateTime),
-    updatedAt: Nullable(DateTime),
+    createdAt: { ...DateTime, description: "when the settings were first written; the program's creation while they are the defaults" },
+    updatedAt: { ...DateTime, description: "the last settings write; the program's creation while they are the defaults" },
   }),
 ]);
 export type ProgramSettingsView = Static<typeof ProgramSettingsShape>;
