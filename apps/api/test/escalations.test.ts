@@ -264,6 +264,14 @@ describe('escalated-posts routes', () => {
     };
     expect(ranged.items.map((i) => i.postId).sort()).toEqual([a, b].sort());
     expectProblem(await get('/api/admin/escalation-history?from=yesterday', admin), 400);
+    // Days too: a day `from` starts at 00:00 UTC, a day `to` takes the whole day in; a day that does not exist is a 400.
+    const day = START.toISOString().slice(0, 10);
+    const byDay = (q: string) => get(`/api/admin/escalation-history?action=resolved&${q}`, admin);
+    const within = (await byDay(`from=${day}&to=${day}`)).json() as { items: { postId: string }[] };
+    expect(within.items.map((i) => i.postId).sort()).toEqual([a, b].sort());
+    expect(((await byDay('to=2026-03-31')).json() as { total: number }).total).toBe(0);
+    const missing = expectProblem(await byDay('from=2026-02-30'), 400);
+    expect(missing.errors?.[0]?.path).toBe('query.from');
     expectProblem(await get('/api/admin/escalation-history?action=bogus', admin), 400);
   });
 

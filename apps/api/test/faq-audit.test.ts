@@ -282,6 +282,14 @@ describe('admin audit routes', () => {
       })
     ).json() as { total: number };
     expect(none.total).toBe(0);
+    // A day is a whole UTC day: the run's day finds it, the day before does not.
+    const day = NOW.toISOString().slice(0, 10);
+    const dayBefore = new Date(NOW.getTime() - 86_400_000).toISOString().slice(0, 10);
+    const byDay = async (q: string) =>
+      ((await t.app.inject({ method: 'GET', url: `/api/admin/audit/results?${q}`, headers: admin.headers })).json() as { total: number })
+        .total;
+    expect(await byDay(`from=${day}&to=${day}`)).toBeGreaterThan(0);
+    expect(await byDay(`to=${dayBefore}`)).toBe(0);
     expectProblem(await t.app.inject({ method: 'GET', url: '/api/admin/audit/results?verdict=bogus', headers: admin.headers }), 400);
     expectProblem(await t.app.inject({ method: 'POST', url: '/api/admin/audit/faqs?faq_id=nope', headers: admin.headers }), 400);
     expectProblem(

@@ -13,6 +13,14 @@ export const IdParams = T.Object({ id: Uuid });
 const SANE_YEAR = '^(19|2[0-9])[0-9]{2}-';
 export const DayInput = T.String({ format: 'date', pattern: SANE_YEAR, description: 'YYYY-MM-DD, year 1900 to 2999' });
 export const DateTimeInput = T.String({ format: 'date-time', pattern: SANE_YEAR, description: 'ISO 8601 date-time, year 1900 to 2999' });
+/**
+ * A `from`/`to` filter of a time-stamped list: a day (YYYY-MM-DD: from its start, or to its end) or an
+ * ISO 8601 date-time; core's timeBound reads it (and refuses days that do not exist).
+ */
+export const TimeBoundInput = T.String({
+  pattern: '^(19|2[0-9])[0-9]{2}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2}([.][0-9]{1,9})?)?([Zz]|[+-][0-9]{2}:?[0-9]{2}))?$',
+  description: 'YYYY-MM-DD (a whole day, UTC) or an ISO 8601 date-time with its offset; year 1900 to 2999',
+});
 
 export const PageQuery = T.Object({
   page: T.Optional(T.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1, description: `from 1 to ${MAX_PAGE}` })),

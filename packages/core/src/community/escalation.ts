@@ -10,6 +10,7 @@ import { HOUR_MS } from '../runtime/clock.js';
 import type { Actor, DbOrTx } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
 import { logPipelineStep } from '../shared/pipeline-log.js';
+import { timeBound } from '../shared/time-bounds.js';
 import type { EscalatedPostItem, EscalationHistoryItem } from './shape.js';
 
 type Ctx = Pick<CoreContext, 'db' | 'clock' | 'config' | 'log'>;
@@ -333,8 +334,8 @@ export async function escalationHistory(ctx: Pick<CoreContext, 'db'>, q: Escalat
     q.postId ? eq(postEscalationLogs.postId, q.postId) : undefined,
     q.action ? eq(postEscalationLogs.action, q.action) : undefined,
     q.batchId ? eq(postEscalationLogs.batchId, q.batchId) : undefined,
-    q.from ? gte(postEscalationLogs.createdAt, new Date(q.from)) : undefined,
-    q.to ? lte(postEscalationLogs.createdAt, new Date(q.to)) : undefined,
+    q.from ? gte(postEscalationLogs.createdAt, timeBound('query.from', q.from, 'from')) : undefined,
+    q.to ? lte(postEscalationLogs.createdAt, timeBound('query.to', q.to, 'to')) : undefined,
   ];
   const where = and(...conds);
   const [rows, [total]] = await Promise.all([

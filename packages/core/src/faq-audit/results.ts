@@ -2,6 +2,7 @@ import { faqs, pipelineResults } from '@cfaq/db/schema/index';
 import { and, count, desc, eq, gte, inArray, like, lte, type SQL, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
+import { timeBound } from '../shared/time-bounds.js';
 import { AUDIT_VERDICTS, type AuditResultItem, type AuditStats, type AuditVerdict } from './shape.js';
 
 export interface AuditResultsQuery extends PageQuery {
@@ -18,8 +19,8 @@ function conditions(q: Pick<AuditResultsQuery, 'verdict' | 'flagged' | 'from' | 
     eq(pipelineResults.pipeline, 'faq_audit'),
     q.verdict ? eq(pipelineResults.verdict, q.verdict) : undefined,
     q.flagged !== undefined ? eq(pipelineResults.flagged, q.flagged) : undefined,
-    q.from ? gte(pipelineResults.checkedAt, new Date(q.from)) : undefined,
-    q.to ? lte(pipelineResults.checkedAt, new Date(q.to)) : undefined,
+    q.from ? gte(pipelineResults.checkedAt, timeBound('query.from', q.from, 'from')) : undefined,
+    q.to ? lte(pipelineResults.checkedAt, timeBound('query.to', q.to, 'to')) : undefined,
     q.batchId ? eq(pipelineResults.batchId, q.batchId) : undefined,
     q.faqId ? eq(pipelineResults.targetId, q.faqId) : undefined,
   ) as SQL;

@@ -1,6 +1,6 @@
 import { AuditVerdictShape as Verdict } from '@cfaq/core';
 import { Type as T } from '@sinclair/typebox';
-import { DateTimeInput, PageQuery, Uuid } from '../../lib/schemas.js';
+import { PageQuery, TimeBoundInput, Uuid } from '../../lib/schemas.js';
 
 export {
   AuditItemResultShape as RunItem,
@@ -10,8 +10,10 @@ export {
 } from '@cfaq/core';
 
 const Range = {
-  from: T.Optional(T.String({ ...DateTimeInput, description: 'checkedAt from (inclusive), year 1900 to 2999' })),
-  to: T.Optional(T.String({ ...DateTimeInput, description: 'checkedAt to (inclusive), year 1900 to 2999' })),
+  from: T.Optional(T.String({ ...TimeBoundInput, description: `checkedAt from (inclusive): ${TimeBoundInput.description}` })),
+  to: T.Optional(
+    T.String({ ...TimeBoundInput, description: `checkedAt to (inclusive; a day up to its end): ${TimeBoundInput.description}` }),
+  ),
   batchId: T.Optional(Uuid),
 };
 

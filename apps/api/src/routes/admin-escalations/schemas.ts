@@ -1,5 +1,5 @@
 import { Type as T } from '@sinclair/typebox';
-import { DateTimeInput, PageQuery, Uuid } from '../../lib/schemas.js';
+import { PageQuery, TimeBoundInput, Uuid } from '../../lib/schemas.js';
 
 export { EscalatedPostShape as EscalatedPost, EscalationHistoryItemShape as HistoryItem } from '@cfaq/core';
 
@@ -40,8 +40,8 @@ export const HistoryQuery = T.Object(
     postId: T.Optional(Uuid),
     action: T.Optional(HistoryAction),
     batchId: T.Optional(Uuid),
-    from: T.Optional(DateTimeInput),
-    to: T.Optional(DateTimeInput),
+    from: T.Optional(TimeBoundInput),
+    to: T.Optional(TimeBoundInput),
   },
   { additionalProperties: false },
 );
