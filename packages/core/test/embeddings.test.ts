@@ -160,6 +160,16 @@ describe('Ollama embedder', () => {
     });
     ollama.failNext(500, 'model crashed');
     await expect(new OllamaEmbedder({ host: ollama.url, model: 'nomic-embed-text' }).embed(['x'])).rejects.toThrow(/model crashed/);
+    // Unreachable or failing, embed() is a 503 for whichever request needed the vectors (not a 500).
+    ollama.failNext(500, 'model crashed');
+    await expect(new OllamaEmbedder({ host: ollama.url, model: 'nomic-embed-text' }).embed(['x'])).rejects.toMatchObject({
+      status: 503,
+      code: 'EMBEDDER_UNAVAILABLE',
+    });
+    await expect(new OllamaEmbedder({ host: 'http://127.0.0.1:9', model: 'nomic-embed-text' }).embed(['x'])).rejects.toMatchObject({
+      status: 503,
+      code: 'EMBEDDER_UNAVAILABLE',
+    });
     const narrow = await startFakeOllama({ vectorFor: () => [0.1, 0.2, 0.3] });
     try {
       await expect(new OllamaEmbedder({ host: narrow.url, model: 'nomic-embed-text' }).embed(['x'])).rejects.toThrow(/3 dimensions/);

@@ -1,5 +1,5 @@
 import { Ollama } from 'ollama';
-import { Code, unavailable } from '../errors/index.js';
+import { AppError, Code, unavailable } from '../errors/index.js';
 import { EMBEDDING_DIMENSIONS, type Embedder } from './embedder.js';
 
 export interface OllamaEmbedderOptions {
@@ -31,9 +31,19 @@ export class OllamaEmbedder implements Embedder {
     });
   }
 
+  /**
+   * The server unreachable, slow past the timeout, or answering an error is a 503 EMBEDDER_UNAVAILABLE
+   * for whichever request needed the vectors (knowledge ingest answered 500); searches catch it and
+   * go on with the keyword side alone.
+   */
   async embed(texts: string[]): Promise<number[][]> {
     if (texts.length === 0) return [];
-    const res = await this.client.embed({ model: this.model, input: texts, truncate: true, keep_alive: this.keepAlive });
+    let res: Awaited<ReturnType<Ollama['embed']>>;
+    try {
+      res = await this.client.embed({ model: this.model, input: texts, truncate: true, keep_alive: this.keepAlive });
+    } catch (err) {
+      throw unavailable(Code.EMBEDDER_UNAVAILABLE, `embedding model ${this.model} is not available: ${(err as Error).message}`);
+    }
     if (!Array.isArray(res.embeddings) || res.embeddings.length !== texts.length) {
       throw new Error(`ollama returned ${res.embeddings?.length ?? 0} embeddings for ${texts.length} inputs`);
     }
@@ -51,6 +61,7 @@ export class OllamaEmbedder implements Embedder {
     try {
       await this.embed(['warm up']);
     } catch (err) {
+      if (err instanceof AppError) throw err;
       throw unavailable(Code.EMBEDDER_UNAVAILABLE, `embedding model ${this.model} is not available: ${(err as Error).message}`);
     }
     return { model: this.model, ms: performance.now() - start };
