@@ -59,6 +59,10 @@ describe('POST /moderation/suspend', () => {
     const me = await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: user.headers });
     expect(me.statusCode).toBe(200);
     expect(me.json().status).toBe('active');
+    // Ended, it is not there to lift: unsuspend says so and logs nothing.
+    expectProblem(await unsuspend(admin.headers, { userId: user.id }), 422, 'NOT_SUSPENDED');
+    const lifts = await t.ctx.db.select().from(moderationLogs).where(eq(moderationLogs.targetUserId, user.id));
+    expect(lifts.map((l) => l.action)).toEqual(['suspend']);
   });
 
   it('validates the body (400), a past until (400), self (422), unknown user (404) and needs admin (403/401)', async () => {
