@@ -31,7 +31,8 @@ describe('the initial admin', () => {
     });
   });
 
-  it('outside production, generates the password and hands it back once', async () => {
+  it('outside production, generates the password for the first admin and hands it back once', async () => {
+    await t.ctx.db.delete(users).where(eq(users.role, 'admin'));
     const dev = {
       ...t.ctx,
       config: { ...t.ctx.config, NODE_ENV: 'development' as const, ADMIN_EMAIL: 'dev@example.com', ADMIN_PASSWORD: undefined },
@@ -39,5 +40,11 @@ describe('the initial admin', () => {
     const made = await ensureInitialAdmin(dev);
     expect(made).toMatchObject({ created: true, generatedPassword: expect.any(String) });
     expect(await ensureInitialAdmin(dev)).toEqual({ created: false, email: 'dev@example.com' });
+    // A process started without ADMIN_EMAIL (a worker joining) finds an admin: no admin@localhost beside it.
+    expect(await ensureInitialAdmin({ ...dev, config: { ...dev.config, ADMIN_EMAIL: undefined } })).toMatchObject({ created: false });
+    expect(await t.ctx.db.select().from(users).where(eq(users.email, 'admin@localhost'))).toEqual([]);
+    // With a password named, ADMIN_EMAIL still adds that admin beside the others.
+    const named = { ...dev, config: { ...dev.config, ADMIN_EMAIL: 'second@example.com', ADMIN_PASSWORD: 'a-long-admin-password' } };
+    expect(await ensureInitialAdmin(named)).toMatchObject({ created: true });
   });
 });
