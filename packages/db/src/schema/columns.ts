@@ -11,6 +11,18 @@ export const tsvector = customType<{ data: string }>({
   },
 });
 
+/**
+ * A 64-bit transaction id. `streamXid()` is the id of the transaction that wrote the row: the order of
+ * the notification stream, which sends a row only once every transaction with a lower id has ended
+ * (packages/core/src/notifications/stream.ts).
+ */
+export const xid8 = customType<{ data: string }>({
+  dataType() {
+    return 'xid8';
+  },
+});
+export const streamXid = () => xid8('stream_xid').notNull().default(sql`pg_current_xact_id()`);
+
 export const id = () => uuid('id').primaryKey().defaultRandom();
 export const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
 export const updatedAt = () =>

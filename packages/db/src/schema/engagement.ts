@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { boolean, date, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
-import { createdAt, id, tstz, updatedAt } from './columns.js';
+import { createdAt, id, streamXid, tstz, updatedAt } from './columns.js';
 import { supportRequestStatus } from './enums.js';
 import { users } from './identity.js';
 import { batches } from './programs.js';
@@ -21,9 +21,12 @@ export const notifications = pgTable(
     data: jsonb().$type<Record<string, unknown>>().notNull().default({}),
     readAt: tstz('read_at'),
     createdAt: createdAt(),
+    /** The writing transaction's id: the order of GET /notifications/stream. */
+    streamXid: streamXid(),
   },
   (t) => [
     index('notifications_user_idx').on(t.userId, t.createdAt),
+    index('notifications_stream_idx').on(t.userId, t.streamXid, t.id),
     index('notifications_unread_idx').on(t.userId).where(sql`${t.readAt} is null`),
     index('notifications_batch_idx').on(t.batchId),
   ],
@@ -58,8 +61,15 @@ export const teaNotifications = pgTable(
     refType: text(),
     refId: uuid(),
     createdAt: createdAt(),
+    /** The writing transaction's id: the order of GET /notifications/stream. */
+    streamXid: streamXid(),
   },
-  (t) => [index('tea_notifications_user_idx').on(t.userId, t.createdAt), index('tea_notifications_batch_idx').on(t.batchId, t.createdAt)],
+  (t) => [
+    index('tea_notifications_user_idx').on(t.userId, t.createdAt),
+    index('tea_notifications_batch_idx').on(t.batchId, t.createdAt),
+    index('tea_notifications_stream_idx').on(t.userId, t.streamXid, t.id),
+    index('tea_notifications_stream_wide_idx').on(t.streamXid, t.id).where(sql`${t.userId} is null`),
+  ],
 );
 
 export const teaNotificationReads = pgTable(
