@@ -1,5 +1,5 @@
 import type { OutgoingHttpHeaders } from 'node:http';
-import { NotificationHub, type StreamCursor, streamAfter, streamCursor } from '@cfaq/core';
+import { NotificationHub, STREAM_RECHECK_MAX_MS, STREAM_RECHECK_MIN_MS, type StreamCursor, streamAfter, streamCursor } from '@cfaq/core';
 import { signedIn } from '../../lib/actor.js';
 import type { RoutePlugin } from '../../lib/types.js';
 
@@ -7,9 +7,10 @@ import type { RoutePlugin } from '../../lib/types.js';
  * GET /notifications/stream: server-sent events. Each new notification of the caller is an event
  * `notification` with the notification as data and its id as the event id; each new tea drop they see
  * (personal, or program-wide in any program) an event `tea` with the drop as data and `tea:<id>` as
- * the event id. Both form one sequence (created_at, kind, id), so a browser reconnecting with
- * Last-Event-ID gets what it missed of both (up to 100 at a time, oldest first). A comment line every
- * NOTIFICATION_STREAM_HEARTBEAT_MS keeps proxies from closing the connection.
+ * the event id. Both form one sequence, in the order of the writing transactions' ids (a row is sent
+ * once every earlier write transaction has ended, so none can land behind what was sent), and a
+ * browser reconnecting with Last-Event-ID gets what it missed of both (up to 100 at a time). A comment
+ * line every NOTIFICATION_STREAM_HEARTBEAT_MS keeps proxies from closing the connection.
  */
 export const notificationStream: RoutePlugin = async (app) => {
   const { ctx } = app;
@@ -30,10 +31,12 @@ export const notificationStream: RoutePlugin = async (app) => {
         summary: 'My new notifications and tea drops as server-sent events',
         description:
           'text/event-stream. Events: `notification` (data: the notification JSON, id: its id) and `tea` (data: the tea drop JSON, ' +
-          'id: `tea:<id>`; your personal drops and the program-wide drops of every program). One sequence ordered by creation: send ' +
-          'Last-Event-ID (either kind) to resume after it; without it only events created after connecting are sent. Delivered across API processes through ' +
+          'id: `tea:<id>`; your personal drops and the program-wide drops of every program). One sequence in commit-safe order: an event ' +
+          'is sent once every write transaction that began writing before it has ended, so none is skipped. Send Last-Event-ID (either kind) ' +
+          'to resume after it; without it only events committed after connecting are sent. Delivered across API processes through ' +
           'PostgreSQL LISTEN/NOTIFY, typically within a second of the commit (the embedded database falls back to the poll interval, ' +
-          'NOTIFICATION_STREAM_POLL_MS). Heartbeat: a `: heartbeat` comment every NOTIFICATION_STREAM_HEARTBEAT_MS.',
+          'NOTIFICATION_STREAM_POLL_MS); a write transaction of this database left open holds later events until it ends. ' +
+          'Heartbeat: a `: heartbeat` comment every NOTIFICATION_STREAM_HEARTBEAT_MS.',
         produces: ['text/event-stream'],
         response: { 200: { type: 'string', description: 'event stream' } },
       },
@@ -62,6 +65,9 @@ export const notificationStream: RoutePlugin = async (app) => {
       let closed = false;
       let busy = false;
       let again = false;
+      // Rows held back behind an open transaction: read again soon, then less often while they stay held.
+      let recheck: NodeJS.Timeout | null = null;
+      let recheckMs = STREAM_RECHECK_MIN_MS;
       const pump = async () => {
         if (closed) return;
         if (busy) {
@@ -81,6 +87,14 @@ export const notificationStream: RoutePlugin = async (app) => {
             }
             cursor = batch.cursor;
             if (batch.more) again = true;
+            if (!batch.held) recheckMs = STREAM_RECHECK_MIN_MS;
+            else if (!recheck && !closed) {
+              recheck = setTimeout(() => {
+                recheck = null;
+                void pump();
+              }, recheckMs);
+              recheckMs = Math.min(recheckMs * 2, STREAM_RECHECK_MAX_MS);
+            }
           } while (again && !closed);
         } catch (err) {
           request.log.warn({ err }, 'notification stream read failed');
@@ -95,6 +109,7 @@ export const notificationStream: RoutePlugin = async (app) => {
         if (closed) return;
         closed = true;
         clearInterval(heartbeat);
+        if (recheck) clearTimeout(recheck);
         unsubscribe();
         open.delete(close);
         res.end();
