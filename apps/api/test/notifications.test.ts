@@ -2,8 +2,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { notify, teaDrop } from '@cfaq/core';
 import { batches } from '@cfaq/db/schema/index';
+import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { createTestApp, expectProblem, GENEROUS_LIMITS, type TestApp } from './helpers.js';
 
@@ -26,6 +28,54 @@ const req = (method: 'GET' | 'PUT' | 'PATCH', url: string, headers: Record<strin
   t.app.inject({ method, url: `/api${url}`, headers, ...(payload ? { payload } : {}) });
 const write = (userId: string, kind = 'post_answered', batchId: string | null = null, title = 'hello') =>
   t.ctx.db.transaction((tx) => notify(tx, { userId, kind, title, batchId }));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+type Tx = Parameters<Parameters<TestApp['ctx']['db']['transaction']>[0]>[0];
+/**
+ * A transaction on the test's pool that stays open: `started` once it began (its rows' created_at is
+ * then fixed), `run(fn)` runs a step in it, `commit()` ends it (once; again is the same promise).
+ */
+function openTransaction() {
+  const steps: { fn: ((tx: Tx) => Promise<unknown>) | null; settle: (v: unknown) => void; fail: (err: unknown) => void }[] = [];
+  let wake = () => {};
+  let began = () => {};
+  const started = new Promise<void>((r) => {
+    began = r;
+  });
+  const ended = t.ctx.db.transaction(async (tx) => {
+    await tx.execute(sql`select 1`);
+    began();
+    for (;;) {
+      while (steps.length === 0)
+        await new Promise<void>((r) => {
+          wake = r;
+        });
+      const step = steps.shift()!;
+      if (!step.fn) return step.settle(undefined);
+      try {
+        step.settle(await step.fn(tx));
+      } catch (err) {
+        step.fail(err);
+        throw err;
+      }
+    }
+  });
+  const push = (fn: ((tx: Tx) => Promise<unknown>) | null) =>
+    new Promise<unknown>((settle, fail) => {
+      steps.push({ fn, settle, fail });
+      wake();
+    });
+  ended.catch(() => {}); // a failed step rejects its own run() and commit()
+  let committing: Promise<void> | null = null;
+  return {
+    started,
+    run: <T>(fn: (tx: Tx) => Promise<T>) => push(fn) as Promise<T>,
+    commit: () => {
+      committing ??= Promise.race([push(null), ended]).then(() => ended);
+      return committing;
+    },
+  };
+}
 
 describe('notifications', () => {
   it('every route needs a signed-in user', async () => {
@@ -124,6 +174,24 @@ function readEvents(app: FastifyInstance, token: string, want: number, lastEvent
   const events: { id: string; event: string; data: { id: string; title: string } }[] = [];
   let raw = '';
   let request!: http.ClientRequest;
+  let onData = () => {};
+  /** Settles once `n` events arrived (n = 0: once the stream said `: connected`, its cursor taken). */
+  const atLeast = (n: number) =>
+    new Promise<typeof events>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`only ${events.length} events: ${raw}`)), 15_000);
+      const prev = onData;
+      const check = () => {
+        if (raw.includes(': connected') && events.length >= n) {
+          clearTimeout(timer);
+          resolve([...events]);
+        }
+      };
+      onData = () => {
+        prev();
+        check();
+      };
+      check();
+    });
   const done = new Promise<typeof events>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`only ${events.length} events: ${raw}`)), 15_000);
     request = http.get(
@@ -148,6 +216,7 @@ function readEvents(app: FastifyInstance, token: string, want: number, lastEvent
                 ?.slice(k.length + 2) ?? '';
             events.push({ id: line('id'), event: line('event'), data: JSON.parse(line('data')) });
           }
+          onData();
           if (events.length >= want) {
             clearTimeout(timer);
             resolve([...events]);
@@ -157,7 +226,7 @@ function readEvents(app: FastifyInstance, token: string, want: number, lastEvent
     );
     request.on('error', reject);
   });
-  return { done, raw: () => raw, close: () => request.destroy() };
+  return { done, atLeast, raw: () => raw, close: () => request.destroy() };
 }
 
 describe('GET /notifications/stream', () => {
@@ -257,6 +326,105 @@ describe('GET /notifications/stream', () => {
       expect(after).toBeTruthy();
       g.close();
     } finally {
+      await a.close();
+    }
+  });
+
+  it('sends a row whose transaction began or wrote before a row already committed (overlapping writes), live and on resume', async () => {
+    const a = await buildApp({ ctx: t.ctx, logger: false });
+    await a.listen({ port: 0, host: '127.0.0.1' });
+    const wideDrop = (tx: Tx, title: string) => teaDrop(tx, { userId: null, batchId: defaultProgram, kind: 'faq_approved', title });
+    const open: ReturnType<typeof openTransaction>[] = [];
+    const begin = () => {
+      const o = openTransaction();
+      open.push(o);
+      return o;
+    };
+    try {
+      const me = await t.signIn('user');
+      const s = readEvents(a, me.headers.authorization, 6);
+      await s.atLeast(0);
+      await sleep(300);
+
+      // A notification's transaction stays open while a later one commits: the later one waits for
+      // it (sent first, it would put the open one behind the stream's cursor for good).
+      const held = begin();
+      const n1 = await held.run((tx) => notify(tx, { userId: me.id, kind: 'post_answered', title: 'held note' }));
+      const n2 = await write(me.id, 'post_answered', null, 'committed first');
+      // A stream that connects now: n2 was there before it, n1 was not.
+      const s2 = readEvents(a, me.headers.authorization, 5);
+      await s2.atLeast(0);
+      await sleep(300);
+      expect(s.raw()).not.toContain('event:');
+      await held.commit();
+      expect((await s.atLeast(2)).map((e) => e.id)).toEqual([n1, n2]);
+
+      // A transaction that began before a notification that commits and is sent, then writes a
+      // program-wide drop (created_at before the sent notification's): sent after it.
+      const late = begin();
+      await late.started;
+      const n3 = await write(me.id, 'post_answered', null, 'while a drop is on its way');
+      expect((await s.atLeast(3)).map((e) => e.id)).toEqual([n1, n2, n3]);
+      const w1 = await late.run((tx) => wideDrop(tx, 'late drop'));
+      await late.commit();
+      expect((await s.atLeast(4)).map((e) => e.id)).toEqual([n1, n2, n3, `tea:${w1}`]);
+
+      // A program-wide drop's transaction stays open while a notification commits.
+      const heldDrop = begin();
+      const w2 = await heldDrop.run((tx) => wideDrop(tx, 'held drop'));
+      const n4 = await write(me.id, 'post_answered', null, 'after the held drop');
+      await sleep(300);
+      expect(s.raw()).not.toContain('after the held drop');
+      await heldDrop.commit();
+      const ids = (await s.done).map((e) => e.id);
+      expect(ids).toEqual([n1, n2, n3, `tea:${w1}`, `tea:${w2}`, n4]);
+      expect((await s2.done).map((e) => e.id)).toEqual([n1, n3, `tea:${w1}`, `tea:${w2}`, n4]);
+      s.close();
+      s2.close();
+
+      // Resuming from any event sends the rest, in order, nothing twice.
+      for (let i = 0; i < ids.length - 1; i++) {
+        const r = readEvents(a, me.headers.authorization, ids.length - 1 - i, ids[i]);
+        expect((await r.done).map((e) => e.id)).toEqual(ids.slice(i + 1));
+        r.close();
+      }
+    } finally {
+      await Promise.allSettled(open.map((o) => o.commit()));
+      await a.close();
+    }
+  });
+
+  it('waits only for write transactions of this database, and reads again soon after one ends (no signal needed)', async () => {
+    const a = await buildApp({ ctx: t.ctx, logger: false });
+    await a.listen({ port: 0, host: '127.0.0.1' });
+    // A write transaction in another database of the cluster (transaction ids are cluster-wide).
+    const elsewhere = new pg.Client({ connectionString: inject('dbServerUrl') });
+    await elsewhere.connect();
+    const open = openTransaction();
+    try {
+      const me = await t.signIn('user');
+      const s = readEvents(a, me.headers.authorization, 2);
+      await s.atLeast(0);
+      await sleep(300);
+      await elsewhere.query('begin');
+      await elsewhere.query('select pg_current_xact_id()');
+      const n1 = await write(me.id, 'post_answered', null, 'past another database');
+      expect((await s.atLeast(1)).map((e) => e.id)).toEqual([n1]);
+
+      // A transaction here that wrote nothing for me holds what commits after it took its id; its
+      // end signals nothing, and the poll is a minute away: the stream's own re-read sends it.
+      await open.run((tx) => tx.execute(sql`select pg_current_xact_id()`));
+      const n2 = await write(me.id, 'post_answered', null, 'behind an unrelated transaction');
+      await sleep(300);
+      expect(s.raw()).not.toContain('behind an unrelated transaction');
+      const ended = Date.now();
+      await open.commit();
+      expect((await s.done).map((e) => e.id)).toEqual([n1, n2]);
+      expect(Date.now() - ended).toBeLessThan(5000);
+      s.close();
+    } finally {
+      await elsewhere.end();
+      await open.commit().catch(() => {});
       await a.close();
     }
   });
