@@ -1,7 +1,4 @@
-import { rmSync } from 'node:fs';
-import { createPool } from '@cfaq/db';
-import { openEmbeddedDatabase } from '@cfaq/db/embedded';
-import { embeddedDatabaseDir, testConfig } from '@cfaq/testkit';
+import { createEmbeddedTestContext } from '@cfaq/testkit';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { activeUserCounts } from '../src/analytics/active-users.js';
@@ -11,40 +8,23 @@ import { rollUpCommunity, splitCommunityDays } from '../src/analytics/community-
 import { compactCounts } from '../src/analytics/counts.js';
 import { resolveRange } from '../src/analytics/range.js';
 import { topContributors } from '../src/analytics/top-contributors.js';
-import { type CoreContext, createCoreContext } from '../src/context.js';
-import { MemoryJobQueue } from '../src/jobs/index.js';
+import type { CoreContext } from '../src/context.js';
 import { awardPoints } from '../src/reputation/awards.js';
 import { reputationSummary } from '../src/reputation/service.js';
 import { fixedClock } from '../src/runtime/clock.js';
-import { createLogger } from '../src/runtime/logger.js';
 
 /**
  * The kept structures of migrations 0027-0028 on the embedded database (PGlite): the rollup's active
  * days with their previous-day links, the statement triggers with transition tables and the folds.
  */
-let dir: string;
-let close: () => Promise<void>;
 let ctx: CoreContext;
-let end: () => Promise<void>;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  dir = await embeddedDatabaseDir('migrated');
-  const embedded = await openEmbeddedDatabase(dir);
-  close = embedded.close;
-  const pool = createPool({ connectionString: embedded.url, max: 2 });
-  end = () => pool.end();
-  ctx = createCoreContext({
-    config: testConfig({ DATABASE_URL: embedded.url }),
-    pool,
-    jobs: new MemoryJobQueue(),
-    log: createLogger({ level: 'silent' }),
-    clock: fixedClock('2026-03-15T12:00:00Z'),
-  });
+  ({ ctx, close } = await createEmbeddedTestContext({ clock: fixedClock('2026-03-15T12:00:00Z') }));
 }, 180_000);
 afterAll(async () => {
-  await end?.();
   await close?.();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 const one = async <T>(q: ReturnType<typeof sql>) => (await ctx.db.execute<T & Record<string, unknown>>(q)).rows[0] as T;

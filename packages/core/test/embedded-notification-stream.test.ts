@@ -1,15 +1,10 @@
-import { rmSync } from 'node:fs';
-import { createPool } from '@cfaq/db';
-import { openEmbeddedDatabase } from '@cfaq/db/embedded';
-import { embeddedDatabaseDir, testConfig } from '@cfaq/testkit';
+import { createEmbeddedTestContext } from '@cfaq/testkit';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CoreContext, createCoreContext } from '../src/context.js';
-import { MemoryJobQueue } from '../src/jobs/index.js';
+import type { CoreContext } from '../src/context.js';
 import { streamAfter, streamCursor } from '../src/notifications/stream.js';
 import { notify, teaDrop } from '../src/notifications/write.js';
 import { fixedClock } from '../src/runtime/clock.js';
-import { createLogger } from '../src/runtime/logger.js';
 
 /**
  * The notification stream's order on the embedded database (PGlite): the rows' transaction ids
@@ -17,29 +12,14 @@ import { createLogger } from '../src/runtime/logger.js';
  * writes cannot happen there (a transaction runs alone), so nothing is ever held back; the overlap
  * cases are apps/api/test/notifications.test.ts's, on PostgreSQL.
  */
-let dir: string;
-let close: () => Promise<void>;
 let ctx: CoreContext;
-let end: () => Promise<void>;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  dir = await embeddedDatabaseDir('migrated');
-  const embedded = await openEmbeddedDatabase(dir);
-  close = embedded.close;
-  const pool = createPool({ connectionString: embedded.url, max: 2 });
-  end = () => pool.end();
-  ctx = createCoreContext({
-    config: testConfig({ DATABASE_URL: embedded.url }),
-    pool,
-    jobs: new MemoryJobQueue(),
-    log: createLogger({ level: 'silent' }),
-    clock: fixedClock('2026-03-15T12:00:00Z'),
-  });
+  ({ ctx, close } = await createEmbeddedTestContext({ clock: fixedClock('2026-03-15T12:00:00Z') }));
 }, 180_000);
 afterAll(async () => {
-  await end?.();
   await close?.();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('notification stream on PGlite', () => {

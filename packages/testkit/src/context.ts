@@ -1,8 +1,11 @@
+import { rmSync } from 'node:fs';
 import { type Clock, type CoreContext, createCoreContext, createLogger, type Embedder, type JobQueue, MemoryJobQueue } from '@cfaq/core';
 import { createPool } from '@cfaq/db';
+import { openEmbeddedDatabase } from '@cfaq/db/embedded';
 import { inject } from 'vitest';
 import { testConfig } from './config.js';
 import { cloneDatabase } from './database.js';
+import { embeddedDatabaseDir } from './embedded-template.js';
 
 export interface TestContext {
   ctx: CoreContext;
@@ -41,6 +44,31 @@ export async function createTestContext(opts: TestContextOptions = {}): Promise<
     async close() {
       await pool.end();
       await db.drop();
+    },
+  };
+}
+
+/**
+ * A core context over a copy of the migrated embedded database (PGlite), for the tests of what runs
+ * differently there; close() stops it and removes the copy.
+ */
+export async function createEmbeddedTestContext(opts: Pick<TestContextOptions, 'clock'> = {}): Promise<Pick<TestContext, 'ctx' | 'close'>> {
+  const dir = await embeddedDatabaseDir('migrated');
+  const embedded = await openEmbeddedDatabase(dir);
+  const pool = createPool({ connectionString: embedded.url, max: 2 });
+  const ctx = createCoreContext({
+    config: testConfig({ DATABASE_URL: embedded.url }),
+    pool,
+    jobs: new MemoryJobQueue(),
+    log: createLogger({ level: 'silent' }),
+    ...(opts.clock ? { clock: opts.clock } : {}),
+  });
+  return {
+    ctx,
+    async close() {
+      await pool.end();
+      await embedded.close();
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }
