@@ -52,6 +52,8 @@ async function post(title: string, extra: Partial<typeof communityPosts.$inferIn
 }
 const reload = async (id: string) =>
   (await t.ctx.db.select().from(communityPosts).where(eq(communityPosts.id, id)))[0] as typeof communityPosts.$inferSelect;
+const autoAnswerLogs = async () =>
+  (await t.ctx.db.select().from(adminLogs).orderBy(adminLogs.createdAt)).filter((l) => l.action.startsWith('auto_answer.run'));
 const rows = async () => ({
   results: (await t.ctx.db.select({ n: count() }).from(pipelineResults))[0]?.n,
   notifications: (await t.ctx.db.select({ n: count() }).from(notifications))[0]?.n,
@@ -73,6 +75,8 @@ describe('POST /admin/community/auto-answer', () => {
     expect(verdicts).toEqual({ [k]: 'approved', [g]: 'suggested' });
     expect(await rows()).toEqual(before);
     expect(fake.calls).toHaveLength(0);
+    // A dry run changes nothing, so it writes no admin-log row either.
+    expect(await autoAnswerLogs()).toEqual([]);
 
     const whatIf = await inject('POST', '/api/admin/community/auto-answer?dry_run=true&approveThreshold=0.6', admin);
     expect(
@@ -90,6 +94,17 @@ describe('POST /admin/community/auto-answer', () => {
     expect(res.statusCode).toBe(200);
     expect(res.json().items).toMatchObject([{ postId: id, verdict: 'suggested', outcome: 'written' }]);
     expect((await reload(id)).aiAnswerStatus).toBe('suggested');
+    // Admin writes are audit-logged: the post_id run with its outcome.
+    const [runLog] = await autoAnswerLogs();
+    expect(runLog).toMatchObject({
+      actorId: admin.id,
+      action: 'auto_answer.run',
+      targetType: 'CommunityPost',
+      targetId: id,
+      batchId: program,
+      details: { runId: res.json().runId, outcome: 'written', verdict: 'suggested', source: 'ai_generated' },
+    });
+    expect(runLog?.details.confidence).toBeCloseTo(0.62, 5);
 
     const queued = await inject('POST', '/api/admin/community/auto-answer?all=true', admin);
     expect(queued.statusCode).toBe(202);
@@ -98,6 +113,16 @@ describe('POST /admin/community/auto-answer', () => {
       name: 'pipeline.auto-answer',
       payload: { trigger: 'admin', all: true },
     });
+    // ... and the enqueued run with its job id.
+    const queuedLog = (await autoAnswerLogs()).at(-1);
+    expect(queuedLog).toMatchObject({
+      actorId: admin.id,
+      action: 'auto_answer.run_queued',
+      targetType: 'Job',
+      details: { jobId: queued.json().jobId, queue: 'pipeline.auto-answer', all: true, batchId: null },
+    });
+    expect(queuedLog?.targetId).toBe(queued.json().jobId);
+    expect(await autoAnswerLogs()).toHaveLength(2);
 
     expectProblem(await inject('POST', '/api/admin/community/auto-answer?post_id=nope', admin), 400);
     expectProblem(await inject('POST', '/api/admin/community/auto-answer?approveThreshold=2', admin), 400);

@@ -1,5 +1,6 @@
 import {
   type Actor,
+  autoAnswerJob,
   BossJobQueue,
   type CoreContext,
   confProcessMeetingJob,
@@ -10,10 +11,11 @@ import {
   JOBS,
   type JobQueue,
   reprocessMeeting,
+  triggerAutoAnswer,
   updateFaq,
   updatePost,
 } from '@cfaq/core';
-import { communityPosts, confMeetings, faqs } from '@cfaq/db/schema/index';
+import { adminLogs, communityPosts, confMeetings, faqs } from '@cfaq/db/schema/index';
 import { createTestContext, createUser, settled, startTestBoss, type TestContext, watchJobs } from '@cfaq/testkit';
 import { eq } from 'drizzle-orm';
 import type { PgBoss } from 'pg-boss';
@@ -104,5 +106,15 @@ describe('enqueue in the transaction of the write', () => {
     // Now pending: a second re-process answers 409 and its transaction queues no job.
     await expect(reprocessMeeting(ctx, m?.id as string)).rejects.toThrow();
     expect(await jobCount(confProcessMeetingJob.name)).toBe(1);
+  });
+
+  it('admin auto-answer trigger: the run is queued with its admin-log row', async () => {
+    const before = await jobCount(autoAnswerJob.name);
+    const r = await triggerAutoAnswer(ctx, admin, { all: true });
+    expect(lastSend()).toMatchObject({ name: autoAnswerJob.name, inTx: true });
+    expect(await jobCount(autoAnswerJob.name)).toBe((before ?? 0) + 1);
+    const [log] = await t.ctx.db.select().from(adminLogs).where(eq(adminLogs.action, 'auto_answer.run_queued'));
+    expect(log).toMatchObject({ actorId: admin.id, targetId: lastSend().id });
+    expect(r).toMatchObject({ queued: true, jobId: lastSend().id, all: true });
   });
 });

@@ -8,4 +8,5 @@ export * from './run.js';
 export * from './sensitive.js';
 export * from './shape.js';
 export * from './triage.js';
+export * from './trigger.js';
 export * from './what-if.js';

@@ -83,6 +83,15 @@ export const RunReportShape = T.Object({
 });
 export type RunReport = Static<typeof RunReportShape>;
 
+/** The trigger's answer when it enqueued a worker run (202). */
+export const AutoAnswerQueuedShape = T.Object({
+  queued: T.Literal(true),
+  jobId: Nullable(T.String()),
+  all: T.Boolean(),
+  batchId: Nullable(Uuid),
+});
+export type AutoAnswerQueued = Static<typeof AutoAnswerQueuedShape>;
+
 export const AiReviewResultShape = T.Object({
   postId: Uuid,
   action: T.String(),

@@ -1,6 +1,5 @@
 import {
   AiConfigPatch,
-  autoAnswerJob,
   calibration,
   getAiConfig,
   listAiProviders,
@@ -8,12 +7,9 @@ import {
   resetAiUsage,
   revealApiKey,
   reviewAiAnswer,
-  runAutoAnswer,
   testAiProviders,
-  thresholdsOf,
-  thresholdWhatIf,
+  triggerAutoAnswer,
   updateAiConfig,
-  visiblePost,
 } from '@cfaq/core';
 import { signedIn } from '../../lib/actor.js';
 import { problemResponses } from '../../lib/problem.js';
@@ -48,7 +44,8 @@ const TRIGGER_NOTE =
   'suggestThreshold apply to those verdicts and add `whatIf`: how many stored auto-answer results would change verdict. ' +
   'post_id (without dry_run): answers that one post now, ignoring its age and the cooldown (it must still be open with no AI ' +
   'answer or an escalated one), 200 with its verdict. Otherwise: enqueues a run in the worker (AUTO_ANSWER_BATCH_SIZE posts, or ' +
-  'every eligible post with all=true), 202. Two runs never answer one post twice.';
+  'every eligible post with all=true), 202. Two runs never answer one post twice. Audit-logged except a dry run: a post_id run ' +
+  'as auto_answer.run with its outcome, an enqueued run as auto_answer.run_queued with the job id.';
 const REVIEW_NOTE =
   'approve (from suggested, escalated or rejected): published, aiAnswerStatus approved, post answered, author notified (notification ' +
   'and tea drop); manualAnswer replaces the text (aiAnswerSource manual). reject (from suggested, escalated or approved): aiAnswerStatus ' +
@@ -101,27 +98,15 @@ export const aiAdminRoutes: RoutePlugin = async (app) => {
     },
     async (request, reply) => {
       const q = request.query;
-      const dryRun = truthy(q.dry_run) || truthy(q.dryRun);
-      const postId = q.post_id ?? q.postId;
-      const all = truthy(q.all);
-      const th = { approveThreshold: q.approveThreshold, suggestThreshold: q.suggestThreshold };
-      if (postId) await visiblePost(ctx.db, signedIn(request), postId);
-      if (dryRun) {
-        const report = await runAutoAnswer(ctx, { trigger: 'dry_run', dryRun: true, postId, all, batchId: q.batchId, ...th });
-        const whatIf =
-          q.approveThreshold !== undefined || q.suggestThreshold !== undefined
-            ? await thresholdWhatIf(ctx, thresholdsOf(ctx, th), q.batchId)
-            : undefined;
-        return { ...report, ...(whatIf ? { whatIf } : {}) };
-      }
-      if (postId) return runAutoAnswer(ctx, { trigger: 'admin', postId, ...th });
-      const jobId = await ctx.jobs.send(autoAnswerJob, {
-        trigger: 'admin',
-        all,
-        requestedBy: signedIn(request).id,
-        ...(q.batchId ? { batchId: q.batchId } : {}),
+      const r = await triggerAutoAnswer(ctx, signedIn(request), {
+        dryRun: truthy(q.dry_run) || truthy(q.dryRun),
+        postId: q.post_id ?? q.postId,
+        all: truthy(q.all),
+        batchId: q.batchId,
+        approveThreshold: q.approveThreshold,
+        suggestThreshold: q.suggestThreshold,
       });
-      return reply.code(202).send({ queued: true as const, jobId, all, batchId: q.batchId ?? null });
+      return 'queued' in r ? reply.code(202).send(r) : r;
     },
   );
 

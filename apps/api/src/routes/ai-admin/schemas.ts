@@ -1,10 +1,11 @@
 import { AiProviderNameShape as ProviderName } from '@cfaq/core';
 import { Type as T } from '@sinclair/typebox';
-import { Nullable, PageQuery, Uuid } from '../../lib/schemas.js';
+import { PageQuery, Uuid } from '../../lib/schemas.js';
 
 export {
   AiConfigShape as AiConfig,
   AiReviewResultShape as ReviewResult,
+  AutoAnswerQueuedShape as Queued,
   CalibrationShape as Calibration,
   ProvidersReportShape as Providers,
   ProviderTestShape as ProviderTest,
@@ -35,8 +36,6 @@ export const TriggerQuery = T.Object({
   approveThreshold: T.Optional(T.Number({ minimum: 0, maximum: 1 })),
   suggestThreshold: T.Optional(T.Number({ minimum: 0, maximum: 1 })),
 });
-
-export const Queued = T.Object({ queued: T.Literal(true), jobId: Nullable(T.String()), all: T.Boolean(), batchId: Nullable(Uuid) });
 
 export const PostIdParams = T.Object({ postId: Uuid });
 export const ReviewBody = T.Object(
