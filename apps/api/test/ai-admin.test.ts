@@ -295,6 +295,14 @@ describe('AI configuration', () => {
 
     const cleared = await inject('PATCH', '/api/admin/ai/config', admin, { autoAnswerProvider: null, apiKeys: { anthropic: null } });
     expect(cleared.json().active.auto_answer).toMatchObject({ provider: 'openai', source: 'auto' });
+    // A model in the admin config applies to the detected provider too (no provider named anywhere).
+    const models = await inject('PATCH', '/api/admin/ai/config', admin, { autoAnswerModel: 'admin-model-x', model: 'general-model-y' });
+    expect(models.json().active).toMatchObject({
+      auto_answer: { provider: 'openai', model: 'admin-model-x', source: 'auto' },
+      faq_audit: { provider: 'openai', model: 'general-model-y', source: 'auto' },
+      knowledge_chat: { provider: 'openai', model: 'general-model-y', source: 'auto' },
+    });
+    await inject('PATCH', '/api/admin/ai/config', admin, { autoAnswerModel: null, model: null });
 
     const usage = (await inject('GET', '/api/admin/ai/config', admin)).json().usage;
     expect(usage.totals.calls).toBeGreaterThan(0);

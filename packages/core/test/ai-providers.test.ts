@@ -11,7 +11,7 @@ import {
 import { Type as T } from '@sinclair/typebox';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { generateStructured } from '../src/ai/generate.js';
-import { keyAad } from '../src/ai/settings.js';
+import { type AiPipeline, keyAad, resolveAi } from '../src/ai/settings.js';
 import type { Config } from '../src/config/schema.js';
 import type { CoreContext } from '../src/context.js';
 import { fixedClock } from '../src/runtime/clock.js';
@@ -184,6 +184,51 @@ describe('provider choice', () => {
       'gemini/gemini-x/faq_audit',
       'openai/gpt-4o-mini/auto_answer',
     ]);
+  });
+
+  it('a model set in the admin config applies to the chosen or detected provider, over the environment', async () => {
+    // The repro: AUTO_ANSWER_MODEL in the environment, the OpenAI key stored in the admin config, no provider named anywhere.
+    const f = fakes.openai as FakeAiServer;
+    const ctx = withEnv({ OPENAI_BASE_URL: f.baseUrl, AUTO_ANSWER_MODEL: 'env-model-z', FAQ_AUDIT_MODEL: 'env-audit-model' });
+    const [row] = await t.ctx.db.insert(aiConfigs).values({ scope: 'global', autoAnswerModel: 'admin-model-x' }).returning();
+    const id = row?.id as string;
+    await t.ctx.db.update(aiConfigs).set({ apiKeys: { openai: t.ctx.secrets.encrypt(f.apiKey, keyAad(id, 'openai')) } });
+    const r = await generateStructured(ctx, req);
+    expect(r).toMatchObject({ ok: true, provider: 'openai', model: 'admin-model-x' });
+    expect(f.calls[0]?.model).toBe('admin-model-x');
+
+    const choose = async (over: Partial<typeof aiConfigs.$inferInsert>, env: Partial<Record<keyof Config, unknown>> = {}) => {
+      await t.ctx.db.update(aiConfigs).set({ autoAnswerModel: null, ...over });
+      const resolved = await resolveAi(withEnv({ OPENAI_BASE_URL: f.baseUrl, ...envFor('gemini'), ...env }));
+      return (p: AiPipeline) => {
+        const c = resolved.choose(p);
+        return `${c.provider}/${c.model}/${c.source}`;
+      };
+    };
+    // The general admin model, for every pipeline; a per-pipeline one wins over it; both win over the environment.
+    let c = await choose(
+      { model: 'general-model', autoAnswerModel: 'admin-model-x' },
+      { AUTO_ANSWER_MODEL: 'env-model-z', FAQ_AUDIT_MODEL: 'env-audit-model' },
+    );
+    expect(c('auto_answer')).toBe('openai/admin-model-x/auto');
+    expect(c('faq_audit')).toBe('openai/general-model/auto');
+    expect(c('knowledge_chat')).toBe('openai/general-model/auto');
+    expect(c('conf_insights')).toBe('openai/general-model/auto');
+    c = await choose({ model: null, auditModel: 'admin-audit-model' }, { FAQ_AUDIT_MODEL: 'env-audit-model' });
+    expect(c('faq_audit')).toBe('openai/admin-audit-model/auto');
+    // A provider named by the environment takes the admin config's model too.
+    c = await choose(
+      { model: null, auditModel: null, autoAnswerModel: 'admin-model-x' },
+      { AUTO_ANSWER_PROVIDER: 'gemini', AUTO_ANSWER_MODEL: 'env-model-z' },
+    );
+    expect(c('auto_answer')).toBe('gemini/admin-model-x/env');
+    c = await choose({}, { AUTO_ANSWER_PROVIDER: 'gemini', AUTO_ANSWER_MODEL: 'env-model-z' });
+    expect(c('auto_answer')).toBe('gemini/env-model-z/env');
+    // A model below the level that names the provider belongs to another provider: the named one's default.
+    c = await choose({ provider: 'gemini' }, { AUTO_ANSWER_PROVIDER: 'openai', AUTO_ANSWER_MODEL: 'env-model-z' });
+    expect(c('auto_answer')).toBe('gemini/gemini-2.5-flash/config');
+    c = await choose({ provider: 'gemini', autoAnswerModel: 'admin-model-x' });
+    expect(c('auto_answer')).toBe('gemini/admin-model-x/config');
   });
 
   it('a pipeline set to a provider without a key reports no provider configured', async () => {

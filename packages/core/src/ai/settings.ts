@@ -4,11 +4,15 @@ import type { CoreContext } from '../context.js';
 import { AI_PROVIDERS, type AiProviderName, DETECTION_ORDER, envProvider, isProviderName } from './providers.js';
 
 /**
- * Which provider and model each pipeline uses. Precedence, highest first: the admin AI config's
- * per-pipeline choice (auto_answer, faq_audit), the admin config's general provider, the pipeline's
- * environment setting (AUTO_ANSWER_PROVIDER, FAQ_AUDIT_PROVIDER), then auto-detection (the first of
- * openai, anthropic, gemini, ollama that has a key, for Ollama a host). Keys and base URLs likewise:
- * the admin config's value wins over the environment's.
+ * Which provider and model each pipeline uses. Levels, highest first: the admin AI config's
+ * per-pipeline provider/model (auto_answer, faq_audit), the admin config's general provider/model, the
+ * pipeline's environment settings (AUTO_ANSWER_PROVIDER/_MODEL, FAQ_AUDIT_PROVIDER/_MODEL).
+ * - Provider: the highest level that names one, else auto-detection (the first of openai, anthropic,
+ *   gemini, ollama that has a key, for Ollama a host).
+ * - Model: the highest level that names one, down to the level that chose the provider (every level
+ *   for a detected provider), else the provider's default model. A model set in the admin config thus
+ *   applies whether or not the admin config also names a provider, and wins over the environment's.
+ * Keys and base URLs likewise: the admin config's value wins over the environment's.
  */
 export type AiPipeline = 'auto_answer' | 'faq_audit' | 'knowledge_chat' | 'conf_insights' | 'provider_test';
 export const AI_PIPELINES: readonly AiPipeline[] = ['auto_answer', 'faq_audit', 'knowledge_chat', 'conf_insights'];
@@ -78,6 +82,7 @@ export function resolveAiFromRow(ctx: Pick<CoreContext, 'config' | 'secrets' | '
   const detected = DETECTION_ORDER.find((p) => providers[p].configured) ?? null;
 
   const choose = (pipeline: AiPipeline): PipelineChoice => {
+    // Highest first. A level may set a provider, a model, or both.
     const levels: { provider: unknown; model: unknown; source: 'config' | 'env' }[] = [];
     if (pipeline === 'auto_answer') levels.push({ provider: row?.autoAnswerProvider, model: row?.autoAnswerModel, source: 'config' });
     if (pipeline === 'faq_audit') levels.push({ provider: row?.auditProvider, model: row?.auditModel, source: 'config' });
@@ -86,21 +91,11 @@ export function resolveAiFromRow(ctx: Pick<CoreContext, 'config' | 'secrets' | '
       levels.push({ provider: ctx.config.AUTO_ANSWER_PROVIDER, model: ctx.config.AUTO_ANSWER_MODEL, source: 'env' });
     if (pipeline === 'faq_audit')
       levels.push({ provider: ctx.config.FAQ_AUDIT_PROVIDER, model: ctx.config.FAQ_AUDIT_MODEL, source: 'env' });
-    for (const l of levels) {
-      if (!isProviderName(l.provider)) continue;
-      const state = providers[l.provider];
-      const model = typeof l.model === 'string' && l.model ? l.model : state.defaultModel;
-      if (!state.configured)
-        return {
-          provider: l.provider,
-          model,
-          source: l.source,
-          configured: false,
-          reason: `no provider configured: ${l.provider} is selected for ${pipeline} but has no ${l.provider === 'ollama' ? 'host' : 'API key'}`,
-        };
-      return { provider: l.provider, model, source: l.source, configured: true };
-    }
-    if (!detected)
+    // The provider: the highest level that names one, else auto-detection.
+    const at = levels.findIndex((l) => isProviderName(l.provider));
+    const named = at >= 0 ? (levels[at]?.provider as AiProviderName) : null;
+    const provider = named ?? detected;
+    if (!provider)
       return {
         provider: null,
         model: null,
@@ -109,11 +104,23 @@ export function resolveAiFromRow(ctx: Pick<CoreContext, 'config' | 'secrets' | '
         reason:
           'no provider configured: set OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or OLLAMA_HOST, or an API key in the admin AI config',
       };
-    // The pipeline's model setting (AUTO_ANSWER_MODEL, FAQ_AUDIT_MODEL) also applies to a detected provider.
-    const model =
-      (pipeline === 'auto_answer' ? ctx.config.AUTO_ANSWER_MODEL : pipeline === 'faq_audit' ? ctx.config.FAQ_AUDIT_MODEL : undefined) ??
-      providers[detected].defaultModel;
-    return { provider: detected, model, source: 'auto', configured: true };
+    // The model: the highest level that names one, down to the level that chose the provider (a model set
+    // below it belongs to another provider); for a detected provider every level counts. So an admin
+    // model without an admin provider applies to the provider the environment names or detection finds.
+    const upTo = at >= 0 ? levels.slice(0, at + 1) : levels;
+    const m = upTo.find((l) => typeof l.model === 'string' && l.model.length > 0)?.model as string | undefined;
+    const state = providers[provider];
+    const model = m ?? state.defaultModel;
+    const source = at >= 0 ? (levels[at]?.source as 'config' | 'env') : 'auto';
+    if (!state.configured)
+      return {
+        provider,
+        model,
+        source,
+        configured: false,
+        reason: `no provider configured: ${provider} is selected for ${pipeline} but has no ${provider === 'ollama' ? 'host' : 'API key'}`,
+      };
+    return { provider, model, source, configured: true };
   };
 
   return { row, providers, detected, choose };
