@@ -192,6 +192,25 @@ describe('review queue and review actions', () => {
     const plain = await post('No AI state');
     expectProblem(await inject('PATCH', `/api/admin/auto-answer/${plain}`, admin, { action: 'reject' }), 422, 'NO_AI_ANSWER');
 
+    // Escalate an escalated answer (the spec's table: suggested or escalated -> approve, reject or escalate):
+    // reviewed, still escalated; the reason stays unless a new one is given.
+    const again = await inject('PATCH', `/api/admin/auto-answer/${e}`, admin, { action: 'escalate' });
+    expect(again.statusCode).toBe(200);
+    expect(again.json()).toMatchObject({ aiAnswerStatus: 'escalated', previousStatus: 'escalated', aiAnswerReviewedBy: admin.id });
+    expect(await reload(e)).toMatchObject({
+      aiAnswerStatus: 'escalated',
+      aiAnswerEscalatedReason: 'sensitive topic: legal',
+      aiAnswerEscalatedAt: NOW,
+      aiAnswerReviewedAt: NOW,
+      aiAnswerReviewedBy: admin.id,
+    });
+    const reasoned = await inject('PATCH', `/api/admin/auto-answer/${e}`, admin, { action: 'escalate', reason: 'for the legal team' });
+    expect(reasoned.statusCode).toBe(200);
+    expect((await reload(e)).aiAnswerEscalatedReason).toBe('for the legal team');
+    expect(
+      (await t.ctx.db.select().from(adminLogs).where(eq(adminLogs.targetId, e))).filter((l) => l.action === 'auto_answer.escalate'),
+    ).toHaveLength(2);
+
     const reject = await inject('PATCH', `/api/admin/auto-answer/${e}`, admin, { action: 'reject', reason: 'not for AI' });
     expect(reject.json()).toMatchObject({ aiAnswerStatus: 'rejected', previousStatus: 'escalated' });
     const log = await t.ctx.db.select().from(adminLogs).where(eq(adminLogs.targetId, e));

@@ -19,8 +19,10 @@ import type { Calibration, QueueItem, ReviewResult } from './shape.js';
  *   reject   (from suggested, escalated or approved): aiAnswerStatus rejected; the text stays for staff
  *            only; an approved answer is unpublished (the post reopens unless a comment is accepted).
  *            A rejected post is not auto-answered again until its title or body changes.
- *   escalate (from suggested, approved or rejected): aiAnswerStatus escalated with the reason; an
- *            approved answer is unpublished. Escalated posts are eligible for later runs.
+ *   escalate (from suggested, escalated, approved or rejected): aiAnswerStatus escalated with the
+ *            reason; an approved answer is unpublished. From escalated it confirms the escalation: the
+ *            status and aiAnswerEscalatedAt stay, a reason given replaces the old one. Escalated posts
+ *            are eligible for later runs.
  *   Every action sets aiAnswerReviewedAt/By, marks the post's latest PipelineResult reviewed and is
  *   audit-logged. A post without an AI answer state, or an action from a state it does not leave, is 422.
  */
@@ -87,7 +89,9 @@ export async function listReviewQueue(ctx: Pick<CoreContext, 'db'>, q: QueueQuer
 const FROM: Record<ReviewAction, readonly string[]> = {
   approve: ['suggested', 'escalated', 'rejected'],
   reject: ['suggested', 'escalated', 'approved'],
-  escalate: ['suggested', 'approved', 'rejected'],
+  // From escalated too (the spec's table: suggested or escalated, approve, reject or escalate): the
+  // admin confirms the escalation; it is marked reviewed and may take a new reason.
+  escalate: ['suggested', 'escalated', 'approved', 'rejected'],
 };
 
 export interface ReviewInput {
@@ -136,13 +140,17 @@ export async function reviewAiAnswer(
     } else if (input.action === 'reject') {
       set = { ...reviewed, ...reopen, aiAnswerStatus: 'rejected', aiAnswerEscalatedReason: input.reason ?? post.aiAnswerEscalatedReason };
     } else {
-      set = {
-        ...reviewed,
-        ...reopen,
-        aiAnswerStatus: 'escalated',
-        aiAnswerEscalatedAt: now,
-        aiAnswerEscalatedReason: input.reason ?? 'escalated by admin review',
-      };
+      // Already escalated: the escalation stands (its time too); a reason given replaces the old one.
+      set =
+        from === 'escalated'
+          ? { ...reviewed, aiAnswerEscalatedReason: input.reason ?? post.aiAnswerEscalatedReason ?? 'escalated by admin review' }
+          : {
+              ...reviewed,
+              ...reopen,
+              aiAnswerStatus: 'escalated',
+              aiAnswerEscalatedAt: now,
+              aiAnswerEscalatedReason: input.reason ?? 'escalated by admin review',
+            };
     }
     const [row] = await tx.update(communityPosts).set(set).where(eq(communityPosts.id, postId)).returning();
     const p = row as typeof communityPosts.$inferSelect;

@@ -49,8 +49,9 @@ const TRIGGER_NOTE =
 const REVIEW_NOTE =
   'approve (from suggested, escalated or rejected): published, aiAnswerStatus approved, post answered, author notified (notification ' +
   'and tea drop); manualAnswer replaces the text (aiAnswerSource manual). reject (from suggested, escalated or approved): aiAnswerStatus ' +
-  'rejected, unpublished, the post is not auto-answered again until its title or body changes. escalate (from suggested, approved or ' +
-  'rejected): aiAnswerStatus escalated with `reason`. Each sets aiAnswerReviewedAt/By and is audit-logged; other moves are 422.';
+  'rejected, unpublished, the post is not auto-answered again until its title or body changes. escalate (from suggested, escalated, ' +
+  'approved or rejected): aiAnswerStatus escalated with `reason` (from escalated: the escalation stands, a reason given replaces ' +
+  'the old one). Each sets aiAnswerReviewedAt/By and is audit-logged; other moves are 422.';
 
 /** Admin routes of the auto-answer pipeline and the AI provider configuration (admin only; writes audit-logged). */
 export const aiAdminRoutes: RoutePlugin = async (app) => {
