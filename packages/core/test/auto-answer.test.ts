@@ -21,6 +21,7 @@ import {
 } from '@cfaq/testkit';
 import { count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { calibration } from '../src/auto-answer/review.js';
 import { runAutoAnswer } from '../src/auto-answer/run.js';
 import { sensitiveMatcher } from '../src/auto-answer/sensitive.js';
 import { triage } from '../src/auto-answer/triage.js';
@@ -306,5 +307,44 @@ describe('the auto-answer run', () => {
     expect(await countOf(pipelineResults)).toBe(12);
     const attempts = (await ctx.db.select({ a: communityPosts.aiAnswerAttempts }).from(communityPosts)).map((r) => r.a);
     expect(attempts.every((a) => a === 1)).toBe(true);
+  });
+});
+
+describe('calibration', () => {
+  it('bands the confidence as published (0.90 in 0.90-0.95, not below) and counts outcomes without one apart', async () => {
+    const p = await post('Calibrated');
+    const out = (confidence: number | null, publishedBy: 'auto' | 'admin', demoted = false) => ({
+      postId: p.id,
+      batchId: program,
+      confidence,
+      publishedBy,
+      publishedAt: NOW,
+      demotedAt: demoted ? NOW : null,
+    });
+    // confidence is a real: 0.9 reads back as 0.89999998, 0.95 as 0.94999999.
+    await ctx.db
+      .insert(aiAnswerOutcomes)
+      .values([
+        out(0.9, 'auto', true),
+        out(0.9, 'auto'),
+        out(0.85, 'auto'),
+        out(0.8999, 'auto'),
+        out(0.95, 'auto'),
+        out(1, 'auto'),
+        out(0.62, 'admin'),
+        out(null, 'admin', true),
+      ]);
+    const auto = await calibration(ctx, {});
+    expect(auto.bands.map((b) => [b.band, b.published, b.demoted])).toEqual([
+      ['0.85-0.90', 2, 0],
+      ['0.90-0.95', 2, 1],
+      ['0.95-1.00', 2, 0],
+    ]);
+    expect(auto.unscored).toEqual({ published: 0, demoted: 0 });
+    // A manual approval without a confidence is in no band (it was counted in 0.00-0.05).
+    const all = await calibration(ctx, { publishedBy: 'all' });
+    expect(all.bands.map((b) => b.band)).toEqual(['0.60-0.65', '0.85-0.90', '0.90-0.95', '0.95-1.00']);
+    expect(all.unscored).toEqual({ published: 1, demoted: 1 });
+    expect(all.totals).toEqual({ published: 7, demoted: 1 });
   });
 });

@@ -6,7 +6,7 @@ import { Code, notFound, unprocessable } from '../errors/index.js';
 import { notify, teaDrop } from '../notifications/index.js';
 import type { Actor } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
-import type { Calibration, QueueItem, ReviewResult } from './shape.js';
+import type { Calibration, CalibrationBand, QueueItem, ReviewResult } from './shape.js';
 
 /**
  * Admin review of AI answers.
@@ -212,7 +212,13 @@ export async function reviewAiAnswer(
   });
 }
 
-/** Per confidence band (0.05 wide): AI answers published and how many were later demoted. */
+/**
+ * Per confidence band (0.05 wide, [from, to), the last band [0.95, 1.00]): AI answers published and how
+ * many were later demoted. The confidence column is a `real`, so 0.9 is stored as 0.89999998: it is
+ * rounded to 4 decimals before it is banded, or 0.90 would land in 0.85-0.90. Outcomes without a
+ * confidence (an admin approving an answer the pipeline did not score, such as a manual answer to an
+ * escalated post) belong to no band: they are counted apart, in `unscored`; `totals` are the bands'.
+ */
 export async function calibration(
   ctx: Pick<CoreContext, 'db'>,
   q: { batchId?: string | undefined; publishedBy?: 'auto' | 'admin' | 'all' | undefined },
@@ -221,28 +227,40 @@ export async function calibration(
   const conds: SQL[] = [];
   if (by !== 'all') conds.push(eq(aiAnswerOutcomes.publishedBy, by));
   if (q.batchId) conds.push(eq(aiAnswerOutcomes.batchId, q.batchId));
-  const bucket = sql<number>`least(floor(coalesce(${aiAnswerOutcomes.confidence}, 0) * 20 + 1e-9), 19)::int`;
+  // null for an outcome without a confidence (least() alone would skip the null and answer 19).
+  const conf = sql`round(${aiAnswerOutcomes.confidence}::numeric, 4)`;
+  const bucket = sql<
+    number | null
+  >`(CASE WHEN ${aiAnswerOutcomes.confidence} IS NULL THEN NULL ELSE least(floor(${conf} * 20), 19) END)::int`;
   const rows = await ctx.db
     .select({ b: bucket, published: count(), demoted: sql<number>`count(${aiAnswerOutcomes.demotedAt})::int` })
     .from(aiAnswerOutcomes)
     .where(conds.length ? and(...conds) : undefined)
     .groupBy(bucket)
     .orderBy(bucket);
-  const bands = rows.map((r) => {
+  const unscored = { published: 0, demoted: 0 };
+  const bands: CalibrationBand[] = [];
+  for (const r of rows) {
+    if (r.b === null) {
+      unscored.published += r.published;
+      unscored.demoted += r.demoted;
+      continue;
+    }
     const from = Math.round(r.b * 5) / 100;
     const to = Math.round((r.b + 1) * 5) / 100;
-    return {
+    bands.push({
       band: `${from.toFixed(2)}-${to.toFixed(2)}`,
       from,
       to,
       published: r.published,
       demoted: r.demoted,
       demotionRate: r.published ? Math.round((r.demoted / r.published) * 1000) / 1000 : null,
-    };
-  });
+    });
+  }
   return {
     publishedBy: by,
     bands,
     totals: { published: bands.reduce((s, b) => s + b.published, 0), demoted: bands.reduce((s, b) => s + b.demoted, 0) },
+    unscored,
   };
 }

@@ -118,7 +118,11 @@ export type CalibrationBand = Static<typeof CalibrationBandShape>;
 export const CalibrationShape = T.Object({
   publishedBy: T.String(),
   bands: T.Array(CalibrationBandShape),
-  totals: T.Object({ published: T.Integer(), demoted: T.Integer() }),
+  totals: T.Object({ published: T.Integer(), demoted: T.Integer() }, { description: "the bands' sums" }),
+  unscored: T.Object(
+    { published: T.Integer(), demoted: T.Integer() },
+    { description: 'published answers without a confidence (such as a manual answer an admin approved): in no band' },
+  ),
 });
 export type Calibration = Static<typeof CalibrationShape>;
 

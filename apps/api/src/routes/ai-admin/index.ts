@@ -78,6 +78,9 @@ export const aiAdminRoutes: RoutePlugin = async (app) => {
       schema: {
         tags,
         summary: 'Per confidence band: published AI answers and how many were later demoted (author: not answering, or net votes <= -2)',
+        description:
+          'Bands 0.05 wide, from inclusive, to exclusive (the last includes 1.00); the confidence is rounded to 4 decimals before ' +
+          'banding. Answers published without a confidence (a manual answer an admin approved) are in no band: `unscored` counts them.',
         querystring: CalibrationQuery,
         response: { 200: Calibration },
       },
