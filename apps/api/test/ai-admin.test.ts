@@ -311,6 +311,11 @@ describe('AI configuration', () => {
     expect(results.find((r) => r.provider === 'openai')).toMatchObject({ ok: true, error: null });
     expect(results.find((r) => r.provider === 'anthropic')?.ok).toBe(false);
     expect(test.json().notConfigured).toEqual(['gemini', 'ollama']);
+    // A base URL without the version path works for OpenAI too (the client adds /v1).
+    await inject('PATCH', '/api/admin/ai/config', admin, { baseUrls: { openai: fake.url } });
+    const bare = (await inject('GET', '/api/admin/ai/providers/test', admin)).json().results as { provider: string; ok: boolean }[];
+    expect(bare.find((r) => r.provider === 'openai')).toMatchObject({ ok: true, error: null });
+    await inject('PATCH', '/api/admin/ai/config', admin, { baseUrls: { openai: null } });
 
     const cleared = await inject('PATCH', '/api/admin/ai/config', admin, { autoAnswerProvider: null, apiKeys: { anthropic: null } });
     expect(cleared.json().active.auto_answer).toMatchObject({ provider: 'openai', source: 'auto' });

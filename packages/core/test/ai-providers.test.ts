@@ -11,6 +11,7 @@ import {
 import { Type as T } from '@sinclair/typebox';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { generateStructured } from '../src/ai/generate.js';
+import { clientBaseUrl } from '../src/ai/providers.js';
 import { type AiPipeline, keyAad, resolveAi } from '../src/ai/settings.js';
 import type { Config } from '../src/config/schema.js';
 import type { CoreContext } from '../src/context.js';
@@ -83,6 +84,27 @@ describe('generateStructured against each provider fake', () => {
       expect(rows).toMatchObject([{ provider: p, pipeline: 'auto_answer', calls: 1, failures: 0, inputTokens: 11, outputTokens: 7 }]);
     });
   }
+
+  it('openai: a base URL without a path gets /v1 (both APIs); one with a path is used as given', async () => {
+    const f = fakes.openai as FakeAiServer;
+    for (const url of [f.url, `${f.url}/`]) {
+      expect(f.baseUrl).toBe(`${f.url}/v1`);
+      for (const api of ['responses', 'chat'] as const) {
+        const r = await generateStructured(withEnv({ OPENAI_API_KEY: f.apiKey, OPENAI_BASE_URL: url, OPENAI_API: api }), req);
+        expect(r).toMatchObject({ ok: true, provider: 'openai' });
+        expect(f.calls.at(-1)?.api).toBe(api);
+      }
+    }
+    expect(clientBaseUrl('openai', 'https://api.openai.com')).toBe('https://api.openai.com/v1');
+    expect(clientBaseUrl('openai', 'https://api.openai.com/v1/')).toBe('https://api.openai.com/v1');
+    // An OpenAI-compatible server mounted under a path of its own keeps that path.
+    expect(clientBaseUrl('openai', 'http://host/openai/v1')).toBe('http://host/openai/v1');
+    expect(clientBaseUrl('openai', 'http://host/proxy/openai')).toBe('http://host/proxy/openai');
+    // The others as before.
+    expect(clientBaseUrl('anthropic', 'http://host')).toBe('http://host/v1');
+    expect(clientBaseUrl('gemini', 'http://host/v1beta/')).toBe('http://host/v1beta');
+    expect(clientBaseUrl('ollama', 'http://host:11434')).toBe('http://host:11434/api');
+  });
 
   it('openai chat completions when OPENAI_API=chat', async () => {
     const r = await generateStructured(withEnv({ ...envFor('openai'), OPENAI_API: 'chat' }), req);

@@ -34,19 +34,33 @@ export function envProvider(config: Config, p: AiProviderName): { apiKey?: strin
   }
 }
 
-/** The API version path each client expects at the end of its base URL, added when the setting omits it. */
-const VERSION_SUFFIX: Record<AiProviderName, RegExp | null> = {
-  openai: null,
+/**
+ * The API version path each client expects at the end of its base URL, added when the setting omits it
+ * (`http://localhost:11434` for Ollama, `https://api.openai.com` for OpenAI). OpenAI-compatible servers
+ * are often mounted under a path of their own (`http://host/openai/v1`, `http://host/proxy/openai`), so
+ * OpenAI gets `/v1` only when the URL has no path at all.
+ */
+const VERSION_SUFFIX: Record<Exclude<AiProviderName, 'openai'>, RegExp> = {
   anthropic: /\/v1$/,
   gemini: /\/v1(beta)?$/,
   ollama: /\/api$/,
 };
-const SUFFIX: Record<AiProviderName, string> = { openai: '', anthropic: '/v1', gemini: '/v1beta', ollama: '/api' };
+const SUFFIX: Record<AiProviderName, string> = { openai: '/v1', anthropic: '/v1', gemini: '/v1beta', ollama: '/api' };
 
 export function clientBaseUrl(p: AiProviderName, baseUrl: string): string {
   const trimmed = baseUrl.replace(/\/+$/, '');
-  const re = VERSION_SUFFIX[p];
-  return re && !re.test(trimmed) ? `${trimmed}${SUFFIX[p]}` : trimmed;
+  if (p === 'openai') return hasNoPath(trimmed) ? `${trimmed}${SUFFIX.openai}` : trimmed;
+  return VERSION_SUFFIX[p].test(trimmed) ? trimmed : `${trimmed}${SUFFIX[p]}`;
+}
+
+/** True for `http://host:port` (trailing slashes already trimmed): the path is empty. */
+function hasNoPath(url: string): boolean {
+  try {
+    const u = new URL(url);
+    return u.pathname === '/' && !u.search && !u.hash;
+  } catch {
+    return false;
+  }
 }
 
 export interface ModelSpec {
