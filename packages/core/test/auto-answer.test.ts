@@ -221,6 +221,43 @@ describe('the auto-answer run', () => {
     expect(after.aiAnswerEscalatedReason).toMatch(/^no provider configured/);
   });
 
+  it('a knowledge match needs no provider: the source text is the answer, triaged at its confidence, and the result says why', async () => {
+    const k = await createKnowledge(ctx, { title: 'Refunds', content: 'Refunds take 5 days.', embedding: unitVector(12, 0.99) });
+    const p = await post('How long do refunds take? [axis12]');
+    await runAutoAnswer(withConfig({ OPENAI_API_KEY: undefined }), { trigger: 'schedule' });
+    const after = await reload(p.id);
+    expect(after).toMatchObject({
+      aiAnswerStatus: 'approved',
+      aiAnswer: 'Refunds take 5 days.',
+      aiAnswerSource: 'faq_knowledge',
+      aiAnswerSources: [k.id],
+    });
+    expect(after.aiAnswerConfidence).toBeCloseTo(0.891, 3);
+    expect(fake.calls).toHaveLength(0);
+    const [r] = await ctx.db.select().from(pipelineResults);
+    expect(r?.metadata).toMatchObject({
+      answerFrom: 'source_text',
+      provider: null,
+      providerError: expect.stringMatching(/^no provider configured/),
+    });
+  });
+
+  it('a knowledge match whose provider call fails after its retries keeps the source text, and records the failure', async () => {
+    await createKnowledge(ctx, { title: 'Refunds', content: 'Refunds take 5 days.', embedding: unitVector(13, 0.9) });
+    const p = await post('How long do refunds take? [axis13]');
+    fake.failNext(500, 2); // AI_MAX_RETRIES 1: both attempts fail
+    await runAutoAnswer(ctx, { trigger: 'schedule' });
+    const after = await reload(p.id);
+    expect(after).toMatchObject({ aiAnswerStatus: 'suggested', aiAnswer: 'Refunds take 5 days.', aiAnswerSource: 'faq_knowledge' });
+    expect(fake.calls).toHaveLength(2);
+    const [r] = await ctx.db.select().from(pipelineResults);
+    expect(r?.metadata).toMatchObject({
+      answerFrom: 'source_text',
+      attempts: 2,
+      providerError: expect.stringMatching(/failed after 2 attempts: 500/),
+    });
+  });
+
   it('a knowledge-search failure falls back to generation', async () => {
     embedder.failing = true;
     const p = await post('How do I export my notes?');

@@ -15,8 +15,9 @@ import { CONTEXT_FAQS, GENERATED_CONFIDENCE, KNOWLEDGE_MATCH_MULTIPLIER, KNOWLED
  * AUTO_ANSWER_KNOWLEDGE_MIN_SCORE or above gives confidence = score x 0.9 and an answer grounded in it,
  * source faq_knowledge), else generation with the three most recent approved FAQs of the program as
  * context (confidence 0.62, source ai_generated), sensitive text escalated whatever the confidence,
- * then triage. A knowledge-search failure falls back to generation; no provider or a failed call
- * escalates with the reason; nothing is ever invented.
+ * then triage. A knowledge-search failure falls back to generation; on the generation path no provider
+ * or a failed call escalates with the reason. A knowledge match needs no provider (the spec's step 1):
+ * without one, or when the call fails, its answer is the source's own text. Nothing is ever invented.
  */
 export interface PostInput {
   id: string;
@@ -100,7 +101,12 @@ export async function decidePost(ctx: CoreContext, post: PostInput, opts: Decide
     const sources = grounding.map((h) => h.id);
     let answer = clip(match.content, 4000);
     meta.answerFrom = 'source_text';
-    // Sensitive posts never leave the system; the source's own text is the grounded answer then.
+    // The spec's knowledge step needs no provider: the match gives the confidence, and its own text is
+    // an answer grounded in it, verbatim (nothing invented). A provider, when one is configured, only
+    // writes that answer from the matching sources; without one, or when its call fails after its
+    // retries, the source text stands, triaged at the match's confidence, and the result says why
+    // (providerError). Sensitive posts never leave the system, so they keep the source text as well.
+    if (!sensitiveHit && !choice.configured) meta.providerError = choice.reason;
     if (!sensitiveHit && !opts.dryRun && choice.configured) {
       const r = await generateStructured(ctx, {
         pipeline: 'auto_answer',
