@@ -1,5 +1,5 @@
 import { users } from '@cfaq/db/schema/index';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, gt, isNull, or } from 'drizzle-orm';
 import { writeModerationLog } from '../audit/index.js';
 import type { CoreContext } from '../context.js';
 import { Code, invalidField, notFound, unprocessable } from '../errors/index.js';
@@ -56,7 +56,7 @@ export async function suspendUser(
   return toUserJson(row, now);
 }
 
-/** Lifts a suspension (one conditional UPDATE on status = suspended); 422 when not suspended. */
+/** Lifts a suspension (one conditional UPDATE on a suspension still in force); 422 when not suspended, or its end has passed. */
 export async function unsuspendUser(
   ctx: Pick<CoreContext, 'db' | 'clock'>,
   actor: AdminActor,
@@ -67,7 +67,14 @@ export async function unsuspendUser(
     const [updated] = await tx
       .update(users)
       .set({ status: 'active', suspendedAt: null, suspendedUntil: null, suspendedReason: null, updatedAt: now })
-      .where(and(eq(users.id, params.userId), eq(users.status, 'suspended')))
+      // A suspension whose `until` has passed no longer counts anywhere (isSuspended): not here either.
+      .where(
+        and(
+          eq(users.id, params.userId),
+          eq(users.status, 'suspended'),
+          or(isNull(users.suspendedUntil), gt(users.suspendedUntil, now)),
+        ),
+      )
       .returning(userColumns);
     if (!updated) {
       const [exists] = await tx.select({ id: users.id }).from(users).where(eq(users.id, params.userId)).limit(1);
