@@ -258,6 +258,18 @@ describe('the auto-answer run', () => {
     });
   });
 
+  it('a knowledge match the model says does not answer the question is held for review, not published', async () => {
+    await createKnowledge(ctx, { title: 'Refunds', content: 'Refunds take 5 days.', embedding: unitVector(14, 0.99) });
+    const p = await post('Can I get a refund for a cancelled trip? [axis14]');
+    fake.reply = () => ({ answer: 'The sources do not cover cancelled trips.', answerable: false });
+    await runAutoAnswer(ctx, { trigger: 'schedule' });
+    const after = await reload(p.id);
+    expect(after).toMatchObject({ status: 'open', aiAnswerStatus: 'suggested', aiAnswer: 'Refunds take 5 days.' });
+    const [r] = await ctx.db.select().from(pipelineResults);
+    expect(r).toMatchObject({ verdict: 'suggested', flagged: true });
+    expect(r?.metadata).toMatchObject({ answerFrom: 'source_text', providerNote: expect.stringMatching(/insufficient/) });
+  });
+
   it('a knowledge-search failure falls back to generation', async () => {
     embedder.failing = true;
     const p = await post('How do I export my notes?');

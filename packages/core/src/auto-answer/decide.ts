@@ -126,13 +126,17 @@ export async function decidePost(ctx: CoreContext, post: PostInput, opts: Decide
         if (r.value.answerable && r.value.answer.trim()) {
           answer = r.value.answer.trim();
           meta.answerFrom = 'provider';
-        } else meta.providerNote = 'the model found the sources insufficient; the source text is kept';
+        } else meta.providerNote = 'the model found the sources insufficient; the source text is kept for review';
       } else {
         meta.providerError = r.reason;
         if (r.outcome === 'failed') meta.tokens = r.usage;
       }
     }
-    const verdict = triage(confidence, !!sensitiveHit, opts.thresholds);
+    const triaged = triage(confidence, !!sensitiveHit, opts.thresholds);
+    // The model read the sources and said they do not answer the question: the source text is no
+    // answer to publish on its own, whatever the match scored; an admin decides (suggested at most).
+    const doubted = meta.providerNote !== undefined;
+    const verdict = doubted && triaged === 'approved' ? 'suggested' : triaged;
     return {
       ...base,
       verdict,
@@ -143,9 +147,11 @@ export async function decidePost(ctx: CoreContext, post: PostInput, opts: Decide
       score,
       reason: sensitiveHit
         ? `sensitive topic: ${sensitiveHit.topic}`
-        : verdict === 'approved'
-          ? null
-          : `knowledge match at ${confidence.toFixed(2)} confidence is below the ${verdict === 'suggested' ? 'approve' : 'suggest'} threshold`,
+        : doubted && triaged === 'approved'
+          ? 'the model found the knowledge sources insufficient to answer; held for review'
+          : verdict === 'approved'
+            ? null
+            : `knowledge match at ${confidence.toFixed(2)} confidence is below the ${verdict === 'suggested' ? 'approve' : 'suggest'} threshold`,
       metadata: meta,
     };
   }
