@@ -147,6 +147,89 @@ describe('OAuth connect', () => {
     );
   });
 
+  it("without CONF_REDIRECT_URI the browser lands on this API's callback with no token: the state names the admin", async () => {
+    fake.users.set('zm-carol', { id: 'zm-carol', email: 'carol@provider.test' });
+    const own = await appWith({ CONF_REDIRECT_URI: undefined });
+    try {
+      const carol = await t.signIn('admin');
+      const start = await own.inject({ method: 'GET', url: '/api/conf/auth/connect', headers: carol.headers });
+      expect(start.statusCode).toBe(302);
+      const authorize = new URL(start.headers.location as string);
+      expect(authorize.searchParams.get('redirect_uri')).toBe(`http://localhost:${t.ctx.config.PORT}/api/conf/auth/callback`);
+      // The consent page sends the browser back: a plain navigation, no Authorization header.
+      authorize.searchParams.set('login_as', 'zm-carol');
+      const consent = await fetch(authorize, { redirect: 'manual' });
+      expect(consent.status).toBe(302);
+      const back = new URL(consent.headers.get('location') as string);
+      expect(back.pathname).toBe('/api/conf/auth/callback');
+      const res = await own.inject({ method: 'GET', url: `${back.pathname}${back.search}` });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.headers['cache-control']).toBe('no-store');
+      expect(res.json()).toMatchObject({ connected: true, confUserId: 'zm-carol' });
+      const [row] = await t.ctx.db.select().from(users).where(eq(users.id, carol.id));
+      expect(row?.confConnected).toBe(true);
+      expect(t.ctx.secrets.decrypt(row?.confRefreshToken as string, carol.id)).toBeTruthy();
+      // Still single use, with or without a token.
+      const again = await own.inject({ method: 'GET', url: `${back.pathname}${back.search}` });
+      expect(expectProblem(again, 400, 'INVALID_OAUTH_STATE').detail).toMatch(/already used/);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it("a token sent to the callback must be the state owner's; the owner's state survives a refused one", async () => {
+    fake.users.set('zm-dave', { id: 'zm-dave', email: 'dave@provider.test' });
+    const dave = await t.signIn('admin');
+    const { state } = (
+      await t.app.inject({ method: 'GET', url: '/api/conf/auth/connect?redirect=false', headers: dave.headers })
+    ).json() as { state: string };
+    const code = fake.issueCode('zm-dave', fake.env.CONF_REDIRECT_URI as string);
+    const url = `/api/conf/callback?code=${code}&state=${encodeURIComponent(state)}`;
+    const other = await t.signIn('admin');
+    expect(expectProblem(await t.app.inject({ method: 'GET', url, headers: other.headers }), 400, 'INVALID_OAUTH_STATE').detail).toMatch(
+      /another user/,
+    );
+    // A plain user's token is someone else's too.
+    const plain = await t.signIn('user');
+    expectProblem(await t.app.inject({ method: 'GET', url, headers: plain.headers }), 400, 'INVALID_OAUTH_STATE');
+    const bad = await t.app.inject({ method: 'GET', url, headers: { authorization: 'Bearer not-a-token' } });
+    expectProblem(bad, 401, 'INVALID_TOKEN');
+    expect(bad.headers['cache-control']).toBe('no-store');
+    const grants = fake.grants.authorization_code;
+    // The owner, signed in or not, completes it.
+    const res = await t.app.inject({ method: 'GET', url, headers: dave.headers });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ connected: true, confUserId: 'zm-dave' });
+    expect(fake.grants.authorization_code).toBe(grants + 1);
+  });
+
+  it("the state's user must still be an active admin when the browser comes back", async () => {
+    fake.users.set('zm-erin', { id: 'zm-erin', email: 'erin@provider.test' });
+    const erin = await t.signIn('admin');
+    const begin = async () => {
+      const { state } = (
+        await t.app.inject({ method: 'GET', url: '/api/conf/auth/connect?redirect=false', headers: erin.headers })
+      ).json() as { state: string };
+      const code = fake.issueCode('zm-erin', fake.env.CONF_REDIRECT_URI as string);
+      return `/api/conf/auth/callback?code=${code}&state=${encodeURIComponent(state)}`;
+    };
+    const demoted = await begin();
+    const suspended = await begin();
+    const grants = fake.grants.authorization_code;
+    await t.ctx.db.update(users).set({ role: 'moderator' }).where(eq(users.id, erin.id));
+    expectProblem(await t.app.inject({ method: 'GET', url: demoted }), 403, 'FORBIDDEN');
+    await t.ctx.db.update(users).set({ role: 'admin', status: 'suspended', suspendedAt: new Date() }).where(eq(users.id, erin.id));
+    expectProblem(await t.app.inject({ method: 'GET', url: suspended }), 403, 'ACCOUNT_SUSPENDED');
+    // With the admin's own (now suspended) token it is refused too.
+    expectProblem(await t.app.inject({ method: 'GET', url: suspended, headers: erin.headers }), 401, 'INVALID_TOKEN');
+    expect(fake.grants.authorization_code).toBe(grants);
+    const [row] = await t.ctx.db.select({ connected: users.confConnected }).from(users).where(eq(users.id, erin.id));
+    expect(row?.connected).toBe(false);
+    // Active again: the state is still good.
+    await t.ctx.db.update(users).set({ status: 'active', suspendedAt: null }).where(eq(users.id, erin.id));
+    expect((await t.app.inject({ method: 'GET', url: suspended })).statusCode).toBe(200);
+  });
+
   it('refresh is serialized per user: two callers at once make one refresh call; the rotated refresh token is stored', async () => {
     await t.ctx.db
       .update(users)

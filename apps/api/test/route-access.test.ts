@@ -29,6 +29,9 @@ function expectedAccess(path: string): Access | null | 'unlisted' {
     '/auth/2fa/setup': 'admin',
     '/auth/2fa/enable': 'admin',
     '/conf/public-stats': 'public',
+    // The spec's conf table gives the callback no access rule: the provider's redirect brings the browser without a token.
+    '/conf/auth/callback': 'public',
+    '/conf/callback': 'public',
     '/conf/webhook': 'provider',
     '/reputation/leaderboard': 'public',
     '/reputation/me': 'user',

@@ -1,8 +1,9 @@
 import { confOauthStates, users } from '@cfaq/db/schema/index';
-import { and, eq, gt, isNull, sql } from 'drizzle-orm';
+import { and, eq, gt, isNull, lte, ne, or, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { hmacSha256Hex, randomToken, safeEqual } from '../crypto/tokens.js';
-import { badGateway, badRequest, Code, conflict, notFound } from '../errors/index.js';
+import { badGateway, badRequest, Code, conflict, forbidden, notFound, unauthorized } from '../errors/index.js';
+import { adminTwoFactorRequired, loadPrincipal } from '../identity/principal.js';
 import { isUniqueViolation } from '../shared/db.js';
 import { confAuthorizeUrl, confRedirectUri, exchangeCode, fetchMe, requireConfClient } from './client.js';
 import type { ConfConnection, ConfConnectStart } from './shape.js';
@@ -55,17 +56,43 @@ export async function confConnection(ctx: Pick<CoreContext, 'db'>, userId: strin
 }
 
 /**
- * The callback: the state must carry a valid HMAC, belong to the caller, be unexpired and unused
- * (consumed by one conditional UPDATE, so two callbacks with one state cannot both pass); then the
- * code is exchanged and both tokens are stored AES-256-GCM encrypted with the user id as additional data.
+ * Who called the callback. The provider redirects the browser there, and a browser navigation carries
+ * no bearer token: the state identifies the user. A bearer token that was sent still counts:
+ * - `anonymous`: no Authorization header (the provider's redirect);
+ * - `{ id }`: a token that identifies a user (the SPA calling with its session; CONF_REDIRECT_URI);
+ * - `unrecognised`: a header that identifies no active user (invalid, expired, a suspended account).
  */
-export async function completeConfConnect(ctx: Ctx, userId: string, input: { code: string; state: string }): Promise<ConfConnection> {
+export type ConfCallbackCaller = { id: string } | 'anonymous' | 'unrecognised';
+
+/**
+ * The callback. The state is the credential: its HMAC must verify, and the stored row (written by
+ * `startConfConnect` for the admin who started the flow) names the user, who must still be an active
+ * admin (role, suspension and ADMIN_2FA_REQUIRED read again now). A bearer token, when sent, must be
+ * that user's (a foreign or unrecognised one is refused before the state is consumed, so the owner's
+ * state stays usable). The state is consumed by one conditional UPDATE while unexpired and unused, so
+ * two callbacks with one state cannot both pass; then the code is exchanged and both tokens are stored
+ * AES-256-GCM encrypted with the user id as additional data, by an UPDATE that again requires an active
+ * admin (a demotion or suspension during the provider call stores nothing).
+ */
+export async function completeConfConnect(
+  ctx: Ctx,
+  caller: ConfCallbackCaller,
+  input: { code: string; state: string },
+): Promise<ConfConnection> {
   const [nonce, mac, extra] = input.state.split('.');
   if (!nonce || !mac || extra !== undefined) throw badState('malformed');
   requireConfClient(ctx.config);
   const [row] = await ctx.db.select().from(confOauthStates).where(eq(confOauthStates.nonce, nonce));
   if (!row || !safeEqual(mac, stateMac(ctx, row.userId, nonce))) throw badState('tampered or unknown');
-  if (row.userId !== userId) throw badState('issued to another user');
+  if (caller === 'unrecognised') {
+    throw unauthorized(
+      'The bearer token does not identify an active user: send none, or one of the user who started the connection',
+      Code.INVALID_TOKEN,
+    );
+  }
+  if (caller !== 'anonymous' && row.userId !== caller.id) throw badState('issued to another user');
+  const userId = row.userId;
+  await requireActiveAdmin(ctx, userId);
   const now = ctx.clock.now();
   const [consumed] = await ctx.db
     .update(confOauthStates)
@@ -85,7 +112,7 @@ export async function completeConfConnect(ctx: Ctx, userId: string, input: { cod
     throw badGateway(Code.CONF_PROVIDER_ERROR, `The meeting provider failed: ${e.message}`);
   }
   try {
-    await ctx.db
+    const [stored] = await ctx.db
       .update(users)
       .set({
         confConnected: true,
@@ -97,11 +124,35 @@ export async function completeConfConnect(ctx: Ctx, userId: string, input: { cod
         confConnectedAt: now,
         updatedAt: sql`now()`,
       })
-      .where(eq(users.id, userId));
+      .where(and(eq(users.id, userId), activeAdmin(ctx, now)))
+      .returning({ id: users.id });
+    if (!stored) throw notAdminAnyMore();
   } catch (err) {
     if (isUniqueViolation(err)) throw conflict(Code.CONF_ACCOUNT_IN_USE, 'This provider account is connected to another user');
     throw err;
   }
   ctx.log.info({ userId, confUserId: me.id }, '[conf] account connected');
   return confConnection(ctx, userId);
+}
+
+const notAdminAnyMore = () => forbidden('The user who started this connection is no longer an admin', Code.FORBIDDEN);
+
+/** The user who started the flow, as the admin routes would admit them now (auth plugin's rule). */
+async function requireActiveAdmin(ctx: Ctx, userId: string): Promise<void> {
+  const principal = await loadPrincipal(ctx, userId);
+  if (!principal) throw badState('tampered or unknown');
+  if (principal.suspended) throw forbidden('The account that started this connection is suspended', Code.ACCOUNT_SUSPENDED);
+  if (principal.role !== 'admin') throw notAdminAnyMore();
+  if (adminTwoFactorRequired(ctx.config) && !principal.totpEnabled) {
+    throw forbidden('The admin who started this connection has no two-factor authentication enabled', Code.ADMIN_2FA_REQUIRED);
+  }
+}
+
+/** The same rule as a condition on the users row, for the write that follows the provider call. */
+function activeAdmin(ctx: Ctx, now: Date) {
+  return and(
+    eq(users.role, 'admin'),
+    or(ne(users.status, 'suspended'), lte(users.suspendedUntil, now)),
+    adminTwoFactorRequired(ctx.config) ? eq(users.totpEnabled, true) : undefined,
+  );
 }

@@ -21,7 +21,7 @@ import {
 import multipart from '@fastify/multipart';
 import { Type as T } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { signedIn } from '../../lib/actor.js';
+import { actorOf, signedIn } from '../../lib/actor.js';
 import { problemResponses } from '../../lib/problem.js';
 import { BatchQuery, IdParams, listOf } from '../../lib/schemas.js';
 import type { RoutePlugin } from '../../lib/types.js';
@@ -64,8 +64,9 @@ function checkBody<S extends Parameters<typeof Value.Check>[0]>(schema: S, value
 
 /**
  * The meeting-provider integration. Every route is admin-only (the spec: protect + authorize(admin))
- * except GET /conf/public-stats (public) and POST /conf/webhook (authenticated by the provider's
- * signature instead of a token).
+ * except GET /conf/public-stats (public), the OAuth callback (public: the provider's redirect brings
+ * the browser without a token, and the OAuth state names the admin) and POST /conf/webhook
+ * (authenticated by the provider's signature instead of a token).
  */
 export const confRoutes: RoutePlugin = async (app) => {
   const { ctx } = app;
@@ -100,18 +101,22 @@ export const confRoutes: RoutePlugin = async (app) => {
     app.get(
       url,
       {
-        config: { access: 'admin' },
+        // The provider redirects the browser here, and a navigation carries no bearer token: the
+        // server-side state names the user (see completeConfConnect).
+        config: { access: 'public' },
         onRequest: app.identityLimit,
         schema: {
           tags,
           summary: 'Completes OAuth: checks the state, exchanges the code, stores both tokens encrypted',
           description:
-            "CONF_REDIRECT_URI points the provider at the SPA, which calls this route with code and state and its bearer token. An expired, tampered, reused or foreign (another user's) state is 400 INVALID_OAUTH_STATE. A provider account already connected to another user is 409.",
+            "Where the provider sends the browser back (the redirect_uri of GET /conf/auth/connect unless CONF_REDIRECT_URI points it elsewhere, for instance at an SPA page that calls this route with the same code and state). No bearer token is needed: the state, HMAC-bound to the admin who started the flow, stored for 10 minutes and usable once, names the user, who must still be an active admin (403 FORBIDDEN, ACCOUNT_SUSPENDED or ADMIN_2FA_REQUIRED otherwise). A bearer token, when sent, must be that user's: another user's is 400 INVALID_OAUTH_STATE, one that identifies no active user 401 INVALID_TOKEN, and either leaves the state usable. An expired, tampered or reused state is 400 INVALID_OAUTH_STATE. A provider account already connected to another user is 409. Answers the connection as JSON, never cached (no-store).",
+          security: [{}, { bearerAuth: [] }],
           querystring: CallbackQuery,
-          response: { 200: Connection, ...problemResponses(409, 422, 502) },
+          response: { 200: Connection, ...problemResponses(401, 403, 409, 422, 502) },
         },
       },
-      async (request) => completeConfConnect(ctx, signedIn(request).id, request.query),
+      async (request) =>
+        completeConfConnect(ctx, actorOf(request) ?? (request.headers.authorization ? 'unrecognised' : 'anonymous'), request.query),
     );
   }
 
