@@ -1,5 +1,7 @@
-import { confProcessMeetingJob } from '@cfaq/core';
+import { confProcessMeetingJob, deletePost, processUpvotes } from '@cfaq/core';
+import { documentInsights } from '@cfaq/db/schema/index';
 import { type FakeAiServer, startFakeOpenAI } from '@cfaq/testkit';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectProblem, GENEROUS_LIMITS, type TestApp } from './helpers.js';
 
@@ -256,5 +258,153 @@ describe('knowledge routes', () => {
     expect((await insights()).map((i) => [i.id, i.status])).toEqual([[first?.id, 'approved']]);
     const meeting = await t.app.inject({ method: 'GET', url: `/api/conf/meetings/${meetingId}`, headers: admin.headers });
     expect(meeting.json()).toMatchObject({ status: 'completed', insightCount: 1 });
+  });
+});
+
+describe('knowledge made from community answers', () => {
+  /** A post whose accepted answer has 3 upvotes, turned into knowledge by process-upvotes. */
+  async function answeredPostKnowledge(title: string, answer: string) {
+    const { author, postId, commentId } = await answeredPost(title, answer);
+    const made = await t.app.inject({ method: 'POST', url: '/api/knowledge/process-upvotes', headers: admin.headers });
+    expect(made.statusCode, made.body).toBe(200);
+    const item = (made.json() as { items: { id: string; sourceRef: string; status: string }[] }).items.find(
+      (i) => i.sourceRef === commentId,
+    );
+    expect(item).toMatchObject({ status: 'approved' });
+    return { author, postId, commentId, itemId: item?.id as string };
+  }
+  /** A post whose accepted answer has 3 upvotes. */
+  async function answeredPost(title: string, answer: string) {
+    const author = await t.signIn('user');
+    const answerer = await t.signIn('user');
+    const post = await t.app.inject({
+      method: 'POST',
+      url: '/api/community/posts',
+      headers: author.headers,
+      payload: { title, body: `${title} I could not find it anywhere on the site.` },
+    });
+    expect(post.statusCode, post.body).toBe(201);
+    const postId = post.json().id as string;
+    const comment = await t.app.inject({
+      method: 'POST',
+      url: `/api/community/posts/${postId}/comments`,
+      headers: answerer.headers,
+      payload: { body: answer },
+    });
+    expect(comment.statusCode, comment.body).toBe(201);
+    const commentId = comment.json().id as string;
+    for (let i = 0; i < 3; i++) {
+      const voter = await t.signIn('user');
+      const vote = await t.app.inject({
+        method: 'PUT',
+        url: `/api/community/posts/${postId}/comments/${commentId}/upvote`,
+        headers: voter.headers,
+      });
+      expect(vote.statusCode, vote.body).toBe(200);
+    }
+    const accept = await t.app.inject({
+      method: 'PUT',
+      url: `/api/community/posts/${postId}/comments/${commentId}/accept`,
+      headers: author.headers,
+    });
+    expect(accept.statusCode, accept.body).toBe(200);
+    return { author, postId, commentId };
+  }
+  const publicSearch = async (query: string) => {
+    const res = await t.app.inject({ method: 'POST', url: '/api/search', payload: { query } });
+    expect(res.statusCode, res.body).toBe(200);
+    return (res.json() as { results: { id: string; source: string; snippet: string }[] }).results;
+  };
+  const knowledgeSearch = async (q: string) => {
+    const res = await t.app.inject({ method: 'GET', url: `/api/knowledge/search?q=${encodeURIComponent(q)}`, headers: admin.headers });
+    expect(res.statusCode, res.body).toBe(200);
+    return (res.json() as { results: { id: string }[] }).results.map((r) => r.id);
+  };
+  const chatSources = async (q: string) => {
+    // The model cites every item it is given: whatever reaches the chat's context shows up as a source.
+    ai.reply = (call) => {
+      const ids = [...call.prompt.matchAll(/\[([0-9a-f-]{36})\]/g)].map((m) => m[1] as string);
+      return ids.length > 0
+        ? { answerable: true, answer: 'From the knowledge base.', sourceIds: ids }
+        : { answerable: false, answer: '', sourceIds: [] };
+    };
+    const res = await t.app.inject({ method: 'GET', url: `/api/knowledge/chat?q=${encodeURIComponent(q)}`, headers: admin.headers });
+    expect(res.statusCode, res.body).toBe(200);
+    return (res.json() as { sources: { id: string }[] }).sources.map((s) => s.id);
+  };
+
+  it('a deleted post takes its knowledge out of every search and the chat; it is listed rejected and not made again', async () => {
+    const query = 'how do I book a tuba practice room';
+    const { author, postId, itemId } = await answeredPostKnowledge(
+      'How do I book a tuba practice room?',
+      'Tuba practice rooms are booked at the music office desk with your student card, two hours a day at most.',
+    );
+    const before = await publicSearch(query);
+    expect(before.find((r) => r.id === itemId)).toMatchObject({ source: 'document_insight' });
+    expect(await knowledgeSearch(query)).toContain(itemId);
+    expect(await chatSources(query)).toContain(itemId);
+
+    const del = await t.app.inject({ method: 'DELETE', url: `/api/community/posts/${postId}`, headers: author.headers });
+    expect(del.statusCode).toBe(204);
+    // The same query again: the cached answer went with the write.
+    const after = await publicSearch(query);
+    expect(after.map((r) => r.id)).not.toContain(itemId);
+    expect(after.map((r) => r.id)).not.toContain(postId);
+    expect(after.some((r) => r.snippet.includes('music office desk'))).toBe(false);
+    expect(await knowledgeSearch(query)).not.toContain(itemId);
+    expect(await chatSources(query)).not.toContain(itemId);
+
+    const listed = await t.app.inject({ method: 'GET', url: '/api/knowledge?status=rejected&limit=100', headers: admin.headers });
+    expect((listed.json() as { items: { id: string }[] }).items.map((i) => i.id)).toContain(itemId);
+    const again = await t.app.inject({ method: 'POST', url: '/api/knowledge/process-upvotes', headers: admin.headers });
+    expect(again.json()).toMatchObject({ created: 0 });
+    expectProblem(
+      await t.app.inject({ method: 'PUT', url: `/api/knowledge/${itemId}/approve`, headers: admin.headers }),
+      422,
+      'KNOWLEDGE_SOURCE_DELETED',
+    );
+    expect(await knowledgeSearch(query)).not.toContain(itemId);
+  });
+
+  it('a moderator deleting the post withdraws it too; knowledge of live posts stays and can be re-approved', async () => {
+    const gone = await answeredPostKnowledge(
+      'Where do I return a borrowed oboe?',
+      'Borrowed oboes go back to the instrument cupboard next to the music office, signed in the ledger.',
+    );
+    const kept = await answeredPostKnowledge(
+      'Where do I collect a rented cello?',
+      'Rented cellos are collected from the basement store room on Mondays after ten.',
+    );
+    const moderator = await t.signIn('moderator');
+    expect(
+      (await t.app.inject({ method: 'DELETE', url: `/api/community/posts/${gone.postId}`, headers: moderator.headers })).statusCode,
+    ).toBe(204);
+    expect(await knowledgeSearch('where do I return a borrowed oboe')).not.toContain(gone.itemId);
+    expect(await knowledgeSearch('where do I collect a rented cello')).toContain(kept.itemId);
+    // A live post's item still moves freely between rejected and approved.
+    expect((await t.app.inject({ method: 'PUT', url: `/api/knowledge/${kept.itemId}/reject`, headers: admin.headers })).statusCode).toBe(
+      200,
+    );
+    const back = await t.app.inject({ method: 'PUT', url: `/api/knowledge/${kept.itemId}/approve`, headers: admin.headers });
+    expect(back.json()).toMatchObject({ status: 'approved' });
+  });
+
+  it('a post deleted while process-upvotes computes its embeddings gets no knowledge', async () => {
+    const { author, postId, commentId } = await answeredPost(
+      'Where is the harp tuning key kept?',
+      'The harp tuning key hangs on the hook inside the percussion store, behind the timpani.',
+    );
+    // The delete lands between the read of the candidates and the write of the rows.
+    const embedder = Object.create(t.ctx.embedder) as typeof t.ctx.embedder;
+    let deleted = false;
+    embedder.embed = async (texts) => {
+      if (!deleted) await deletePost(t.ctx, { id: author.id, role: 'user' }, postId);
+      deleted = true;
+      return t.ctx.embedder.embed(texts);
+    };
+    const made = await processUpvotes({ ...t.ctx, embedder }, {});
+    expect(made.items.map((i) => i.sourceRef)).not.toContain(commentId);
+    const rows = await t.ctx.db.select().from(documentInsights).where(eq(documentInsights.sourceRef, commentId));
+    expect(rows).toEqual([]);
   });
 });

@@ -3,6 +3,7 @@ import { and, count, desc, eq, inArray } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { embedRowJob } from '../embeddings/embed-row-job.js';
 import { Code, forbidden, notFound, unprocessable } from '../errors/index.js';
+import { withdrawPostKnowledge } from '../knowledge/withdraw.js';
 import { notify } from '../notifications/index.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import { type Actor, isStaff } from '../shared/db.js';
@@ -100,13 +101,18 @@ export async function updatePost(
   return getPost(ctx, actor, id);
 }
 
-/** Soft delete by the author or staff; the author is notified (post_deleted) when someone else deleted it. */
+/**
+ * Soft delete by the author or staff; the author is notified (post_deleted) when someone else deleted
+ * it. Knowledge made from the post's answers (process-upvotes) is withdrawn in the same transaction
+ * (knowledge/withdraw.ts).
+ */
 export async function deletePost(ctx: Ctx, actor: Actor, id: string): Promise<void> {
   await ctx.db.transaction(async (tx) => {
     const post = await visiblePost(tx, actor, id, { forUpdate: true });
     if (!canManagePost(actor, post)) throw forbidden('Only the author or a moderator can delete this post', Code.NOT_POST_OWNER);
     const now = ctx.clock.now();
     await tx.update(communityPosts).set({ deletedAt: now, updatedAt: now }).where(eq(communityPosts.id, id));
+    await withdrawPostKnowledge(tx, id, actor.id, now);
     if (post.authorId && post.authorId !== actor.id) {
       await notify(tx, {
         userId: post.authorId,

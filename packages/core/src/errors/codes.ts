@@ -109,6 +109,7 @@ export const ERROR_CODES = {
   INSIGHT_NOT_APPROVED: { status: 422, title: 'Only an approved insight can be converted' },
   KNOWLEDGE_PROMOTED: { status: 422, title: 'A promoted knowledge item no longer changes state' },
   KNOWLEDGE_REJECTED: { status: 422, title: 'Approve the knowledge item before promoting it' },
+  KNOWLEDGE_SOURCE_DELETED: { status: 422, title: 'The community post or comment the knowledge item came from was deleted' },
   FAQ_OTHER_PROGRAM: { status: 422, title: 'The FAQ belongs to another program' },
   FAQ_NOT_PUBLISHED: { status: 422, title: 'The FAQ is a draft: it answers nobody yet' },
   EMPTY_DOCUMENT: { status: 422, title: 'The document has no text' },

@@ -1,6 +1,6 @@
 import { comments, communityPosts, documentInsights, transcriptKnowledge } from '@cfaq/db/schema/index';
 import { type Static, Type as T } from '@sinclair/typebox';
-import { and, eq, gte, isNull, sql } from 'drizzle-orm';
+import { and, eq, gte, inArray, isNull, sql } from 'drizzle-orm';
 import { generateStructured } from '../ai/generate.js';
 import { chunkTranscript } from '../conf/knowledge-store.js';
 import type { CoreContext } from '../context.js';
@@ -24,6 +24,7 @@ import type {
   PromoteKnowledge,
   UpvoteKnowledge,
 } from './shape.js';
+import { COMMUNITY_KNOWLEDGE_SOURCE, communitySourceLive } from './withdraw.js';
 
 const UNION = sql`(
   select id, 'transcript' as type, title, content, status::text as status, batch_id, meeting_id, 'transcript' as source_type,
@@ -120,8 +121,10 @@ export async function searchKnowledgeItems(
 
 /**
  * PUT /knowledge/:id/approve and /reject. Approve: pending_review or rejected -> approved (it joins
- * the knowledge base the searches read). Reject: pending_review or approved -> rejected (it leaves
- * the searches). A promoted item no longer changes (422).
+ * the knowledge base the searches read); an item made from a community answer whose post or comment
+ * was deleted stays out (422 KNOWLEDGE_SOURCE_DELETED; the check locks the post against a delete
+ * racing it). Reject: pending_review or approved -> rejected (it leaves the searches). A promoted item
+ * no longer changes (422).
  */
 export async function setKnowledgeStatus(
   ctx: Pick<CoreContext, 'db' | 'clock'>,
@@ -133,10 +136,17 @@ export async function setKnowledgeStatus(
   if (item.status === 'promoted') throw unprocessable(Code.KNOWLEDGE_PROMOTED, 'A promoted item no longer changes state');
   const table = item.type === 'transcript' ? transcriptKnowledge : documentInsights;
   const now = ctx.clock.now();
-  await ctx.db
-    .update(table)
-    .set({ status: to, reviewedBy: actor.id, reviewedAt: now, updatedAt: now })
-    .where(and(eq(table.id, id), sql`${table.status} <> 'promoted'`));
+  await ctx.db.transaction(async (tx) => {
+    if (to === 'approved' && item.type === 'document' && item.sourceType === COMMUNITY_KNOWLEDGE_SOURCE) {
+      if (!item.sourceRef || !(await communitySourceLive(tx, item.sourceRef))) {
+        throw unprocessable(Code.KNOWLEDGE_SOURCE_DELETED, 'The community post or answer this item came from was deleted');
+      }
+    }
+    await tx
+      .update(table)
+      .set({ status: to, reviewedBy: actor.id, reviewedAt: now, updatedAt: now })
+      .where(and(eq(table.id, id), sql`${table.status} <> 'promoted'`));
+  });
   return findItem(ctx, id);
 }
 
@@ -244,7 +254,10 @@ export const UPVOTE_KNOWLEDGE_THRESHOLD = 3;
 /**
  * POST /knowledge/process-upvotes: every accepted (or verified) comment with at least 3 upvotes on a
  * live post becomes an approved DocumentInsight (source community_post, sourceRef the comment id;
- * once per comment), embedded inline.
+ * once per comment: a row withdrawn when its post was deleted still counts), embedded inline. The
+ * rows are written in a transaction that locks their posts (FOR SHARE) and keeps only the comments
+ * whose post and comment are still live, so a post deleted while the embeddings were computed gets
+ * no knowledge after its delete withdrew what it had.
  */
 export async function processUpvotes(
   ctx: Pick<CoreContext, 'db' | 'embedder' | 'pool'>,
@@ -252,7 +265,13 @@ export async function processUpvotes(
 ): Promise<UpvoteKnowledge> {
   const min = opts.minUpvotes ?? UPVOTE_KNOWLEDGE_THRESHOLD;
   const rows = await ctx.db
-    .select({ commentId: comments.id, body: comments.body, title: communityPosts.title, batchId: communityPosts.batchId })
+    .select({
+      commentId: comments.id,
+      postId: communityPosts.id,
+      body: comments.body,
+      title: communityPosts.title,
+      batchId: communityPosts.batchId,
+    })
     .from(comments)
     .innerJoin(communityPosts, eq(comments.postId, communityPosts.id))
     .where(
@@ -262,7 +281,7 @@ export async function processUpvotes(
         isNull(comments.deletedAt),
         isNull(communityPosts.deletedAt),
         opts.batchId ? eq(communityPosts.batchId, opts.batchId) : undefined,
-        sql`not exists (select 1 from document_insights d where d.source_type = 'community_post' and d.source_ref = ${comments.id}::text)`,
+        sql`not exists (select 1 from document_insights d where d.source_type = ${COMMUNITY_KNOWLEDGE_SOURCE} and d.source_ref = ${comments.id}::text)`,
       ),
     )
     .limit(200);
@@ -280,23 +299,49 @@ export async function processUpvotes(
     for (const [n, i] of at.entries()) proposals[i] = found[n] ?? null;
   }
   const now = new Date();
-  const ids = await ctx.db
-    .insert(documentInsights)
-    .values(
-      rows.map((r, i) => ({
-        ...proposalColumns(proposals[i] ?? null),
-        batchId: r.batchId,
-        title: r.title,
-        content: r.body,
-        sourceType: 'community_post',
-        sourceRef: r.commentId,
-        status: 'approved' as const,
-        embedding: vectors[i] as number[],
-        embeddedAt: now,
-        embeddingModel: ctx.embedder.model,
-      })),
-    )
-    .returning({ id: documentInsights.id });
+  const ids = await ctx.db.transaction(async (tx) => {
+    const postIds = [...new Set(rows.map((r) => r.postId))].sort();
+    const livePosts = await tx
+      .select({ id: communityPosts.id })
+      .from(communityPosts)
+      .where(and(inArray(communityPosts.id, postIds), isNull(communityPosts.deletedAt)))
+      .orderBy(communityPosts.id)
+      .for('share');
+    const liveComments = await tx
+      .select({ id: comments.id })
+      .from(comments)
+      .where(
+        and(
+          inArray(
+            comments.id,
+            rows.map((r) => r.commentId),
+          ),
+          isNull(comments.deletedAt),
+        ),
+      );
+    const posts = new Set(livePosts.map((p) => p.id));
+    const live = new Set(liveComments.map((c) => c.id));
+    const values = rows.flatMap((r, i) =>
+      posts.has(r.postId) && live.has(r.commentId)
+        ? [
+            {
+              ...proposalColumns(proposals[i] ?? null),
+              batchId: r.batchId,
+              title: r.title,
+              content: r.body,
+              sourceType: COMMUNITY_KNOWLEDGE_SOURCE,
+              sourceRef: r.commentId,
+              status: 'approved' as const,
+              embedding: vectors[i] as number[],
+              embeddedAt: now,
+              embeddingModel: ctx.embedder.model,
+            },
+          ]
+        : [],
+    );
+    if (values.length === 0) return [];
+    return tx.insert(documentInsights).values(values).returning({ id: documentInsights.id });
+  });
   return { created: ids.length, items: await Promise.all(ids.map((r) => findItem(ctx, r.id))) };
 }
 

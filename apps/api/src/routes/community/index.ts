@@ -99,7 +99,7 @@ export const communityRoutes: RoutePlugin = async (app) => {
       config: { access: 'user' },
       schema: {
         tags,
-        summary: 'Delete a post (soft; author or staff)',
+        summary: 'Delete a post (soft; author or staff); knowledge made from its answers is withdrawn (rejected) with it',
         params: IdParams,
         response: { 204: { type: 'null' }, ...problemResponses(404) },
       },

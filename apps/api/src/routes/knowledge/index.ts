@@ -114,7 +114,7 @@ export const knowledgeRoutes: RoutePlugin = async (app) => {
           tags,
           summary:
             action === 'approve'
-              ? 'Approve: pending_review or rejected -> approved (searchable); a promoted item is 422'
+              ? 'Approve: pending_review or rejected -> approved (searchable); a promoted item is 422, and so is one made from a community answer whose post was deleted (KNOWLEDGE_SOURCE_DELETED)'
               : 'Reject: pending_review or approved -> rejected (leaves the searches); a promoted item is 422',
           params: IdParams,
           response: { 200: Item, ...problemResponses(404, 422) },
@@ -162,7 +162,8 @@ export const knowledgeRoutes: RoutePlugin = async (app) => {
       config: { access: 'admin' },
       schema: {
         tags,
-        summary: 'Accepted or verified community answers with at least 3 upvotes become approved knowledge (once each)',
+        summary:
+          'Accepted or verified community answers with at least 3 upvotes on a live post become approved knowledge (once each: knowledge withdrawn when its post was deleted is not made again)',
         querystring: T.Object({ minUpvotes: T.Optional(T.Integer({ minimum: 1, maximum: 10_000 })), batchId: T.Optional(Uuid) }),
         response: { 200: UpvoteKnowledgeShape, ...problemResponses(503) },
       },
