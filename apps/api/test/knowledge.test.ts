@@ -1,4 +1,4 @@
-import { confProcessMeetingJob, deletePost, processUpvotes } from '@cfaq/core';
+import { confExtractInsightsJob, confProcessMeetingJob, deletePost, type MemoryJobQueue, processUpvotes } from '@cfaq/core';
 import { documentInsights } from '@cfaq/db/schema/index';
 import { type FakeAiServer, startFakeOpenAI } from '@cfaq/testkit';
 import { eq } from 'drizzle-orm';
@@ -406,5 +406,105 @@ describe('knowledge made from community answers', () => {
     expect(made.items.map((i) => i.sourceRef)).not.toContain(commentId);
     const rows = await t.ctx.db.select().from(documentInsights).where(eq(documentInsights.sourceRef, commentId));
     expect(rows).toEqual([]);
+  });
+});
+
+describe('path A when the AI call fails', () => {
+  const sent = () => (t.jobs as MemoryJobQueue).sent;
+  const failAiCall = () => ai.failNext(500, t.ctx.config.AI_MAX_RETRIES + 1);
+  const answering = () => {
+    ai.reply = (call) =>
+      call.prompt.includes('numbered lines')
+        ? { insights: [{ question: 'When does the pottery studio open?', answer: 'At nine on weekdays.', segment: 0 }] }
+        : { answerable: false, answer: '', sourceIds: [] };
+  };
+  const upload = async (topic: string) => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/conf/upload-transcript',
+      headers: admin.headers,
+      payload: { source: 'manual_raw', topic, rawText: 'Host: The pottery studio opens at nine on weekdays and at ten on Saturdays.' },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    return res.json() as { meetingId: string; insightCount: number; insightsStatus: string; insightsError: string | null };
+  };
+  const meeting = async (id: string) =>
+    (await t.app.inject({ method: 'GET', url: `/api/conf/meetings/${id}`, headers: admin.headers })).json() as {
+      status: string;
+      insightCount: number;
+      insightsStatus: string | null;
+      insightsError: string | null;
+      error: string | null;
+    };
+  const insights = async (meetingId: string) =>
+    (
+      (
+        await t.app.inject({ method: 'GET', url: `/api/conf/insights?meetingId=${meetingId}&limit=100`, headers: admin.headers })
+      ).json() as {
+        items: { id: string; question: string }[];
+      }
+    ).items;
+  const runRetry = (meetingId: string, retryCount: number) =>
+    confExtractInsightsJob.handler(t.ctx, { meetingId }, { id: 'retry', retryCount } as never);
+
+  it('the meeting says so (retrying, with the reason), and the queued extract-insights job runs path A again, once', async () => {
+    const before = sent().length;
+    failAiCall();
+    const up = await upload('Pottery studio');
+    expect(up).toMatchObject({ insightCount: 0, insightsStatus: 'retrying', insightsError: expect.stringMatching(/500/) });
+    const { meetingId } = up;
+    expect(await meeting(meetingId)).toMatchObject({
+      status: 'completed',
+      insightCount: 0,
+      error: null,
+      insightsStatus: 'retrying',
+      insightsError: expect.stringMatching(/500/),
+    });
+    expect(sent().slice(before)).toEqual([{ name: 'conf.extract-insights', payload: { meetingId } }]);
+    // The list shows it too.
+    const list = (await t.app.inject({ method: 'GET', url: '/api/conf/meetings?limit=100', headers: admin.headers })).json() as {
+      items: { id: string; insightsStatus: string | null }[];
+    };
+    expect(list.items.find((m) => m.id === meetingId)?.insightsStatus).toBe('retrying');
+
+    // The job's first run fails too: it throws for pg-boss's retry, the meeting still retrying.
+    failAiCall();
+    await expect(runRetry(meetingId, 0)).rejects.toThrow(/failed again/);
+    expect((await meeting(meetingId)).insightsStatus).toBe('retrying');
+    // The next run gets an answer: the insights are written and counted.
+    answering();
+    expect(await runRetry(meetingId, 1)).toMatchObject({ status: 'extracted', insightCount: 1 });
+    expect(await meeting(meetingId)).toMatchObject({ insightCount: 1, insightsStatus: 'extracted', insightsError: null });
+    expect((await insights(meetingId)).map((i) => i.question)).toEqual(['When does the pottery studio open?']);
+    // A second delivery of the job changes nothing (no second set of insights, no AI call).
+    const calls = ai.calls.length;
+    expect(await runRetry(meetingId, 0)).toMatchObject({ status: 'skipped' });
+    expect(ai.calls.length).toBe(calls);
+    expect(await insights(meetingId)).toHaveLength(1);
+  });
+
+  it('the last failed retry leaves it failed with the reason; re-processing the meeting tries again', async () => {
+    failAiCall();
+    const { meetingId } = await upload('Pottery studio, again');
+    failAiCall();
+    expect(await runRetry(meetingId, 3)).toMatchObject({ status: 'failed', reason: expect.stringMatching(/500/) });
+    expect(await meeting(meetingId)).toMatchObject({
+      status: 'completed',
+      insightsStatus: 'failed',
+      insightsError: expect.stringMatching(/500/),
+    });
+    // The retry job no longer applies.
+    expect(await runRetry(meetingId, 0)).toMatchObject({ status: 'skipped' });
+    answering();
+    const queued = await t.app.inject({ method: 'POST', url: `/api/conf/meetings/${meetingId}/transcript`, headers: admin.headers });
+    expect(queued.statusCode).toBe(202);
+    expect((await meeting(meetingId)).insightsStatus).toBeNull();
+    await confProcessMeetingJob.handler(t.ctx, { meetingId }, { id: 'test', retryCount: 0 } as never);
+    expect(await meeting(meetingId)).toMatchObject({
+      status: 'completed',
+      insightCount: 1,
+      insightsStatus: 'extracted',
+      insightsError: null,
+    });
   });
 });

@@ -3,20 +3,32 @@ import {
   autoAnswerJob,
   BossJobQueue,
   type CoreContext,
+  confExtractInsightsJob,
   confProcessMeetingJob,
   createFaq,
   createPost,
   embedRowJob,
   ensureQueues,
+  getMeeting,
   JOBS,
   type JobQueue,
   reprocessMeeting,
   triggerAutoAnswer,
   updateFaq,
   updatePost,
+  uploadTranscript,
 } from '@cfaq/core';
 import { adminLogs, communityPosts, confMeetings, faqs } from '@cfaq/db/schema/index';
-import { createTestContext, createUser, settled, startTestBoss, type TestContext, watchJobs } from '@cfaq/testkit';
+import {
+  createTestContext,
+  createUser,
+  type FakeAiServer,
+  settled,
+  startFakeOpenAI,
+  startTestBoss,
+  type TestContext,
+  watchJobs,
+} from '@cfaq/testkit';
 import { eq } from 'drizzle-orm';
 import type { PgBoss } from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,6 +37,7 @@ import { startWorker, type Worker } from '../src/worker.js';
 // DESIGN.md section 4: a job is enqueued in the same transaction as the write that causes it, so a
 // rolled-back write never leaves a job behind. Checked here for every producer that writes and sends.
 let t: TestContext;
+let ai: FakeAiServer;
 let boss: PgBoss;
 let worker: Worker;
 let ctx: CoreContext;
@@ -34,7 +47,10 @@ let author: Actor;
 const sends: { name: string; inTx: boolean; id: string | null }[] = [];
 
 beforeAll(async () => {
-  t = await createTestContext();
+  ai = await startFakeOpenAI();
+  t = await createTestContext({
+    env: { OPENAI_API_KEY: ai.apiKey, OPENAI_BASE_URL: ai.baseUrl, AI_MAX_RETRIES: '0', AI_RETRY_BASE_MS: '1', AI_TIMEOUT_MS: '5000' },
+  });
   boss = await startTestBoss(t.url);
   await ensureQueues(boss, JOBS);
   const real = new BossJobQueue(boss);
@@ -48,13 +64,14 @@ beforeAll(async () => {
   ctx = { ...t.ctx, jobs: recording };
   admin = { id: (await createUser(t.ctx, { role: 'admin' })).id, role: 'admin' };
   author = { id: (await createUser(t.ctx)).id, role: 'user' };
-  watchJobs(boss, [embedRowJob]);
-  worker = await startWorker(ctx, boss, [embedRowJob]);
+  watchJobs(boss, [embedRowJob, confExtractInsightsJob]);
+  worker = await startWorker(ctx, boss, [embedRowJob, confExtractInsightsJob]);
 });
 afterAll(async () => {
   await worker?.stop(2000);
   await boss?.stop({ graceful: false, close: true });
   await t?.close();
+  await ai?.close();
 });
 
 const lastSend = () => sends.at(-1) as { name: string; inTx: boolean; id: string };
@@ -116,5 +133,22 @@ describe('enqueue in the transaction of the write', () => {
     const [log] = await t.ctx.db.select().from(adminLogs).where(eq(adminLogs.action, 'auto_answer.run_queued'));
     expect(log).toMatchObject({ actorId: admin.id, targetId: lastSend().id });
     expect(r).toMatchObject({ queued: true, jobId: lastSend().id, all: true });
+  });
+
+  it('a meeting whose insight extraction failed: conf.extract-insights commits with the completed meeting, and the worker extracts', async () => {
+    ai.failNext(500);
+    ai.reply = (call) =>
+      call.prompt.includes('numbered lines')
+        ? { insights: [{ question: 'When does the bike shed open?', answer: 'At seven every morning.', segment: 0 }] }
+        : {};
+    const up = await uploadTranscript(ctx, admin, {
+      source: 'manual_raw',
+      topic: 'Bike shed',
+      content: 'Host: The bike shed behind the library opens at seven every morning.',
+    });
+    expect(up).toMatchObject({ status: 'completed', insightsStatus: 'retrying' });
+    expect(lastSend()).toMatchObject({ name: confExtractInsightsJob.name, inTx: true });
+    expect((await settled(boss, confExtractInsightsJob, lastSend().id)).state).toBe('completed');
+    expect(await getMeeting(ctx, up.meetingId)).toMatchObject({ insightCount: 1, insightsStatus: 'extracted', insightsError: null });
   });
 });

@@ -1,14 +1,16 @@
-import { confInsights } from '@cfaq/db/schema/index';
+import { confInsights, confMeetings } from '@cfaq/db/schema/index';
 import { type Static, Type as T } from '@sinclair/typebox';
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import { generateStructured } from '../ai/generate.js';
 import type { CoreContext } from '../context.js';
-import { type FaqProposal, proposalColumns } from '../knowledge/faq-match.js';
+import { type FaqProposal, proposalColumns, proposeFaqUpdates } from '../knowledge/faq-match.js';
 import { questionKey } from '../search/duplicate-rule.js';
 import type { Tx } from '../shared/db.js';
 import { logPipelineStep } from '../shared/pipeline-log.js';
-import { clockTime } from './knowledge-store.js';
+import { clockTime, storedSegments } from './knowledge-store.js';
+import type { InsightsStatus } from './shape.js';
 import type { ParsedTranscript } from './transcript.js';
+import { segmentsToText } from './vtt.js';
 
 /** At most this many insights per meeting. */
 export const MAX_INSIGHTS = 20;
@@ -44,6 +46,38 @@ export interface Extraction {
   outcome: 'extracted' | 'no_provider' | 'failed';
   reason?: string;
 }
+
+/**
+ * What the meeting's payload keeps of its last extraction (`payload.insights`): the outcome, the
+ * reason when there are no insights, and `retrying` while a conf.extract-insights job is queued.
+ */
+export interface InsightsRecord {
+  outcome: Extraction['outcome'];
+  reason?: string;
+  retrying?: boolean;
+}
+
+export const insightsRecord = (e: Pick<Extraction, 'outcome' | 'reason'>, retrying = false): InsightsRecord => ({
+  outcome: e.outcome,
+  ...(e.reason ? { reason: e.reason.slice(0, 1000) } : {}),
+  ...(retrying ? { retrying: true } : {}),
+});
+
+/** The record as the meeting's read shows it (`insightsStatus`, `insightsError`); null when there is none. */
+export function insightsView(record: InsightsRecord | null | undefined): {
+  insightsStatus: InsightsStatus | null;
+  insightsError: string | null;
+} {
+  if (!record?.outcome) return { insightsStatus: null, insightsError: null };
+  if (record.outcome === 'extracted') return { insightsStatus: 'extracted', insightsError: null };
+  const insightsError = record.reason ?? null;
+  if (record.outcome === 'no_provider') return { insightsStatus: 'skipped', insightsError };
+  return { insightsStatus: record.retrying ? 'retrying' : 'failed', insightsError };
+}
+
+/** SQL: the meeting's payload with its extraction record replaced. */
+const withRecord = (record: InsightsRecord) =>
+  sql`coalesce(${confMeetings.payload}, '{}'::jsonb) || ${JSON.stringify({ insights: record })}::jsonb`;
 
 const SYSTEM = `You read a meeting transcript of a learning program and list the questions participants asked that got a clear answer in the meeting, as FAQ candidates.
 Each insight: the question as a participant would ask it, the answer given in the meeting (only what was said, never invented), and the number of the transcript line holding the answer.
@@ -136,4 +170,78 @@ export async function writeInsights(
     })),
   );
   return kept.length + fresh.length;
+}
+
+export type InsightRetryResult =
+  | { status: 'skipped'; reason: string }
+  | { status: 'extracted'; insightCount: number }
+  | { status: 'failed' | 'no_provider'; reason: string };
+
+/**
+ * The conf.extract-insights job: path A again for a completed meeting whose extraction failed
+ * (storeTranscript queues it in its completing transaction), from the transcript the meeting keeps.
+ * It does nothing unless the meeting is still completed with a failed extraction waiting for this
+ * retry (`retrying`: a re-process, another run of this job, or the last failed attempt got there
+ * first), and the write is conditional on the same, in one
+ * transaction with the insights (writeInsights: unreviewed insights replaced, decided ones kept), so
+ * no run duplicates insights. A failure again throws for pg-boss's retry while attempts remain, and
+ * the last one records the meeting's extraction as failed with its reason.
+ */
+export async function retryInsightExtraction(
+  ctx: Pick<CoreContext, 'db' | 'pool' | 'config' | 'secrets' | 'log' | 'clock' | 'embedder'>,
+  meetingId: string,
+  opts: { finalAttempt: boolean },
+): Promise<InsightRetryResult> {
+  const [m] = await ctx.db
+    .select({
+      id: confMeetings.id,
+      batchId: confMeetings.batchId,
+      topic: confMeetings.topic,
+      status: confMeetings.status,
+      payload: confMeetings.payload,
+    })
+    .from(confMeetings)
+    .where(eq(confMeetings.id, meetingId));
+  if (!m) return { status: 'skipped', reason: 'meeting not found' };
+  const record = m.payload?.insights as InsightsRecord | undefined;
+  if (m.status !== 'completed' || record?.outcome !== 'failed' || !record.retrying) {
+    return { status: 'skipped', reason: 'no failed extraction waiting for a retry' };
+  }
+  const segments = storedSegments(m.payload);
+  if (!segments?.length) return { status: 'skipped', reason: 'the meeting keeps no transcript' };
+  const extraction = await extractInsights(ctx, m, { segments, text: segmentsToText(segments) });
+  const stillFailed = and(
+    eq(confMeetings.id, meetingId),
+    eq(confMeetings.status, 'completed'),
+    sql`${confMeetings.payload}->'insights'->>'outcome' = 'failed'`,
+    sql`${confMeetings.payload}->'insights'->>'retrying' = 'true'`,
+  );
+  if (extraction.outcome !== 'extracted') {
+    const retrying = extraction.outcome === 'failed' && !opts.finalAttempt;
+    await ctx.db
+      .update(confMeetings)
+      .set({ payload: withRecord(insightsRecord(extraction, retrying)), updatedAt: sql`now()` })
+      .where(stillFailed);
+    const reason = extraction.reason ?? extraction.outcome;
+    if (retrying) throw new Error(`insight extraction failed again: ${reason}`);
+    return { status: extraction.outcome, reason };
+  }
+  const proposals = await proposeFaqUpdates(
+    ctx,
+    m.batchId,
+    extraction.insights.map((i) => i.question),
+  );
+  const insightCount = await ctx.db.transaction(async (tx) => {
+    const [claimed] = await tx
+      .update(confMeetings)
+      .set({ payload: withRecord(insightsRecord(extraction)), updatedAt: sql`now()` })
+      .where(stillFailed)
+      .returning({ id: confMeetings.id });
+    if (!claimed) return null;
+    const n = await writeInsights(tx, m, extraction.insights, proposals);
+    await tx.update(confMeetings).set({ insightCount: n }).where(eq(confMeetings.id, meetingId));
+    return n;
+  });
+  if (insightCount === null) return { status: 'skipped', reason: 'the meeting changed meanwhile' };
+  return { status: 'extracted', insightCount };
 }

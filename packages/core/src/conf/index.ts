@@ -3,6 +3,7 @@ export * from './client.js';
 export * from './download.js';
 export * from './events.js';
 export * from './extract-insights.js';
+export * from './extract-insights-job.js';
 export * from './ingest.js';
 export * from './ingest-job.js';
 export * from './insights.js';

@@ -6,19 +6,27 @@ import { resolveProgramId } from '../programs/resolve.js';
 import { logPipelineStep } from '../shared/pipeline-log.js';
 import { ConfProviderError } from './client.js';
 import { downloadTranscript } from './download.js';
-import { extractInsights, writeInsights } from './extract-insights.js';
+import { extractInsights, insightsRecord, insightsView, writeInsights } from './extract-insights.js';
+import { confExtractInsightsJob } from './extract-insights-job.js';
 import { chunkTranscript, embedKnowledgeChunks, markMeetingFailed, noteRetry, writeKnowledgeRows } from './knowledge-store.js';
 import type { RecordingPayload } from './recording.js';
+import type { InsightsStatus } from './shape.js';
 import { withConfToken } from './tokens.js';
 import { blacklistedBy, sanitizeTopic } from './topic.js';
 import { type ParsedTranscript, parseTranscript, TranscriptError } from './transcript.js';
-import type { TranscriptSegment } from './vtt.js';
 
-type Ctx = Pick<CoreContext, 'db' | 'pool' | 'config' | 'secrets' | 'clock' | 'log' | 'embedder'>;
+type Ctx = Pick<CoreContext, 'db' | 'pool' | 'config' | 'secrets' | 'clock' | 'log' | 'embedder' | 'jobs'>;
 
 export type IngestResult =
   | { status: 'skipped'; reason: string; meetingId?: string }
-  | { status: 'completed'; meetingId: string; insightCount: number; knowledgeCount: number }
+  | {
+      status: 'completed';
+      meetingId: string;
+      insightCount: number;
+      knowledgeCount: number;
+      insightsStatus: InsightsStatus;
+      insightsError: string | null;
+    }
   | { status: 'failed'; meetingId: string; reason: string };
 
 interface MeetingKey {
@@ -30,6 +38,9 @@ interface MeetingKey {
 /**
  * Stores a parsed transcript: path B knowledge rows with inline embeddings, path A insights (AI), and the meeting completed with insightCount, all in one transaction that
  * only a meeting not already completed can pass (a racing run that lost finds 0 rows and rolls back).
+ * The extraction's outcome is kept in `payload.insights` (the meeting's `insightsStatus` and
+ * `insightsError`); a failed one queues conf.extract-insights in the same transaction, which runs
+ * path A again with pg-boss's retries.
  */
 export async function storeTranscript(ctx: Ctx, meeting: MeetingKey, transcript: ParsedTranscript): Promise<IngestResult> {
   const chunks = chunkTranscript(meeting.topic, transcript.segments);
@@ -48,6 +59,8 @@ export async function storeTranscript(ctx: Ctx, meeting: MeetingKey, transcript:
       extraction.insights.map((i) => i.question),
     ),
   ]);
+  const retry = extraction.outcome === 'failed';
+  const record = insightsRecord(extraction, retry);
   const result = await ctx.db
     .transaction(async (tx) => {
       const knowledgeCount = await writeKnowledgeRows(tx, meeting, chunks, { vectors, model: ctx.embedder.model }, knowledgeProposals);
@@ -63,7 +76,7 @@ export async function storeTranscript(ctx: Ctx, meeting: MeetingKey, transcript:
           updatedAt: sql`now()`,
           payload: sql`coalesce(${confMeetings.payload}, '{}'::jsonb) || ${JSON.stringify({
             segments: transcript.segments,
-            insights: { outcome: extraction.outcome, ...(extraction.reason ? { reason: extraction.reason } : {}) },
+            insights: record,
           })}::jsonb`,
         })
         .where(and(eq(confMeetings.id, meeting.id), sql`${confMeetings.status} <> 'completed'`))
@@ -71,6 +84,7 @@ export async function storeTranscript(ctx: Ctx, meeting: MeetingKey, transcript:
       if (!done) {
         tx.rollback();
       }
+      if (retry) await ctx.jobs.send(confExtractInsightsJob, { meetingId: meeting.id }, { tx });
       return { knowledgeCount, insightCount };
     })
     .catch((err: unknown) => {
@@ -83,9 +97,16 @@ export async function storeTranscript(ctx: Ctx, meeting: MeetingKey, transcript:
     id: meeting.id,
     conf: null,
     verdict: 'completed',
-    extra: { insights: result.insightCount, knowledge: result.knowledgeCount },
+    extra: { insights: result.insightCount, knowledge: result.knowledgeCount, insightsOutcome: extraction.outcome },
   });
-  return { status: 'completed', meetingId: meeting.id, ...result };
+  const view = insightsView(record);
+  return {
+    status: 'completed',
+    meetingId: meeting.id,
+    ...result,
+    insightsStatus: view.insightsStatus as InsightsStatus,
+    insightsError: view.insightsError,
+  };
 }
 
 /** Finds the connected user an event belongs to: by provider user id, else by host email. */
@@ -109,10 +130,6 @@ async function findConnectedUser(ctx: Pick<CoreContext, 'db'>, p: RecordingPaylo
   }
   return null;
 }
-
-/** Segments stored on the meeting by an earlier run (for re-processing without a new download). */
-export const storedSegments = (payload: Record<string, unknown> | null): TranscriptSegment[] | null =>
-  Array.isArray(payload?.segments) ? (payload.segments as TranscriptSegment[]) : null;
 
 /**
  * Downloads and stores the transcript of a meeting row; failures mark it failed. A transient failure

@@ -159,6 +159,10 @@ export async function writeKnowledgeRows(
   return fresh.length;
 }
 
+/** Segments stored on the meeting by an earlier run (for re-processing without a new download). */
+export const storedSegments = (payload: Record<string, unknown> | null): TranscriptSegment[] | null =>
+  Array.isArray(payload?.segments) ? (payload.segments as TranscriptSegment[]) : null;
+
 /** A transient failure with a retry to come: the meeting stays pending, the error noted for the admin's view. */
 export async function noteRetry(ctx: Pick<CoreContext, 'db' | 'log'>, meetingId: string, reason: string): Promise<void> {
   await ctx.db

@@ -4,6 +4,7 @@ import type { CoreContext } from '../context.js';
 import { Code, conflict, notFound } from '../errors/index.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
+import { type InsightsRecord, insightsView } from './extract-insights.js';
 import { confIngestJob } from './ingest-job.js';
 import { confConnection } from './oauth.js';
 import { confProcessMeetingJob } from './process-meeting-job.js';
@@ -22,6 +23,7 @@ const columns = {
   startTime: confMeetings.startTime,
   durationMinutes: confMeetings.durationMinutes,
   error: confMeetings.error,
+  insights: sql<InsightsRecord | null>`${confMeetings.payload}->'insights'`,
   batchId: confMeetings.batchId,
   processedAt: confMeetings.processedAt,
   createdAt: confMeetings.createdAt,
@@ -45,6 +47,8 @@ function toView(r: Row): MeetingView {
     startTime: orNull(r.startTime as Date | null),
     durationMinutes: (r.durationMinutes as number | null) ?? null,
     error: (r.error as string | null) ?? null,
+    // The record of the last processing; a meeting being processed again (pending) has none yet.
+    ...insightsView(r.status === 'completed' ? (r.insights as InsightsRecord | null) : null),
     batchId: (r.batchId as string | null) ?? null,
     processedAt: orNull(r.processedAt as Date | null),
     createdAt: r.createdAt as Date,

@@ -1,11 +1,11 @@
 import { confMeetings } from '@cfaq/db/schema/index';
 import { eq } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
-import { fetchAndStore, type IngestResult, storedSegments, storeTranscript } from './ingest.js';
-import { markMeetingFailed } from './knowledge-store.js';
+import { fetchAndStore, type IngestResult, storeTranscript } from './ingest.js';
+import { markMeetingFailed, storedSegments } from './knowledge-store.js';
 import { segmentsToText } from './vtt.js';
 
-type Ctx = Pick<CoreContext, 'db' | 'pool' | 'config' | 'secrets' | 'clock' | 'log' | 'embedder'>;
+type Ctx = Pick<CoreContext, 'db' | 'pool' | 'config' | 'secrets' | 'clock' | 'log' | 'embedder' | 'jobs'>;
 
 /**
  * The re-process job: a pending meeting is stored again from the transcript kept by its earlier run,

@@ -33,6 +33,18 @@ export const ConfConnectionShape = T.Object(
 );
 export type ConfConnection = Static<typeof ConfConnectionShape>;
 
+export const InsightsStatusShape = T.Union([T.Literal('extracted'), T.Literal('retrying'), T.Literal('failed'), T.Literal('skipped')], {
+  description:
+    'path A (insights through the AI provider) of the last processing: extracted; retrying (the AI call failed, a conf.extract-insights job will try again); failed (it failed and its retries too: POST /conf/meetings/:id/transcript re-processes the meeting); skipped (no AI provider configured)',
+});
+export type InsightsStatus = Static<typeof InsightsStatusShape>;
+const InsightsFields = {
+  insightsStatus: T.Union([InsightsStatusShape, T.Null()], {
+    description: `${InsightsStatusShape.description}; null while the meeting is not completed`,
+  }),
+  insightsError: Nullable(T.String({ description: 'why there are no insights (retrying, failed, skipped)' })),
+};
+
 export const MeetingShape = T.Object({
   id: Uuid,
   confMeetingId: T.String({ description: "the provider's meeting uuid (manual-<uuid> for uploads)" }),
@@ -46,6 +58,7 @@ export const MeetingShape = T.Object({
   startTime: Nullable(DateTime),
   durationMinutes: Nullable(T.Integer()),
   error: Nullable(T.String()),
+  ...InsightsFields,
   batchId: Nullable(Uuid),
   processedAt: Nullable(DateTime),
   createdAt: DateTime,
@@ -125,6 +138,8 @@ export const UploadResultShape = T.Object({
   status: T.Literal('completed'),
   insightCount: T.Integer(),
   knowledgeCount: T.Integer(),
+  insightsStatus: InsightsStatusShape,
+  insightsError: InsightsFields.insightsError,
 });
 export type UploadResult = Static<typeof UploadResultShape>;
 

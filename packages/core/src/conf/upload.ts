@@ -9,7 +9,7 @@ import type { UploadResult } from './shape.js';
 import { sanitizeTopic } from './topic.js';
 import { type ParsedTranscript, parseTranscript, TranscriptError } from './transcript.js';
 
-type Ctx = Pick<CoreContext, 'db' | 'pool' | 'config' | 'secrets' | 'clock' | 'log' | 'embedder'>;
+type Ctx = Pick<CoreContext, 'db' | 'pool' | 'config' | 'secrets' | 'clock' | 'log' | 'embedder' | 'jobs'>;
 
 export interface UploadInput {
   source: 'manual_vtt' | 'manual_raw';
@@ -59,5 +59,7 @@ export async function uploadTranscript(ctx: Ctx, actor: Actor, input: UploadInpu
     status: 'completed',
     insightCount: result.insightCount,
     knowledgeCount: result.knowledgeCount,
+    insightsStatus: result.insightsStatus,
+    insightsError: result.insightsError,
   };
 }

@@ -1,6 +1,7 @@
 import { analyticsRollupJob } from '../analytics/rollup-job.js';
 import { autoAnswerJob } from '../auto-answer/auto-answer-job.js';
 import { escalationCheckJob } from '../community/escalation-job.js';
+import { confExtractInsightsJob } from '../conf/extract-insights-job.js';
 import { confIngestJob } from '../conf/ingest-job.js';
 import { confProcessMeetingJob } from '../conf/process-meeting-job.js';
 import { embeddingsBackfillJob } from '../embeddings/backfill-job.js';
@@ -24,6 +25,7 @@ export const JOBS: readonly AnyJobDefinition[] = [
   lexemeStatsJob,
   confIngestJob,
   confProcessMeetingJob,
+  confExtractInsightsJob,
   promotionCycleJob,
   escalationCheckJob,
   faqAuditJob,

@@ -167,7 +167,7 @@ export const confRoutes: RoutePlugin = async (app) => {
       config: { access: 'admin' },
       schema: {
         tags,
-        summary: 'One meeting with its parsed transcript',
+        summary: 'One meeting with its parsed transcript and what insight extraction did (insightsStatus, insightsError)',
         params: IdParams,
         response: { 200: MeetingDetail, ...problemResponses(404) },
       },
@@ -179,7 +179,7 @@ export const confRoutes: RoutePlugin = async (app) => {
     app,
     '/conf/meetings/:id/transcript',
     tags,
-    'Re-processes a completed or failed meeting (queued; 409 while it is pending)',
+    'Re-processes a completed or failed meeting (queued; 409 while it is pending): both paths again from the kept transcript, the way to retry insight extraction after insightsStatus failed',
   );
 
   app.get(
