@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { TEST_ENV } from '@cfaq/testkit';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, ConfigSchema, loadConfig } from '../src/config/index.js';
 
@@ -67,6 +69,37 @@ describe('loadConfig', () => {
     ['FAQ_FRESHNESS_CRON_SCHEDULE', '0 6 * * 99'],
     ['FAQ_FRESHNESS_CRON_SCHEDULE', '61 * * * *'],
     ['FAQ_FRESHNESS_CRON_SCHEDULE', '0 0 6 * * *'],
+    // Values that passed and failed later, naming nothing (or were used as something else).
+    ['TRUST_PROXY', 'garbage!!'],
+    ['TRUST_PROXY', '10.0.0.0/33'],
+    ['TRUST_PROXY', '10.0.0.0/255.0.255.0'],
+    ['HOST', '999.1.1.1'],
+    ['HOST', 'not a host'],
+    ['OPENAI_BASE_URL', 'not-a-url'],
+    ['ANTHROPIC_BASE_URL', 'api.anthropic.com'],
+    ['GEMINI_BASE_URL', 'file:///etc/passwd'],
+    ['CONF_OAUTH_BASE_URL', 'nope'],
+    ['CONF_API_BASE_URL', 'ftp://x'],
+    ['CONF_REDIRECT_URI', 'not a url'],
+    ['CORS_ORIGINS', 'not a url'],
+    ['CORS_ORIGINS', 'https://app.example.com,app.example.com'],
+    ['CORS_ORIGINS', 'https://app.example.com/path'],
+    ['CORS_ORIGINS', 'https://App.example.com'],
+    ['OLLAMA_HOST', 'not a host:11434'],
+    ['OLLAMA_HOST', 'ftp://ollama:11434'],
+    ['CONF_DOWNLOAD_HOSTS', 'zoom.us,https://zoom.us'],
+    ['ADMIN_EMAIL', 'not-an-email'],
+    ['ADMIN_EMAIL', 'admin@'],
+    ['ADMIN_EMAIL', 'two words@example.com'],
+    ['ADMIN_PASSWORD', 'x'],
+    ['ADMIN_PASSWORD', 'y'.repeat(129)],
+    ['DATABASE_URL', 'postgres://'],
+    ['DATABASE_URL', 'postgres://db.example.com'],
+    ['DATABASE_URL', 'postgres:///community_faq'],
+    ['AUTO_ANSWER_APPROVE_THRESHOLD', '0x1'],
+    ['AUTO_ANSWER_MIN_POST_AGE_HOURS', '0x10'],
+    ['FAQ_ESCALATION_DAYS', 'Infinity'],
+    ['RETENTION_INTERVAL_HOURS', '1e2'],
   ])('a bad %s stops with an error naming it', (setting, value) => {
     let caught: unknown;
     try {
@@ -118,6 +151,78 @@ describe('loadConfig', () => {
 
   it('refuses a suggest threshold above the approve threshold', () => {
     expect(() => loadConfig({ AUTO_ANSWER_SUGGEST_THRESHOLD: '0.9' })).toThrow(/AUTO_ANSWER_SUGGEST_THRESHOLD/);
+  });
+
+  it('names the setting whose number is not decimal, not the one it is compared with', () => {
+    // Read as 0, "0x1" made the suggest threshold exceed it, and the error named AUTO_ANSWER_SUGGEST_THRESHOLD.
+    expect(() => loadConfig({ AUTO_ANSWER_APPROVE_THRESHOLD: '0x1' })).toThrow(
+      /^Invalid setting AUTO_ANSWER_APPROVE_THRESHOLD: must be a decimal number.*"0x1"/,
+    );
+    expect(() => loadConfig({ AUTO_ANSWER_APPROVE_THRESHOLD: '0.5' })).toThrow(
+      /AUTO_ANSWER_SUGGEST_THRESHOLD: must not exceed AUTO_ANSWER_APPROVE_THRESHOLD \(0\.6 > 0\.5\)/,
+    );
+    expect(loadConfig({ AUTO_ANSWER_APPROVE_THRESHOLD: '.9', AUTO_ANSWER_MIN_POST_AGE_HOURS: '1.5' })).toMatchObject({
+      AUTO_ANSWER_APPROVE_THRESHOLD: 0.9,
+      AUTO_ANSWER_MIN_POST_AGE_HOURS: 1.5,
+    });
+  });
+
+  it('lists the allowed values of a setting that takes one of a few', () => {
+    expect(() => loadConfig({ LOG_LEVEL: 'loud' })).toThrow(/LOG_LEVEL: must be one of: fatal, error, warn, info, debug, trace, silent/);
+  });
+
+  it('never echoes the database URL or the admin password, which hold secrets', () => {
+    for (const [setting, value] of [
+      ['DATABASE_URL', 'postgres://user:hunter2@db.example.com'],
+      ['ADMIN_PASSWORD', 'hunter2'],
+    ] as const) {
+      expect(() => loadConfig({ [setting]: value })).toThrow(setting);
+      try {
+        loadConfig({ [setting]: value });
+      } catch (err) {
+        expect((err as Error).message).not.toContain('hunter2');
+      }
+    }
+  });
+
+  it('accepts the forms the README, docker-compose and the tests use', () => {
+    const c = loadConfig({
+      HOST: '127.0.0.1',
+      TRUST_PROXY: '10.0.0.0/8, 192.168.0.0/255.255.0.0, ::1, fd00::/8, loopback',
+      CORS_ORIGINS: 'https://app.example.com, https://admin.example.com/, http://localhost:5173',
+      DATABASE_URL: 'postgres://user:pass@host:5432/community_faq',
+      ADMIN_EMAIL: 'admin@localhost',
+      ADMIN_PASSWORD: 'a long passphrase',
+      OLLAMA_HOST: 'http://ollama:11434',
+      CONF_REDIRECT_URI: 'http://localhost:5173/conf/callback',
+      CONF_DOWNLOAD_HOSTS: 'zoom.us,*.zoom.us,127.0.0.1',
+    });
+    expect(c.HOST).toBe('127.0.0.1');
+    for (const value of ['true', 'false', '2']) expect(loadConfig({ TRUST_PROXY: value }).TRUST_PROXY).toBe(value);
+    for (const host of ['0.0.0.0', '::', 'localhost', 'api', 'my_app-1.internal']) expect(loadConfig({ HOST: host }).HOST).toBe(host);
+    expect(loadConfig({ CORS_ORIGINS: '*' }).CORS_ORIGINS).toBe('*');
+    expect(loadConfig({ DATABASE_URL: 'postgresql:///community_faq?host=/var/run/postgresql' }).DATABASE_URL).toBeDefined();
+    expect(loadConfig({ ADMIN_EMAIL: 'you@example.com' }).ADMIN_EMAIL).toBe('you@example.com');
+    expect(() => loadConfig(TEST_ENV)).not.toThrow();
+  });
+
+  it('accepts every default that .env.example lists', () => {
+    const text = readFileSync(new URL('../../../.env.example', import.meta.url), 'utf8');
+    const env = Object.fromEntries(
+      text
+        .split('\n')
+        .filter((line) => /^[A-Z_]+=/.test(line))
+        .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+    );
+    expect(Object.keys(env).length).toBeGreaterThan(50);
+    expect(() => loadConfig(env)).not.toThrow();
+  });
+
+  it('reads OLLAMA_HOST without a scheme as the Ollama client does: http://, port 11434 when none', () => {
+    expect(loadConfig({ OLLAMA_HOST: 'localhost:11434' }).OLLAMA_HOST).toBe('http://localhost:11434');
+    expect(loadConfig({ OLLAMA_HOST: 'ollama' }).OLLAMA_HOST).toBe('http://ollama:11434');
+    expect(loadConfig({ OLLAMA_HOST: ':11434' }).OLLAMA_HOST).toBe('http://127.0.0.1:11434');
+    expect(loadConfig({ OLLAMA_HOST: 'https://ollama.example.com' }).OLLAMA_HOST).toBe('https://ollama.example.com');
   });
 
   it('documents every setting in the schema', () => {

@@ -1,5 +1,16 @@
 import { Value } from '@sinclair/typebox/value';
 import { CronExpressionParser } from 'cron-parser';
+import { PASSWORD_MAX, PASSWORD_MIN } from '../identity/password-rule.js';
+import {
+  DECIMAL,
+  databaseUrlProblem,
+  emailProblem,
+  hostProblem,
+  httpUrlProblem,
+  normalizeOllamaHost,
+  originProblem,
+  trustProxyProblem,
+} from './checks.js';
 import { type Config, ConfigSchema } from './schema.js';
 
 export class ConfigError extends Error {
@@ -51,23 +62,67 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const v = env[key];
     if (v !== undefined && v.trim() !== '') raw[key] = v.trim();
   }
-  // Value.Convert truncates "2.5" to 2 for an integer setting: a fraction there is a mistake to name.
+  // Value.Convert truncates "2.5" to 2 for an integer setting and reads "0x1" as 0 for a number one:
+  // a number setting takes decimal digits only, and a value that is not one is named here.
   for (const [key, value] of Object.entries(raw)) {
     const schema = (ConfigSchema.properties as Record<string, { type?: unknown }>)[key];
     if (schema?.type === 'integer' && !/^[+-]?\d+$/.test(value as string)) {
       throw new ConfigError(key, `must be a whole number (value: ${JSON.stringify(value)})`);
     }
+    if (schema?.type === 'number' && !DECIMAL.test(value as string)) {
+      throw new ConfigError(key, `must be a decimal number such as 0.85 (value: ${JSON.stringify(value)})`);
+    }
   }
-  const converted = Value.Default(ConfigSchema, Value.Convert(ConfigSchema, raw));
+  const converted = Value.Default(ConfigSchema, Value.Convert(ConfigSchema, structuredClone(raw)));
   const first = Value.Errors(ConfigSchema, converted).First();
   if (first) {
     const setting = first.path.replace(/^\//, '') || 'config';
     const shown = raw[setting] === undefined ? 'missing' : JSON.stringify(raw[setting]);
-    throw new ConfigError(setting, `${first.message} (value: ${isSecretSetting(setting) ? '[redacted]' : shown})`);
+    const allowed = (first.schema as { anyOf?: { const?: unknown }[] }).anyOf?.map((s) => s.const);
+    const message = allowed?.every((v) => typeof v === 'string') ? `must be one of: ${allowed.join(', ')}` : first.message;
+    throw new ConfigError(setting, `${message} (value: ${isSecretSetting(setting) ? '[redacted]' : shown})`);
   }
   const config = converted as Config;
+  if (config.OLLAMA_HOST !== undefined) config.OLLAMA_HOST = normalizeOllamaHost(config.OLLAMA_HOST);
+  checkValues(config, raw);
   checkCrossField(config);
   return config;
+}
+
+/** The settings typed as a URL, checked as http(s) URLs with a host. */
+const HTTP_URL_SETTINGS = [
+  'OPENAI_BASE_URL',
+  'ANTHROPIC_BASE_URL',
+  'GEMINI_BASE_URL',
+  'OLLAMA_HOST',
+  'CONF_OAUTH_BASE_URL',
+  'CONF_API_BASE_URL',
+  'CONF_REDIRECT_URI',
+] as const satisfies readonly (keyof Config)[];
+
+/** Values with a form TypeBox cannot check: hosts, addresses, URLs, origins, an e-mail, the admin password. */
+function checkValues(c: Config, raw: Record<string, unknown>): void {
+  // `echo`: false where the problem names the bad entry already, or the value holds a password.
+  const fail = (setting: keyof Config, problem: string | null, echo = true) => {
+    if (problem) throw new ConfigError(setting, echo ? `${problem} (value: ${JSON.stringify(raw[setting])})` : problem);
+  };
+  fail('HOST', hostProblem(c.HOST));
+  fail('TRUST_PROXY', trustProxyProblem(c.TRUST_PROXY), false);
+  for (const setting of HTTP_URL_SETTINGS) {
+    const value = c[setting];
+    if (value !== undefined) fail(setting, httpUrlProblem(value));
+  }
+  for (const origin of splitList(c.CORS_ORIGINS)) fail('CORS_ORIGINS', originProblem(origin), false);
+  for (const host of splitList(c.CONF_DOWNLOAD_HOSTS)) {
+    const problem = hostProblem(host.replace(/^\*\./, ''));
+    fail('CONF_DOWNLOAD_HOSTS', problem && `${JSON.stringify(host)} is not a host name, *.domain or an IP address`, false);
+  }
+  if (c.ADMIN_EMAIL !== undefined) fail('ADMIN_EMAIL', emailProblem(c.ADMIN_EMAIL));
+  if (c.ADMIN_PASSWORD !== undefined && (c.ADMIN_PASSWORD.length < PASSWORD_MIN || c.ADMIN_PASSWORD.length > PASSWORD_MAX)) {
+    // The rule of registration and password changes; the value is never echoed.
+    throw new ConfigError('ADMIN_PASSWORD', `must be ${PASSWORD_MIN}-${PASSWORD_MAX} characters, as every password`);
+  }
+  if (c.DATABASE_URL !== undefined) fail('DATABASE_URL', databaseUrlProblem(c.DATABASE_URL), false);
 }
 
 function checkCrossField(c: Config): void {
@@ -84,10 +139,16 @@ function checkCrossField(c: Config): void {
     if (c.PASSWORD_HASH_ITERATIONS < 2) throw new ConfigError('PASSWORD_HASH_ITERATIONS', 'must be at least 2 in production');
   }
   if (c.AUTO_ANSWER_SUGGEST_THRESHOLD > c.AUTO_ANSWER_APPROVE_THRESHOLD) {
-    throw new ConfigError('AUTO_ANSWER_SUGGEST_THRESHOLD', 'must not exceed AUTO_ANSWER_APPROVE_THRESHOLD');
+    throw new ConfigError(
+      'AUTO_ANSWER_SUGGEST_THRESHOLD',
+      `must not exceed AUTO_ANSWER_APPROVE_THRESHOLD (${c.AUTO_ANSWER_SUGGEST_THRESHOLD} > ${c.AUTO_ANSWER_APPROVE_THRESHOLD})`,
+    );
   }
   if (c.FAQ_AUDIT_CONTRADICTION_THRESHOLD > c.FAQ_AUDIT_FLAG_THRESHOLD) {
-    throw new ConfigError('FAQ_AUDIT_CONTRADICTION_THRESHOLD', 'must not exceed FAQ_AUDIT_FLAG_THRESHOLD');
+    throw new ConfigError(
+      'FAQ_AUDIT_CONTRADICTION_THRESHOLD',
+      `must not exceed FAQ_AUDIT_FLAG_THRESHOLD (${c.FAQ_AUDIT_CONTRADICTION_THRESHOLD} > ${c.FAQ_AUDIT_FLAG_THRESHOLD})`,
+    );
   }
   for (const pattern of splitList(c.CONF_TOPIC_BLACKLIST)) {
     try {
@@ -95,9 +156,6 @@ function checkCrossField(c: Config): void {
     } catch {
       throw new ConfigError('CONF_TOPIC_BLACKLIST', `pattern ${JSON.stringify(pattern)} is not a valid regular expression`);
     }
-  }
-  if (c.DATABASE_URL && !/^postgres(ql)?:\/\//.test(c.DATABASE_URL)) {
-    throw new ConfigError('DATABASE_URL', 'must be a postgres:// or postgresql:// URL');
   }
   checkCron('FAQ_FRESHNESS_CRON_SCHEDULE', c.FAQ_FRESHNESS_CRON_SCHEDULE);
 }

@@ -19,13 +19,15 @@ export const ConfigSchema = T.Object({
     description:
       'development, production or test; production makes JWT_SECRET and ENCRYPTION_KEY mandatory and the conf webhook fail closed without CONF_WEBHOOK_SECRET_TOKEN',
   }),
-  HOST: T.String({ default: '0.0.0.0', description: 'address the API listens on' }),
+  HOST: T.String({ default: '0.0.0.0', description: 'IP address or host name the API listens on' }),
   PORT: Int(3000, 0, 65535, 'port the API listens on'),
   LOG_LEVEL: T.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => T.Literal(l)),
     { default: 'info', description: 'pino log level' },
   ),
-  DATABASE_URL: Str('PostgreSQL URL; unset = embedded PGlite database under DATA_DIR'),
+  DATABASE_URL: Str(
+    'PostgreSQL URL with host and database (postgres://user:password@host:5432/database); unset = embedded PGlite database under DATA_DIR',
+  ),
   DATABASE_POOL_MAX: Int(10, 1, 200, 'connections per process'),
   JOB_QUEUE_POOL_MAX: Int(
     10,
@@ -39,11 +41,15 @@ export const ConfigSchema = T.Object({
     1000,
     'jobs sent outside a transaction (the conf webhook acknowledgements) are group-committed: those arriving while the previous INSERT is in flight go in one INSERT and commit, at most this many; 1 = one INSERT per job',
   ),
-  DATA_DIR: T.String({ default: './data', description: 'embedded database and generated development secrets' }),
+  DATA_DIR: T.String({
+    default: './data',
+    description: 'embedded database and generated development secrets; created at start, must be writable',
+  }),
   MIGRATE_ON_START: Bool(true, 'apply pending migrations when the API or worker starts'),
   TRUST_PROXY: T.String({
     default: 'false',
-    description: 'false, true, a hop count, or comma-separated proxy addresses/CIDRs whose X-Forwarded-For is honoured',
+    description:
+      'false, true, a hop count, or comma-separated proxy addresses/CIDRs (or loopback, linklocal, uniquelocal) whose X-Forwarded-For is honoured',
   }),
   CORS_ORIGINS: T.String({
     default: '',
@@ -73,9 +79,9 @@ export const ConfigSchema = T.Object({
   ),
   PASSWORD_HASH_ITERATIONS: Int(3, 1, 20, 'argon2id passes per password hash; production needs at least 2 (OWASP)'),
   PASSWORD_HASH_PARALLELISM: Int(4, 1, 16, 'argon2id lanes per password hash'),
-  ADMIN_EMAIL: Str('initial admin account, created at start if missing'),
+  ADMIN_EMAIL: Str('e-mail address of the initial admin account, created at start if missing (unset = admin@localhost)'),
   ADMIN_PASSWORD: Str(
-    'initial admin password; if unset a password is generated and printed once (outside production; production requires it until an admin exists)',
+    'initial admin password, 8-128 characters as every password; if unset a password is generated and printed once (outside production; production requires it until an admin exists)',
   ),
   ADMIN_2FA_REQUIRED: T.Optional(
     T.Boolean({
@@ -148,7 +154,9 @@ export const ConfigSchema = T.Object({
   ANTHROPIC_BASE_URL: T.String({ default: 'https://api.anthropic.com', description: 'Anthropic API base URL' }),
   GEMINI_API_KEY: Str('Gemini key'),
   GEMINI_BASE_URL: T.String({ default: 'https://generativelanguage.googleapis.com', description: 'Gemini API base URL' }),
-  OLLAMA_HOST: Str('Ollama URL, e.g. http://127.0.0.1:11434 (embeddings and generation)'),
+  OLLAMA_HOST: Str(
+    'Ollama URL, e.g. http://127.0.0.1:11434 (embeddings and generation); host:port alone means http://, a host alone port 11434, as the Ollama client reads it',
+  ),
   AI_TIMEOUT_MS: Int(30_000, 100, 600_000, 'timeout of one AI provider attempt (each retry gets its own)'),
   AI_MAX_RETRIES: Int(
     2,

@@ -3,11 +3,11 @@ import { and, eq } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { badRequest, Code, conflict, forbidden, notFound, unauthorized } from '../errors/index.js';
 import { hashPassword, needsRehash, normalizeEmail, verifyPassword } from './password.js';
+import { PASSWORD_MAX, PASSWORD_MIN } from './password-rule.js';
 import { type ClientMeta, createRefreshToken, type Session, sessionOf, startSession, type TokenSigner } from './sessions.js';
 import { isSuspended, revokeUserTokens, userColumns } from './users.js';
 
-export const PASSWORD_MIN = 8;
-export const PASSWORD_MAX = 128;
+export { PASSWORD_MAX, PASSWORD_MIN };
 
 type Ctx = Pick<CoreContext, 'db' | 'config' | 'clock' | 'log'>;
 
