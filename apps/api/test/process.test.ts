@@ -35,6 +35,38 @@ describe('API process', () => {
     expect(code).not.toBe(0);
     expect(p.output()).toContain('PORT');
   });
+
+  it('exits at once naming the setting that used to fail later or hang: TRUST_PROXY, HOST, DATA_DIR', async () => {
+    const started = [
+      // Refused by Fastify when the app was built, after the migrations: "TypeError: invalid IP address".
+      ['TRUST_PROXY', { DATABASE_URL: db.url, TRUST_PROXY: 'garbage!!' }],
+      // getaddrinfo ENOTFOUND at listen.
+      ['HOST', { DATABASE_URL: db.url, HOST: '999.1.1.1' }],
+      // The embedded database's folder: Node's recursive mkdir spun forever under /proc, printing nothing.
+      ...(process.platform === 'linux' ? [['DATA_DIR', { DATA_DIR: '/proc/cfaq-nope' }] as const] : []),
+    ] as const;
+    // Every start is awaited (and killed if it hangs) before any assertion, so none is left running.
+    const results = await Promise.all(
+      started.map(async ([setting, env]) => {
+        const p = spawnEntry('apps/api/src/main.ts', { ...TEST_ENV, PORT: '0', ...env });
+        const code = await new Promise<number | null | 'hung'>((resolve) => {
+          const timer = setTimeout(() => {
+            p.child.kill('SIGKILL');
+            resolve('hung');
+          }, 30_000);
+          p.child.on('exit', (c) => {
+            clearTimeout(timer);
+            resolve(c);
+          });
+        });
+        return { setting, code, output: p.output() };
+      }),
+    );
+    for (const { setting, code, output } of results) {
+      expect(code, `${setting}: ${output}`).toBe(1);
+      expect(output, setting).toMatch(new RegExp(`^Invalid setting ${setting}: `, 'm'));
+    }
+  }, 60_000);
 });
 
 describe('npm start with DATABASE_URL', () => {

@@ -1,7 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { TEST_ENV } from '@cfaq/testkit';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, ConfigSchema, loadConfig } from '../src/config/index.js';
+import { ConfigError, ConfigSchema, ensureDataDir, loadConfig } from '../src/config/index.js';
 
 const key = 'ab'.repeat(32);
 
@@ -229,5 +231,36 @@ describe('loadConfig', () => {
     for (const [name, schema] of Object.entries(ConfigSchema.properties)) {
       expect((schema as { description?: string }).description, name).toBeTruthy();
     }
+  });
+});
+
+describe('DATA_DIR', () => {
+  it('is created with its missing parents and handed back as an absolute path', () => {
+    const root = mkdtempSync(join(tmpdir(), 'cfaq-data-'));
+    try {
+      expect(ensureDataDir(join(root, 'a', 'b'))).toBe(join(root, 'a', 'b'));
+      expect(ensureDataDir(join(root, 'a', 'b'))).toBe(join(root, 'a', 'b'));
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('that cannot be created stops with an error naming DATA_DIR', () => {
+    const root = mkdtempSync(join(tmpdir(), 'cfaq-data-'));
+    try {
+      writeFileSync(join(root, 'file'), '');
+      for (const dir of [join(root, 'file'), join(root, 'file', 'sub')]) {
+        expect(() => ensureDataDir(dir)).toThrow(ConfigError);
+        expect(() => ensureDataDir(dir)).toThrow(/^Invalid setting DATA_DIR: /);
+      }
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  // Node's recursive mkdir spins forever here (a parent that exists but cannot hold a directory);
+  // the fix replaced it. apps/api/test/process.test.ts checks the same through a start of the API.
+  it.runIf(process.platform === 'linux')('under /proc stops at once, naming DATA_DIR', () => {
+    expect(() => ensureDataDir('/proc/cfaq-nope/data')).toThrow(/^Invalid setting DATA_DIR: cannot create or write \/proc\/cfaq-nope/);
   });
 });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ensureDataDir } from './data-dir.js';
 import type { Config } from './schema.js';
 
 /**
@@ -11,7 +12,7 @@ import type { Config } from './schema.js';
 export function withDevSecrets(config: Config): Config {
   if (config.JWT_SECRET && config.ENCRYPTION_KEY) return config;
   if (config.NODE_ENV === 'production') return config;
-  mkdirSync(config.DATA_DIR, { recursive: true });
+  ensureDataDir(config.DATA_DIR);
   const file = join(config.DATA_DIR, 'secrets.json');
   let stored: { JWT_SECRET?: string; ENCRYPTION_KEY?: string } = {};
   try {

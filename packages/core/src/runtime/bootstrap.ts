@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { createPool, runMigrations } from '@cfaq/db';
 import { type EmbeddedDatabase, openEmbeddedDatabase } from '@cfaq/db/embedded';
 import { PgBoss } from 'pg-boss';
+import { ensureDataDir } from '../config/data-dir.js';
 import { withDevSecrets } from '../config/dev-secrets.js';
 import { loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
@@ -41,7 +42,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const log = createLogger({ level: config.LOG_LEVEL, name: `community-faq-${opts.role}` });
   let embedded: EmbeddedDatabase | null = null;
   if (!config.DATABASE_URL) {
-    embedded = await openEmbeddedDatabase(join(config.DATA_DIR, 'db'));
+    embedded = await openEmbeddedDatabase(join(ensureDataDir(config.DATA_DIR), 'db'));
     config = { ...config, DATABASE_URL: embedded.url };
     log.info({ owner: embedded.owner }, 'using the embedded database (PGlite)');
   }
