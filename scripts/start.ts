@@ -1,4 +1,4 @@
-import { buildApp } from '@cfaq/api';
+import { buildApp, listen } from '@cfaq/api';
 import { runMain } from '@cfaq/core';
 import { startWorker } from '@cfaq/worker';
 
@@ -10,7 +10,7 @@ import { startWorker } from '@cfaq/worker';
 runMain('all', async (runtime) => {
   const worker = await startWorker(runtime.ctx, runtime.boss);
   const app = await buildApp({ ctx: runtime.ctx });
-  await app.listen({ host: runtime.config.HOST, port: runtime.config.PORT });
+  await listen(app, runtime.config);
   return async () => {
     await app.close();
     await worker.stop();

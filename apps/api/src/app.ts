@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type CoreContext, createLoggerOptions } from '@cfaq/core';
+import { type Config, ConfigError, type CoreContext, createLoggerOptions } from '@cfaq/core';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { memoizedCompilers } from './lib/schema-compilers.js';
@@ -70,4 +70,27 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   await app.register(searchPlugin);
   await app.register(apiRoutes, { prefix: '/api' });
   return app;
+}
+
+/**
+ * Listens on HOST:PORT. An address this machine cannot listen on stops the start naming the setting:
+ * a host name that does not resolve or an address that is not this machine's (HOST), a port in use
+ * or reserved (PORT). Fastify's own error named neither (`getaddrinfo ENOTFOUND ...`).
+ */
+export async function listen(app: FastifyInstance, config: Pick<Config, 'HOST' | 'PORT'>): Promise<void> {
+  try {
+    await app.listen({ host: config.HOST, port: config.PORT });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME' || code === 'EADDRNOTAVAIL') {
+      throw new ConfigError('HOST', `cannot listen on ${JSON.stringify(config.HOST)} (${code}): not a name or address of this machine`);
+    }
+    if (code === 'EADDRINUSE' || code === 'EACCES') {
+      throw new ConfigError(
+        'PORT',
+        `cannot listen on port ${config.PORT} (${code}): ${code === 'EACCES' ? 'not allowed to this user' : 'in use'}`,
+      );
+    }
+    throw err;
+  }
 }
