@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from './helpers.js';
+import { createTestApp, GENEROUS_LIMITS, type TestApp } from './helpers.js';
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await createTestApp();
+  // The smallest body limit, so a body past it is cheap to send to every operation (the log route's own is 16 KiB).
+  t = await createTestApp({ env: { ...GENEROUS_LIMITS, RATE_LIMIT_USER_BURST_MAX: '1000000', BODY_LIMIT_BYTES: '1024' } });
 });
 afterAll(async () => {
   await t.close();
@@ -96,5 +97,59 @@ describe('OpenAPI document', () => {
     }
     expect(gaps).toEqual([]);
     expect(doc.paths['/api/faq/{id}']?.get?.operationId).toBe('getFaqById');
+  });
+
+  it('declares 400, 413 and 415 on every operation whose body Fastify parses, and every status these bodies get', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/api/docs/json' })).json() as {
+      paths: Record<string, Record<string, Operation>>;
+    };
+    const { headers } = await t.signIn('admin');
+    const bodies = {
+      // No parser takes text/plain (the webhook's scope takes every type, and answers its signature's 401).
+      'text/plain': { payload: 'hello', 'content-type': 'text/plain' },
+      // A malformed media type is 415 before any parser is chosen, the webhook's included.
+      malformed: { payload: '{}', 'content-type': 'application/' },
+      // Not JSON: 400 INVALID_JSON, on a route that reads no body too.
+      'invalid JSON': { payload: '{', 'content-type': 'application/json' },
+      // Past every body limit: 413 before the route's code runs.
+      'too large': { payload: JSON.stringify({ x: 'x'.repeat(64 * 1024) }), 'content-type': 'application/json' },
+    } as const;
+    const undeclared: string[] = [];
+    const sent: Record<string, Record<string, number>> = Object.fromEntries(Object.keys(bodies).map((kind) => [kind, {}]));
+    let writes = 0;
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        const where = `${method.toUpperCase()} ${path}`;
+        const declared = Object.keys(op.responses ?? {});
+        if (!['post', 'put', 'patch', 'delete'].includes(method)) {
+          // GET bodies are never read: neither status can happen, and neither is declared.
+          if (declared.includes('413') || declared.includes('415')) undeclared.push(`${where}: declares 413/415 for a body it never reads`);
+          continue;
+        }
+        writes += 1;
+        for (const status of ['413', '415']) if (!declared.includes(status)) undeclared.push(`${where}: no ${status}`);
+        const url = path.replace(/\{\w+\}/g, '00000000-0000-4000-8000-000000000000');
+        for (const [kind, body] of Object.entries(bodies)) {
+          const res = await t.app.inject({
+            method: method.toUpperCase() as 'POST',
+            url,
+            payload: body.payload,
+            headers: { ...headers, 'content-type': body['content-type'] },
+          });
+          (sent[kind] as Record<string, number>)[where] = res.statusCode;
+          if (!declared.includes(String(res.statusCode))) undeclared.push(`${where} (${kind} body): sent ${res.statusCode}, not declared`);
+        }
+      }
+    }
+    expect(writes).toBeGreaterThan(50);
+    expect(undeclared).toEqual([]);
+    expect(sent['text/plain']?.['POST /api/faq']).toBe(415);
+    expect(sent['too large']?.['POST /api/faq']).toBe(413);
+    expect(sent['text/plain']?.['POST /api/community/posts/{id}/upvote']).toBe(415);
+    expect(sent['too large']?.['POST /api/community/posts/{id}/upvote']).toBe(413);
+    expect(sent.malformed?.['POST /api/conf/webhook']).toBe(415);
+    expect(sent['too large']?.['POST /api/conf/webhook']).toBe(413);
+    expect(Object.values(sent['too large'] ?? {}).every((status) => status === 413)).toBe(true);
+    expect(Object.values(sent.malformed ?? {}).every((status) => status === 415)).toBe(true);
   });
 });

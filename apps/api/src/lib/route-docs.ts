@@ -6,7 +6,12 @@ import { problemResponses } from './problem.js';
  * What the registration hook writes into every documented route's schema, from what it knows of
  * the route (its access level, its input schemas, its rate limit), so route files list only the
  * statuses that are theirs (404, 409, 422, ...):
- * - 400 where the route validates params, query or body;
+ * - 400 where the route validates params, query or body, or its method has a body Fastify parses
+ *   (POST, PUT, PATCH, DELETE: a body that is not valid JSON is 400 INVALID_JSON even where the route
+ *   reads none);
+ * - 413 and 415 on those same methods: a body over the size limit (BODY_LIMIT_BYTES, or the route's
+ *   own) is 413, a media type no parser takes (`text/plain`) or a malformed content-type is 415, before
+ *   the route's own code runs, so a body-less write such as an upvote answers them too;
  * - 401 and 403 on signed-in routes (no, bad or expired token; suspended, wrong role, admin without 2FA);
  * - 429 wherever a rate limiter applies (every route unless `config.rateLimit: false`);
  * - `security`: the bearer scheme on signed-in routes, the provider's signature on provider routes,
@@ -39,6 +44,12 @@ const SECURITY: Record<Access, Record<string, string[]>[]> = {
   admin: [{ bearerAuth: [] }],
   provider: [{ providerSignature: [] }],
 };
+
+/**
+ * The methods whose body Fastify reads and parses (its `bodywith` set; GET, HEAD and TRACE bodies are
+ * never read), so the ones that can answer 413 and 415.
+ */
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'QUERY']);
 
 const pascal = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
 
@@ -82,9 +93,11 @@ export function documentRoute(route: RouteOptions & { path?: string }, access: A
   if (seen.has(operationId)) throw new Error(`route ${method} ${url}: operationId ${operationId} is already taken`);
   seen.add(operationId);
 
+  const parsesBody = (Array.isArray(route.method) ? route.method : [route.method]).some((m) => BODY_METHODS.has(m.toUpperCase()));
   const statuses: number[] = [];
-  if (schema.params || schema.querystring || schema.body) statuses.push(400);
+  if (schema.params || schema.querystring || schema.body || parsesBody) statuses.push(400);
   if (access === 'user' || access === 'staff' || access === 'admin') statuses.push(401, 403);
+  if (parsesBody) statuses.push(413, 415);
   if (route.config?.rateLimit !== false) statuses.push(429);
   route.schema = {
     ...schema,
