@@ -1,6 +1,17 @@
-import { confInsights } from '@cfaq/db/schema/index';
+import * as dbSchema from '@cfaq/db/schema/index';
+import {
+  aiAnswerSource,
+  aiAnswerStatus,
+  confInsights,
+  escalationStatus,
+  faqReportStatus,
+  faqSource,
+  postStatus,
+} from '@cfaq/db/schema/index';
 import { createTestContext, createUser, type TestContext } from '@cfaq/testkit';
-import { Type as T } from '@sinclair/typebox';
+import { Type as T, type TSchema } from '@sinclair/typebox';
+import { getTableColumns, is } from 'drizzle-orm';
+import { PgTable } from 'drizzle-orm/pg-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getAiConfig, listAiProviders, resetAiUsage, testAiProviders } from '../src/ai/admin-config.js';
 import { AiConfigShape, ProvidersReportShape, ProviderTestShape, ResetUsageShape } from '../src/ai/shape.js';
@@ -416,5 +427,89 @@ describe('escalation, audit and log shapes hold real results', () => {
     const adminLog = await listAuditLogs(t.ctx, { page: 1, limit: 20, kind: 'admin' });
     expect(adminLog.items.length).toBeGreaterThan(0);
     expectShape(pageOf(AuditLogItemShape), adminLog);
+  });
+});
+
+/** Every response shape core exports, by module. */
+const SHAPE_MODULES: Record<string, Record<string, unknown>> = {
+  ai: await import('../src/ai/shape.js'),
+  audit: await import('../src/audit/shape.js'),
+  'auto-answer': await import('../src/auto-answer/shape.js'),
+  community: await import('../src/community/shape.js'),
+  conf: await import('../src/conf/shape.js'),
+  'faq-audit': await import('../src/faq-audit/shape.js'),
+  faqs: await import('../src/faqs/shape.js'),
+  identity: await import('../src/identity/shape.js'),
+  knowledge: await import('../src/knowledge/shape.js'),
+  notifications: await import('../src/notifications/shape.js'),
+  programs: await import('../src/programs/shape.js'),
+  reputation: await import('../src/reputation/shape.js'),
+  search: await import('../src/search/shape.js'),
+};
+
+/** Fields named like an enum column that mirror a text column of the same name instead. */
+const TEXT_COLUMNS = new Set([
+  'UsageRowShape.pipeline', // ai_usage.pipeline: text (a pipeline or a route's name)
+  'EscalationHistoryItemShape.fromStatus', // post_escalation_logs: text (post or escalation statuses)
+  'EscalationHistoryItemShape.toStatus',
+]);
+
+/** The non-null literal values a field lists, or null for a plain string. */
+function literalValues(schema: TSchema): unknown[] | null {
+  const branches = ((schema.anyOf as TSchema[] | undefined) ?? [schema]).filter((b) => b.type !== 'null');
+  const values: unknown[] = [];
+  for (const b of branches) {
+    if (b.const !== undefined) values.push(b.const);
+    else if (Array.isArray(b.enum)) values.push(...b.enum);
+    else if (b.anyOf) values.push(...(literalValues(b) ?? []));
+    else return null;
+  }
+  return values;
+}
+
+describe('response enums', () => {
+  it('every field named after a database enum column lists literal values, not any string', () => {
+    const enumColumns = new Set<string>();
+    for (const table of Object.values(dbSchema)) {
+      if (!is(table, PgTable)) continue;
+      for (const [key, column] of Object.entries(getTableColumns(table))) if (column.columnType === 'PgEnumColumn') enumColumns.add(key);
+    }
+    expect(enumColumns).toContain('aiAnswerStatus');
+    // A field is named after the shape that declares it (`UsageRowShape.pipeline`, also inside a report's rows).
+    const shapes = Object.values(SHAPE_MODULES).flatMap((exports) =>
+      Object.entries(exports).filter(([name]) => name.endsWith('Shape')),
+    ) as [string, TSchema][];
+    const named = new Map(shapes.map(([name, schema]) => [JSON.stringify(schema), name]));
+    const plain: string[] = [];
+    const walk = (where: string, schema: TSchema, depth: number) => {
+      if (depth > 8 || !schema || typeof schema !== 'object') return;
+      const owner = named.get(JSON.stringify(schema)) ?? where;
+      for (const [key, field] of Object.entries((schema.properties ?? {}) as Record<string, TSchema>)) {
+        const name = `${owner}.${key}`;
+        if (enumColumns.has(key) && field.type !== 'array' && literalValues(field) === null && !TEXT_COLUMNS.has(name)) plain.push(name);
+        walk(name, field, depth + 1);
+      }
+      if (schema.items) walk(`${owner}[]`, schema.items as TSchema, depth + 1);
+      for (const branch of [...((schema.anyOf as TSchema[]) ?? []), ...((schema.allOf as TSchema[]) ?? [])]) walk(owner, branch, depth + 1);
+    };
+    for (const [name, schema] of shapes) walk(name, schema, 0);
+    expect(shapes.length).toBeGreaterThan(100);
+    expect([...new Set(plain)]).toEqual([]);
+  });
+
+  it('the post and FAQ fields the review named list their enum values, nullable where the column is', () => {
+    const community = SHAPE_MODULES.community as { PostShape: TSchema; EscalatedPostShape: TSchema };
+    const faqs = SHAPE_MODULES.faqs as { FaqShape: TSchema; ReportShape: TSchema };
+    const field = (shape: TSchema, key: string) => (shape.properties as Record<string, TSchema>)[key] as TSchema;
+    const nullable = (schema: TSchema) => ((schema.anyOf as TSchema[] | undefined) ?? []).some((b) => b.type === 'null');
+    expect(literalValues(field(community.PostShape, 'aiAnswerStatus'))).toEqual(aiAnswerStatus.enumValues);
+    expect(nullable(field(community.PostShape, 'aiAnswerStatus'))).toBe(true);
+    expect(literalValues(field(community.PostShape, 'aiAnswerSource'))).toEqual(aiAnswerSource.enumValues);
+    expect(nullable(field(community.PostShape, 'aiAnswerSource'))).toBe(true);
+    expect(literalValues(field(community.PostShape, 'escalationStatus'))).toEqual(escalationStatus.enumValues);
+    expect(nullable(field(community.PostShape, 'escalationStatus'))).toBe(false);
+    expect(literalValues(field(community.EscalatedPostShape, 'status'))).toEqual(postStatus.enumValues);
+    expect(literalValues(field(faqs.FaqShape, 'source'))).toEqual(faqSource.enumValues);
+    expect(literalValues(field(faqs.ReportShape, 'status'))).toEqual(faqReportStatus.enumValues);
   });
 });

@@ -1,6 +1,7 @@
 import { aiAnswerOutcomes, communityPosts, pipelineResults } from '@cfaq/db/schema/index';
 import { and, count, desc, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import { writeAdminLog } from '../audit/index.js';
+import type { AiAnswerStatus } from '../community/shape.js';
 import type { CoreContext } from '../context.js';
 import { Code, notFound, unprocessable } from '../errors/index.js';
 import { notify, teaDrop } from '../notifications/index.js';
@@ -61,7 +62,8 @@ export async function listReviewQueue(ctx: Pick<CoreContext, 'db'>, q: QueueQuer
     body: p.body,
     authorId: p.authorId,
     status: p.status,
-    aiAnswerStatus: p.aiAnswerStatus as string,
+    // Listed only while suggested or escalated (the where above).
+    aiAnswerStatus: p.aiAnswerStatus as AiAnswerStatus,
     answer: p.aiAnswer,
     confidence: p.aiAnswerConfidence,
     source: p.aiAnswerSource,
@@ -78,7 +80,7 @@ export async function listReviewQueue(ctx: Pick<CoreContext, 'db'>, q: QueueQuer
     aiAnswerEscalatedAt: p.aiAnswerEscalatedAt,
     aiAnswerEscalatedReason: p.aiAnswerEscalatedReason,
     aiAnswerAttempts: p.aiAnswerAttempts,
-    escalationStatus: p.escalationStatus as string,
+    escalationStatus: p.escalationStatus,
     escalatedAt: p.escalatedAt,
     lastCheckedAt: p.lastCheckedAt,
     createdAt: p.createdAt,
@@ -201,7 +203,8 @@ export async function reviewAiAnswer(
       postId,
       action: input.action,
       previousStatus: from,
-      aiAnswerStatus: p.aiAnswerStatus as string,
+      // Every action above sets it.
+      aiAnswerStatus: p.aiAnswerStatus as AiAnswerStatus,
       aiAnswer: p.aiAnswer,
       aiAnswerSource: p.aiAnswerSource,
       aiAnswerConfidence: p.aiAnswerConfidence,

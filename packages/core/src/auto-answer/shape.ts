@@ -1,12 +1,11 @@
-import { aiAnswerSource } from '@cfaq/db/schema/index';
 import { type Static, Type as T } from '@sinclair/typebox';
-import { DateTime, literals, Nullable, Uuid } from '../shared/shape.js';
+import { AiAnswerSourceShape, AiAnswerStatusShape, EscalationStatusShape, PostStatusShape } from '../community/shape.js';
+import { DateTime, Nullable, Uuid } from '../shared/shape.js';
 
 /** The response shapes of auto-answer (admin queue, review, run, calibration; AI answer feedback): declared once here. */
 
 export const AutoAnswerVerdictShape = T.Union([T.Literal('approved'), T.Literal('suggested'), T.Literal('escalated')]);
 export type AutoAnswerVerdict = Static<typeof AutoAnswerVerdictShape>;
-export const AiAnswerSourceShape = Nullable(literals(aiAnswerSource.enumValues));
 
 export const ReviewQueueEntryShape = T.Object({
   id: Uuid,
@@ -15,8 +14,8 @@ export const ReviewQueueEntryShape = T.Object({
   title: T.String(),
   body: T.String(),
   authorId: Nullable(Uuid),
-  status: T.String(),
-  aiAnswerStatus: T.String(),
+  status: PostStatusShape,
+  aiAnswerStatus: AiAnswerStatusShape,
   answer: Nullable(T.String()),
   confidence: Nullable(T.Number()),
   source: AiAnswerSourceShape,
@@ -34,7 +33,7 @@ export const ReviewQueueEntryShape = T.Object({
   aiAnswerEscalatedAt: Nullable(DateTime),
   aiAnswerEscalatedReason: Nullable(T.String()),
   aiAnswerAttempts: T.Integer(),
-  escalationStatus: T.String({ description: 'the post escalation (none, escalated, resolved, dismissed), not the AI answer' }),
+  escalationStatus: T.Union(EscalationStatusShape.anyOf, { description: 'the post escalation, not the AI answer' }),
   // The post escalation's time (spec CommunityPost.escalatedAt); the AI answer's is aiAnswerEscalatedAt.
   escalatedAt: Nullable(DateTime),
   lastCheckedAt: Nullable(DateTime),
@@ -95,12 +94,12 @@ export type AutoAnswerQueued = Static<typeof AutoAnswerQueuedShape>;
 export const AiReviewResultShape = T.Object({
   postId: Uuid,
   action: T.String(),
-  previousStatus: T.String(),
-  aiAnswerStatus: T.String(),
+  previousStatus: AiAnswerStatusShape,
+  aiAnswerStatus: AiAnswerStatusShape,
   aiAnswer: Nullable(T.String()),
   aiAnswerSource: AiAnswerSourceShape,
   aiAnswerConfidence: Nullable(T.Number()),
-  status: T.String(),
+  status: PostStatusShape,
   aiAnswerReviewedAt: DateTime,
   aiAnswerReviewedBy: Uuid,
 });
@@ -128,10 +127,10 @@ export type Calibration = Static<typeof CalibrationShape>;
 
 export const AiAnswerStateShape = T.Object({
   postId: Uuid,
-  aiAnswerStatus: Nullable(T.String()),
+  aiAnswerStatus: Nullable(AiAnswerStatusShape),
   aiAnswerScore: T.Integer({ description: 'net votes on the AI answer' }),
   myVote: Nullable(T.Union([T.Literal(1), T.Literal(-1)])),
   demoted: T.Boolean({ description: 'true when this request unpublished the AI answer (re-escalated for staff review)' }),
-  status: T.String(),
+  status: PostStatusShape,
 });
 export type AiAnswerState = Static<typeof AiAnswerStateShape>;

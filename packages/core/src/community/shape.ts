@@ -1,4 +1,4 @@
-import { escalationStatus, postStatus } from '@cfaq/db/schema/index';
+import { aiAnswerSource, aiAnswerStatus, escalationStatus, postStatus } from '@cfaq/db/schema/index';
 import { type Static, Type as T } from '@sinclair/typebox';
 import { FaqShape } from '../faqs/shape.js';
 import { DateTime, literals, Nullable, Uuid } from '../shared/shape.js';
@@ -6,6 +6,13 @@ import { DateTime, literals, Nullable, Uuid } from '../shared/shape.js';
 /** The response shapes of the community (posts, comments, votes): declared once here, used as route schemas and, through Static, as core types. */
 
 export const PostStatusShape = literals(postStatus.enumValues);
+export type PostStatus = Static<typeof PostStatusShape>;
+export const AiAnswerStatusShape = literals(aiAnswerStatus.enumValues);
+export type AiAnswerStatus = Static<typeof AiAnswerStatusShape>;
+/** Where a post's AI answer came from; null while it has none. */
+export const AiAnswerSourceShape = Nullable(literals(aiAnswerSource.enumValues));
+export const EscalationStatusShape = literals(escalationStatus.enumValues);
+export type EscalationStatus = Static<typeof EscalationStatusShape>;
 export const MyVoteShape = Nullable(T.Union([T.Literal(1), T.Literal(-1)]));
 export type Vote = 1 | -1;
 
@@ -23,8 +30,8 @@ export const PostShape = T.Object({
   convertedFaqId: Nullable(Uuid),
   aiAnswer: Nullable(T.String({ description: 'null for non-staff readers until the answer is approved' })),
   aiAnswerConfidence: Nullable(T.Number()),
-  aiAnswerStatus: Nullable(T.String()),
-  aiAnswerSource: Nullable(T.String()),
+  aiAnswerStatus: Nullable(AiAnswerStatusShape),
+  aiAnswerSource: AiAnswerSourceShape,
   aiAnswerSuggestedAt: Nullable(DateTime),
   aiAnswerReviewedAt: Nullable(DateTime),
   aiAnswerReviewedBy: Nullable(Uuid),
@@ -32,7 +39,7 @@ export const PostShape = T.Object({
   aiAnswerEscalatedReason: Nullable(T.String({ description: 'moderation text: staff only, null for everyone else' })),
   aiAnswerAttempts: T.Integer(),
   lastCheckedAt: Nullable(DateTime),
-  escalationStatus: T.String(),
+  escalationStatus: EscalationStatusShape,
   escalatedAt: Nullable(DateTime),
   answeredAt: Nullable(DateTime),
   createdAt: DateTime,
@@ -75,10 +82,10 @@ export const EscalatedPostShape = T.Object({
   authorId: Nullable(Uuid),
   title: T.String(),
   body: T.String(),
-  status: T.String(),
+  status: PostStatusShape,
   commentCount: T.Integer(),
   unansweredComments: T.Integer({ description: 'live comments marked dna, neither accepted nor verified' }),
-  escalationStatus: literals(escalationStatus.enumValues),
+  escalationStatus: EscalationStatusShape,
   escalatedAt: Nullable(DateTime),
   escalationResolvedAt: Nullable(DateTime),
   escalationResolvedBy: Nullable(Uuid),

@@ -51,7 +51,8 @@ export async function listAuditResults(ctx: Pick<CoreContext, 'db'>, q: AuditRes
       faqId: r.targetId,
       question: r.targetTitle,
       batchId: r.batchId,
-      verdict: r.verdict,
+      // A faq_audit row holds one of the audit's verdicts (the pipeline_verdict enum also has auto-answer's).
+      verdict: r.verdict as AuditVerdict,
       flagged: r.flagged,
       score: r.score,
       confidence: r.confidence,

@@ -1,10 +1,17 @@
+import type { pipelineVerdict } from '@cfaq/db/schema/index';
 import { type Static, Type as T } from '@sinclair/typebox';
 import { DateTime, literals, Nullable, Uuid } from '../shared/shape.js';
 
 /** The response shapes of the FAQ audit: declared once here, used as route schemas and, through Static, as core types. */
 
 /** The audit's verdicts (a subset of the pipeline_verdict enum, which also holds the auto-answer's). */
-export const AUDIT_VERDICTS = ['correct', 'drift_detected', 'contradiction', 'stale', 'skipped'] as const;
+export const AUDIT_VERDICTS = [
+  'correct',
+  'drift_detected',
+  'contradiction',
+  'stale',
+  'skipped',
+] as const satisfies readonly (typeof pipelineVerdict.enumValues)[number][];
 export const AuditVerdictShape = literals(AUDIT_VERDICTS);
 export type AuditVerdict = Static<typeof AuditVerdictShape>;
 
@@ -26,7 +33,7 @@ export const AuditResultShape = T.Object({
   faqId: Uuid,
   question: T.String(),
   batchId: Nullable(Uuid),
-  verdict: T.String(),
+  verdict: AuditVerdictShape,
   flagged: T.Boolean(),
   score: Nullable(T.Number()),
   confidence: Nullable(T.Number()),

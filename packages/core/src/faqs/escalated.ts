@@ -3,6 +3,7 @@ import { and, asc, count, desc, eq, inArray, not, or, type SQL, sql } from 'driz
 import { writeAdminLog } from '../audit/index.js';
 import type { CoreContext } from '../context.js';
 import { Code, notFound, unprocessable } from '../errors/index.js';
+import type { AuditVerdict } from '../faq-audit/shape.js';
 import type { Actor } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
 import { logPipelineStep } from '../shared/pipeline-log.js';
@@ -73,7 +74,8 @@ export async function latestAudits(ctx: Pick<CoreContext, 'db'>, faqIds: string[
     const reason = r.metadata?.reason;
     out.set(r.targetId, {
       id: r.id,
-      verdict: r.verdict,
+      // A faq_audit row holds one of the audit's verdicts (the pipeline_verdict enum also has auto-answer's).
+      verdict: r.verdict as AuditVerdict,
       score: r.score,
       confidence: r.confidence,
       flagged: r.flagged,

@@ -3,10 +3,12 @@ import {
   faqPromotionStatus,
   faqReportStatus,
   faqReviewStatus,
+  faqSource,
   freshnessTier,
   freshReviewVerdict,
 } from '@cfaq/db/schema/index';
 import { type Static, Type as T } from '@sinclair/typebox';
+import { AuditVerdictShape } from '../faq-audit/shape.js';
 import { DateTime, literals, Nullable, Uuid } from '../shared/shape.js';
 
 /** The response shapes of the FAQ domain: declared once here, used as route schemas and, through Static, as core types. */
@@ -18,6 +20,10 @@ export type FreshnessTier = Static<typeof FreshnessTierShape>;
 export const FlagTypeShape = literals(faqFlagType.enumValues);
 export const ReviewVerdictShape = literals(freshReviewVerdict.enumValues);
 export type ReviewVerdict = Static<typeof ReviewVerdictShape>;
+export const FaqSourceShape = literals(faqSource.enumValues);
+export type FaqSource = Static<typeof FaqSourceShape>;
+export const ReportStatusShape = literals(faqReportStatus.enumValues);
+export type ReportStatus = Static<typeof ReportStatusShape>;
 
 export const FaqShape = T.Object({
   id: Uuid,
@@ -38,7 +44,7 @@ export const FaqShape = T.Object({
   }),
   flaggedAt: Nullable(DateTime),
   escalatedAt: Nullable(DateTime),
-  source: T.String(),
+  source: FaqSourceShape,
   sourceId: Nullable(Uuid),
   helpfulCount: T.Integer(),
   notHelpfulCount: T.Integer(),
@@ -66,13 +72,10 @@ export const ReportShape = T.Object({
   faqId: Uuid,
   reporterId: Nullable(Uuid),
   reason: T.String(),
-  status: T.String(),
+  status: ReportStatusShape,
   createdAt: DateTime,
 });
 export type ReportView = Static<typeof ReportShape>;
-
-export const ReportStatusShape = literals(faqReportStatus.enumValues);
-export type ReportStatus = Static<typeof ReportStatusShape>;
 
 /** An open report as the staff review queue shows it on its FAQ (the reason is staff-only text). */
 export const OpenReportShape = T.Object({
@@ -136,7 +139,7 @@ export type ReviewSuggestion = Static<typeof ReviewSuggestionShape>;
 
 export const LatestAuditShape = T.Object({
   id: Uuid,
-  verdict: T.String(),
+  verdict: AuditVerdictShape,
   score: Nullable(T.Number()),
   confidence: Nullable(T.Number()),
   flagged: T.Boolean(),

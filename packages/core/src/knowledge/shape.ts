@@ -1,6 +1,7 @@
+import { knowledgeStatus } from '@cfaq/db/schema/index';
 import { type Static, Type as T } from '@sinclair/typebox';
 import { FaqShape } from '../faqs/shape.js';
-import { DateTime, Nullable, Uuid } from '../shared/shape.js';
+import { DateTime, literals, Nullable, Uuid } from '../shared/shape.js';
 import { FAQ_UPDATE_THRESHOLD } from './faq-match.js';
 
 /** The response shapes of the knowledge base (items, searches, chat, promotion): declared once here. */
@@ -13,12 +14,7 @@ export type FaqAction = Static<typeof FaqActionShape>;
 
 export const KnowledgeTypeShape = T.Union([T.Literal('transcript'), T.Literal('document')]);
 export type KnowledgeType = Static<typeof KnowledgeTypeShape>;
-export const KnowledgeStatusShape = T.Union([
-  T.Literal('pending_review'),
-  T.Literal('approved'),
-  T.Literal('rejected'),
-  T.Literal('promoted'),
-]);
+export const KnowledgeStatusShape = literals(knowledgeStatus.enumValues);
 export type KnowledgeStatus = Static<typeof KnowledgeStatusShape>;
 
 export const KnowledgeItemShape = T.Object({
