@@ -1,6 +1,8 @@
-import type { InjectOptions } from 'fastify';
+import { Type as T } from '@sinclair/typebox';
+import Fastify, { type InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findNul } from '../src/plugins/input-guard.js';
+import { problemPlugin } from '../src/plugins/problem.js';
 import { createTestApp, expectProblem, GENEROUS_LIMITS, type TestApp } from './helpers.js';
 import { bearer, craftJwt } from './tokens.js';
 
@@ -122,6 +124,56 @@ describe('numbers and dates out of range', () => {
       const token = craftJwt({ sub, typ: 'access', iat: now, exp: now + 600 });
       expectProblem(await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: bearer(token) }), 401);
       expect((await t.app.inject({ method: 'GET', url: '/api/faq', headers: bearer(token) })).statusCode).toBe(200);
+    }
+  });
+});
+
+describe('a value outside a union of literals is one error naming the allowed values', () => {
+  const errorsOf = (res: Parameters<typeof expectProblem>[0]) => expectProblem(res, 400, 'VALIDATION_FAILED').errors ?? [];
+
+  it('in a query string, a JSON body and a nested array', async () => {
+    // Six entries before: five "must be equal to constant" and "must match a schema in anyOf".
+    const query = await t.app.inject({ method: 'GET', url: '/api/faq/paginated?reviewStatus=nope', headers: admin.headers });
+    expect(errorsOf(query)).toEqual([
+      { path: 'query.reviewStatus', message: 'must be one of: approved, pending_review, draft, verified, update_requested' },
+    ]);
+    expect(query.json().detail).toBe('query.reviewStatus must be one of: approved, pending_review, draft, verified, update_requested');
+    // Not a string at all: the type errors of each branch fold in too.
+    for (const reviewStatus of [12, null, 'nope']) {
+      const body = await t.app.inject({
+        method: 'POST',
+        url: '/api/faq',
+        headers: admin.headers,
+        payload: { question: 'What is a union?', answer: 'One of a few.', reviewStatus },
+      });
+      expect(errorsOf(body), String(reviewStatus)).toEqual([{ path: 'body.reviewStatus', message: 'must be one of: approved, draft' }]);
+    }
+    const nested = await t.app.inject({ method: 'POST', url: '/api/log', payload: { entries: [{ level: 'loud', message: 'x' }] } });
+    expect(errorsOf(nested).filter((e) => e.path === 'body.entries.0.level')).toEqual([
+      { path: 'body.entries.0.level', message: 'must be one of: debug, info, warn, error' },
+    ]);
+  });
+
+  it('lists null for a nullable one, and leaves a union of other schemas as Ajv reports it', async () => {
+    const app = Fastify({ ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: false } } });
+    await app.register(problemPlugin);
+    const Tier = T.Union([T.Literal('evergreen'), T.Literal('seasonal')]);
+    app.post(
+      '/x',
+      {
+        schema: {
+          body: T.Object({ tier: T.Optional(T.Union([Tier, T.Null()])), limit: T.Optional(T.Union([T.Literal('all'), T.Integer()])) }),
+        },
+      },
+      async () => ({}),
+    );
+    try {
+      const nullable = await app.inject({ method: 'POST', url: '/x', payload: { tier: 'annual' } });
+      expect(errorsOf(nullable)).toEqual([{ path: 'body.tier', message: 'must be one of: evergreen, seasonal, null' }]);
+      const mixed = await app.inject({ method: 'POST', url: '/x', payload: { limit: 'some' } });
+      expect(errorsOf(mixed).map((e) => e.message)).toContain('must match a schema in anyOf');
+    } finally {
+      await app.close();
     }
   });
 });

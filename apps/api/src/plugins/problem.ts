@@ -5,6 +5,7 @@ import { Problem, type ProblemBody, problem } from '../lib/problem.js';
 
 interface AjvError {
   instancePath?: string;
+  schemaPath?: string;
   message?: string;
   keyword?: string;
   params?: Record<string, unknown>;
@@ -26,9 +27,75 @@ export function fieldPath(context: string | undefined, e: AjvError): string {
 function fieldMessage(e: AjvError): string {
   if (e.keyword === 'required') return 'is required';
   if (e.keyword === 'enum' && Array.isArray(e.params?.allowedValues)) {
-    return `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`;
+    return `must be one of: ${(e.params.allowedValues as unknown[]).map((v) => (v === null ? 'null' : String(v))).join(', ')}`;
   }
   return e.message ?? 'is invalid';
+}
+
+/**
+ * The values a failed union branch allows when the branch is a literal (`{const}` or `{enum}`, with
+ * its `type`) or `null`; undefined when the branch is anything else (a number, an object, ...).
+ */
+function literalBranch(errors: AjvError[]): unknown[] | undefined {
+  const values: unknown[] = [];
+  let literal = false;
+  for (const e of errors) {
+    if (e.keyword === 'const') {
+      values.push(e.params?.allowedValue);
+      literal = true;
+    } else if (e.keyword === 'enum' && Array.isArray(e.params?.allowedValues)) {
+      values.push(...(e.params.allowedValues as unknown[]));
+      literal = true;
+    } else if (e.keyword !== 'type') return undefined;
+  }
+  if (literal) return values;
+  // A branch that failed on its type alone: `null` (Nullable), or a type with no listed value.
+  return errors.length === 1 && errors[0]?.params?.type === 'null' ? [null] : undefined;
+}
+
+/**
+ * A union of literals (TypeBox's `literals(...)`, `T.Union([T.Literal(...), ...])`, nullable or not)
+ * fails in Ajv as one `const` error per value (plus a `type` error each when the value is not a
+ * string) and one `anyOf` error: six entries for a five-value enum, none naming the values. Each such
+ * union becomes one `enum` error listing the allowed values ("must be one of: a, b, c"). Unions of
+ * other schemas (objects, numbers) keep their errors. Innermost unions first, so a nullable union of
+ * literals folds into one error that lists null too.
+ */
+export function collapseLiteralUnions(errors: readonly AjvError[]): AjvError[] {
+  let out = [...errors];
+  const unions = out
+    .filter((e) => e.keyword === 'anyOf' && e.schemaPath)
+    .sort((a, b) => (b.schemaPath as string).length - (a.schemaPath as string).length);
+  for (const union of unions) {
+    const prefix = `${union.schemaPath}/`;
+    const inBranches = out.filter((e) => e !== union && e.schemaPath?.startsWith(prefix));
+    if (inBranches.length === 0 || inBranches.some((e) => e.instancePath !== union.instancePath)) continue;
+    const branches = new Map<string, AjvError[]>();
+    for (const e of inBranches) {
+      const branch = (e.schemaPath as string).slice(prefix.length).split('/')[0] as string;
+      branches.set(branch, [...(branches.get(branch) ?? []), e]);
+    }
+    const allowed: unknown[] = [];
+    for (const branchErrors of branches.values()) {
+      const values = literalBranch(branchErrors);
+      if (!values) {
+        allowed.length = 0;
+        break;
+      }
+      allowed.push(...values);
+    }
+    if (allowed.length === 0) continue;
+    const merged: AjvError = {
+      instancePath: union.instancePath,
+      schemaPath: union.schemaPath,
+      keyword: 'enum',
+      params: { allowedValues: [...new Set(allowed)] },
+      message: 'must be equal to one of the allowed values',
+    };
+    const drop = new Set(inBranches);
+    out = out.flatMap((e) => (e === union ? [merged] : drop.has(e) ? [] : [e]));
+  }
+  return out;
 }
 
 /** Fastify's own client-error codes mapped to stable problem codes. */
@@ -79,10 +146,15 @@ export const problemPlugin = fp(
       if (err instanceof AppError) {
         body = problem(err.status, err.code, err.message, err.errors);
       } else if (err.validation) {
-        const errors = (err.validation as AjvError[]).map((e) => ({
-          path: fieldPath(err.validationContext, e),
-          message: fieldMessage(e),
-        }));
+        const seen = new Set<string>();
+        const errors = collapseLiteralUnions(err.validation as AjvError[])
+          .map((e) => ({ path: fieldPath(err.validationContext, e), message: fieldMessage(e) }))
+          .filter((e) => {
+            const key = `${e.path}\u0000${e.message}`;
+            if (seen.has(key)) return false;
+            seen.add(key);
+            return true;
+          });
         const detail = errors.map((e) => `${e.path} ${e.message}`).join('; ');
         body = problem(400, Code.VALIDATION_FAILED, detail, errors);
       } else if (err.statusCode === 429) {
