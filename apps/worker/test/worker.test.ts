@@ -150,7 +150,6 @@ describe('worker', () => {
     }
   });
 
-
   it('drains a backlog of a one-at-a-time queue job after job, without waiting a poll between jobs', async () => {
     const oneJob = defineJob({
       name: 'test.drain-one-at-a-time',

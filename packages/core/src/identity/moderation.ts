@@ -69,11 +69,7 @@ export async function unsuspendUser(
       .set({ status: 'active', suspendedAt: null, suspendedUntil: null, suspendedReason: null, updatedAt: now })
       // A suspension whose `until` has passed no longer counts anywhere (isSuspended): not here either.
       .where(
-        and(
-          eq(users.id, params.userId),
-          eq(users.status, 'suspended'),
-          or(isNull(users.suspendedUntil), gt(users.suspendedUntil, now)),
-        ),
+        and(eq(users.id, params.userId), eq(users.status, 'suspended'), or(isNull(users.suspendedUntil), gt(users.suspendedUntil, now))),
       )
       .returning(userColumns);
     if (!updated) {

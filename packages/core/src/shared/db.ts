@@ -1,6 +1,5 @@
-import type { Role } from '../identity/principal.js';
-
 import { pgErrorOf } from '@cfaq/db';
+import type { Role } from '../identity/principal.js';
 
 export { type DbOrTx, pgErrorOf, type Tx } from '@cfaq/db';
 
