@@ -7,7 +7,7 @@ import { type FaqProposal, proposalColumns, proposeFaqUpdates } from '../knowled
 import { questionKey } from '../search/duplicate-rule.js';
 import type { Tx } from '../shared/db.js';
 import { logPipelineStep } from '../shared/pipeline-log.js';
-import { clockTime, storedSegments } from './knowledge-store.js';
+import { clockTime, MEETING_STATE_COLUMNS, storedSegments } from './knowledge-store.js';
 import type { InsightsStatus } from './shape.js';
 import type { ParsedTranscript } from './transcript.js';
 import { segmentsToText } from './vtt.js';
@@ -192,16 +192,7 @@ export async function retryInsightExtraction(
   meetingId: string,
   opts: { finalAttempt: boolean },
 ): Promise<InsightRetryResult> {
-  const [m] = await ctx.db
-    .select({
-      id: confMeetings.id,
-      batchId: confMeetings.batchId,
-      topic: confMeetings.topic,
-      status: confMeetings.status,
-      payload: confMeetings.payload,
-    })
-    .from(confMeetings)
-    .where(eq(confMeetings.id, meetingId));
+  const [m] = await ctx.db.select(MEETING_STATE_COLUMNS).from(confMeetings).where(eq(confMeetings.id, meetingId));
   if (!m) return { status: 'skipped', reason: 'meeting not found' };
   const record = m.payload?.insights as InsightsRecord | undefined;
   if (m.status !== 'completed' || record?.outcome !== 'failed' || !record.retrying) {

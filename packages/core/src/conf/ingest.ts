@@ -8,7 +8,14 @@ import { ConfProviderError } from './client.js';
 import { downloadTranscript } from './download.js';
 import { extractInsights, insightsRecord, insightsView, writeInsights } from './extract-insights.js';
 import { confExtractInsightsJob } from './extract-insights-job.js';
-import { chunkTranscript, embedKnowledgeChunks, markMeetingFailed, noteRetry, writeKnowledgeRows } from './knowledge-store.js';
+import {
+  chunkTranscript,
+  embedKnowledgeChunks,
+  MEETING_STATE_COLUMNS,
+  markMeetingFailed,
+  noteRetry,
+  writeKnowledgeRows,
+} from './knowledge-store.js';
 import type { RecordingPayload } from './recording.js';
 import type { InsightsStatus } from './shape.js';
 import { withConfToken } from './tokens.js';
@@ -211,16 +218,7 @@ export async function ingestRecording(
     .returning({ id: confMeetings.id, batchId: confMeetings.batchId, topic: confMeetings.topic });
   let meeting = created;
   if (!meeting) {
-    const [existing] = await ctx.db
-      .select({
-        id: confMeetings.id,
-        batchId: confMeetings.batchId,
-        topic: confMeetings.topic,
-        status: confMeetings.status,
-        payload: confMeetings.payload,
-      })
-      .from(confMeetings)
-      .where(eq(confMeetings.confMeetingId, p.meetingUuid));
+    const [existing] = await ctx.db.select(MEETING_STATE_COLUMNS).from(confMeetings).where(eq(confMeetings.confMeetingId, p.meetingUuid));
     if (!existing || existing.status === 'completed' || existing.payload?.jobId !== meta.jobId) {
       return { status: 'skipped', reason: 'meeting already exists', ...(existing ? { meetingId: existing.id } : {}) };
     }

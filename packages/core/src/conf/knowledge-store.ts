@@ -160,6 +160,15 @@ export async function writeKnowledgeRows(
 }
 
 /** Segments stored on the meeting by an earlier run (for re-processing without a new download). */
+/** What the processing steps read of a meeting: where it stands and what its earlier runs kept. */
+export const MEETING_STATE_COLUMNS = {
+  id: confMeetings.id,
+  batchId: confMeetings.batchId,
+  topic: confMeetings.topic,
+  status: confMeetings.status,
+  payload: confMeetings.payload,
+};
+
 export const storedSegments = (payload: Record<string, unknown> | null): TranscriptSegment[] | null =>
   Array.isArray(payload?.segments) ? (payload.segments as TranscriptSegment[]) : null;
 

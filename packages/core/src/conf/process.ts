@@ -2,7 +2,7 @@ import { confMeetings } from '@cfaq/db/schema/index';
 import { eq } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { fetchAndStore, type IngestResult, storeTranscript } from './ingest.js';
-import { markMeetingFailed, storedSegments } from './knowledge-store.js';
+import { MEETING_STATE_COLUMNS, markMeetingFailed, storedSegments } from './knowledge-store.js';
 import { segmentsToText } from './vtt.js';
 
 type Ctx = Pick<CoreContext, 'db' | 'pool' | 'config' | 'secrets' | 'clock' | 'log' | 'embedder' | 'jobs'>;
@@ -13,14 +13,7 @@ type Ctx = Pick<CoreContext, 'db' | 'pool' | 'config' | 'secrets' | 'clock' | 'l
  */
 export async function processMeeting(ctx: Ctx, meetingId: string, opts: { finalAttempt?: boolean } = {}): Promise<IngestResult> {
   const [m] = await ctx.db
-    .select({
-      id: confMeetings.id,
-      batchId: confMeetings.batchId,
-      topic: confMeetings.topic,
-      status: confMeetings.status,
-      userId: confMeetings.userId,
-      payload: confMeetings.payload,
-    })
+    .select({ ...MEETING_STATE_COLUMNS, userId: confMeetings.userId })
     .from(confMeetings)
     .where(eq(confMeetings.id, meetingId));
   if (!m) return { status: 'skipped', reason: 'meeting not found' };
