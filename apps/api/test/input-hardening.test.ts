@@ -148,6 +148,9 @@ describe('a value outside a union of literals is one error naming the allowed va
       });
       expect(errorsOf(body), String(reviewStatus)).toEqual([{ path: 'body.reviewStatus', message: 'must be one of: approved, draft' }]);
     }
+    // A flag of a query string: one error (it was three, none naming what is allowed).
+    const flag = await t.app.inject({ method: 'POST', url: '/api/admin/community/auto-answer?dry_run=maybe', headers: admin.headers });
+    expect(errorsOf(flag)).toEqual([{ path: 'query.dry_run', message: 'must be boolean' }]);
     const nested = await t.app.inject({ method: 'POST', url: '/api/log', payload: { entries: [{ level: 'loud', message: 'x' }] } });
     expect(errorsOf(nested).filter((e) => e.path === 'body.entries.0.level')).toEqual([
       { path: 'body.entries.0.level', message: 'must be one of: debug, info, warn, error' },

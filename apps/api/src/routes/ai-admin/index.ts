@@ -36,7 +36,7 @@ import {
 
 const tags = ['admin: auto-answer'];
 const aiTags = ['admin: ai'];
-const truthy = (v: unknown) => v === true || v === 'true';
+const truthy = (v: boolean | undefined) => v === true;
 
 const TRIGGER_NOTE =
   'dry_run=true: every verdict the run would reach for the eligible posts (or post_id), computed without claiming posts, without ' +

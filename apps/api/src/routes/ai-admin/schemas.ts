@@ -25,7 +25,8 @@ export const QueueQuery = T.Composite([
   }),
 ]);
 
-const Bool = T.Union([T.Boolean(), T.Literal('true'), T.Literal('false')]);
+// Query strings are coerced: `true` and `false` arrive as booleans, anything else is one error naming the field.
+const Bool = T.Boolean({ description: 'true or false' });
 export const TriggerQuery = T.Object({
   dry_run: T.Optional(Bool),
   dryRun: T.Optional(Bool),
