@@ -89,7 +89,7 @@ export async function latestAudits(ctx: Pick<CoreContext, 'db'>, faqIds: string[
 
 export interface StaffReviewQuery extends PageQuery {
   batchId?: string | undefined;
-  reviewStatus?: 'pending_review' | 'update_requested' | undefined;
+  reviewStatus?: ReviewStatus | undefined;
   flagType?: 'manual' | 'auto' | undefined;
   /** true: only FAQs with an open report; false: only FAQs without one. */
   reported?: boolean | undefined;
@@ -115,8 +115,11 @@ async function staffReviewList(
   opts: { withReported: boolean },
 ): Promise<Page<StaffReviewItem>> {
   const w = pageWindow(q);
+  // A status outside the listed ones is in the queue only through an open report.
   const listed = q.reviewStatus
-    ? eq(faqs.reviewStatus, q.reviewStatus)
+    ? statuses.includes(q.reviewStatus)
+      ? eq(faqs.reviewStatus, q.reviewStatus)
+      : and(eq(faqs.reviewStatus, q.reviewStatus), opts.withReported ? hasOpenReport : sql`false`)
     : opts.withReported
       ? or(inArray(faqs.reviewStatus, statuses), hasOpenReport)
       : inArray(faqs.reviewStatus, statuses);

@@ -1,4 +1,4 @@
-import { FlagTypeShape as FlagType } from '@cfaq/core';
+import { FlagTypeShape as FlagType, ReviewStatusShape as ReviewStatus } from '@cfaq/core';
 import { Type as T } from '@sinclair/typebox';
 import { PageQuery, Uuid } from '../../lib/schemas.js';
 
@@ -17,7 +17,10 @@ export const ReviewQueueQuery = T.Object(
     ...PageQuery.properties,
     batchId: T.Optional(Uuid),
     flagType: T.Optional(FlagType),
-    reviewStatus: T.Optional(T.Union([T.Literal('pending_review'), T.Literal('update_requested')])),
+    reviewStatus: T.Optional({
+      ...ReviewStatus,
+      description: 'that status only: pending_review or update_requested FAQs, or the reported FAQs of any other status',
+    }),
     reported: T.Optional(
       T.Boolean({ description: 'true: only FAQs with an open report (any review status); false: only FAQs without one' }),
     ),
