@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { notify, teaDrop } from '@cfaq/core';
 import { batches } from '@cfaq/db/schema/index';
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -324,6 +324,44 @@ describe('GET /notifications/stream', () => {
       await new Promise((r) => setTimeout(r, 200));
       expect(g.raw()).not.toContain('archived tea');
       expect(after).toBeTruthy();
+      g.close();
+    } finally {
+      await a.close();
+    }
+  });
+
+  it('resumes after a drop withdrawn since (its FAQ deleted) or of a program archived since: what came meanwhile is not lost', async () => {
+    const a = await buildApp({ ctx: t.ctx, logger: false });
+    await a.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const me = await t.signIn('user');
+      const staff = await t.signIn('admin');
+      const s = readEvents(a, me.headers.authorization, 1);
+      await new Promise((r) => setTimeout(r, 300));
+      const made = await a.inject({
+        method: 'POST',
+        url: '/api/faq',
+        headers: staff.headers,
+        payload: { question: 'Where is the lost and found desk?', answer: 'At the entrance.' },
+      });
+      expect(made.statusCode).toBe(201);
+      const [published] = await s.done;
+      s.close();
+      expect(published).toMatchObject({ event: 'tea', data: { title: 'New FAQ' } });
+      expect((await a.inject({ method: 'DELETE', url: `/api/faq/${made.json().id}`, headers: staff.headers })).statusCode).toBe(204);
+      const missed = await write(me.id, 'post_answered', null, 'while away');
+      const r = readEvents(a, me.headers.authorization, 1, published?.id);
+      expect((await r.done).map((e) => e.id)).toEqual([missed]);
+      r.close();
+
+      const [closing] = await t.ctx.db.insert(batches).values({ name: 'Closing tea', slug: 'closing-tea' }).returning();
+      const wide = await t.ctx.db.transaction((tx) =>
+        teaDrop(tx, { userId: null, batchId: closing!.id, kind: 'faq_approved', title: 'soon archived' }),
+      );
+      await t.ctx.db.update(batches).set({ archivedAt: new Date() }).where(eq(batches.id, closing!.id));
+      const missedToo = await write(me.id, 'post_answered', null, 'after the archive');
+      const g = readEvents(a, me.headers.authorization, 1, `tea:${wide}`);
+      expect((await g.done).map((e) => e.id)).toEqual([missedToo]);
       g.close();
     } finally {
       await a.close();

@@ -35,6 +35,7 @@ const TABLES = [
   'notification_settings',
   'tea_notifications',
   'tea_notification_reads',
+  'tea_withdrawals',
   'reputation_logs',
   'reputation_totals',
   'reputation_board_sizes',

@@ -105,18 +105,19 @@ export async function faqApprovedDrop(tx: DbOrTx, faq: Pick<FaqRow, 'id' | 'batc
   });
 }
 
-/** Withdraws a FAQ's "New FAQ" tea drop: the FAQ is gone or back to draft, so the drop would show what only staff may see. */
+/**
+ * Withdraws a FAQ's "New FAQ" tea drop: the FAQ is gone or back to draft, so the drop would show what
+ * only staff may see. Its place in the stream's order stays in tea_withdrawals, so a client whose last
+ * event it was resumes after it.
+ */
 async function withdrawFaqDrops(tx: DbOrTx, faq: { id: string; batchId: string | null }) {
   // Narrowed by program first (tea_notifications_batch_idx): the drops table has no index on its reference.
-  await tx
-    .delete(teaNotifications)
-    .where(
-      and(
-        faq.batchId ? eq(teaNotifications.batchId, faq.batchId) : undefined,
-        eq(teaNotifications.refType, 'faq'),
-        eq(teaNotifications.refId, faq.id),
-      ),
-    );
+  await tx.execute(sql`
+    with gone as (
+      delete from ${teaNotifications}
+      where ${faq.batchId ? sql`batch_id = ${faq.batchId} and ` : sql``}ref_type = 'faq' and ref_id = ${faq.id}
+      returning id, user_id, stream_xid)
+    insert into tea_withdrawals (id, user_id, stream_xid) select id, user_id, stream_xid from gone on conflict do nothing`);
 }
 
 /** Inserts a FAQ inside the caller's transaction: interval from the tier, embedding job, tea drop when approved. */

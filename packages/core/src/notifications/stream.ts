@@ -54,12 +54,6 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const liveWide = sql`t.user_id is null and exists (select 1 from batches b where b.id = t.batch_id and b.deleted_at is null and b.archived_at is null)`;
 
 /**
- * The tea drops a stream carries (alias t): the user's personal drops and the program-wide drops of
- * every live program (a user belongs to no program; the stream, like GET /notifications, covers all).
- */
-const teaForUser = (userId: string) => sql`(t.user_id = ${userId} or (${liveWide}))`;
-
-/**
  * A read's snapshot and bound (a CTE `s`: snap, bound). The bound is the lowest transaction id that
  * may still commit rows the read cannot see: the lowest id its snapshot shows running (the snapshot's
  * xmin), or the next id to be given out when none runs, except that a transaction seen running in
@@ -77,19 +71,27 @@ const STREAM_BOUND = sql`s as materialized (
 
 /**
  * The user's cursor for a new stream: after the event named by Last-Event-ID (a notification id, or
- * `tea:<id>`) when it is theirs; else from now (what is committed already is not sent).
+ * `tea:<id>`, also of a drop withdrawn or of a program archived since) when it is theirs; else from
+ * now (what is committed already is not sent).
  */
 export async function streamCursor(ctx: Pick<CoreContext, 'db'>, userId: string, lastEventId: string | null): Promise<StreamCursor> {
   const teaId = lastEventId?.startsWith('tea:') ? lastEventId.slice(4) : null;
   const byNotification = lastEventId && UUID.test(lastEventId) ? sql`n.id = ${lastEventId} and n.user_id = ${userId}` : sql`false`;
-  const byTea = teaId && UUID.test(teaId) ? sql`t.id = ${teaId} and ${teaForUser(userId)}` : sql`false`;
+  // A drop the stream sent: the user's own or a program-wide one, live or not any more (its program
+  // archived since, or withdrawn: then its place is in tea_withdrawals), so a resume never starts over.
+  const teaOf = (alias: 't' | 'w') =>
+    teaId && UUID.test(teaId)
+      ? sql`${sql.raw(alias)}.id = ${teaId} and (${sql.raw(alias)}.user_id = ${userId} or ${sql.raw(alias)}.user_id is null)`
+      : sql`false`;
   const res = await ctx.db.execute<{ snapshot: string; bound: string; xid: string | null; kind: StreamKind | null; id: string | null }>(sql`
     with ${STREAM_BOUND}
     select s.snap::text as snapshot, s.bound::text as bound, e.xid, e.kind, e.id
     from s left join lateral (
       (select n.stream_xid::text as xid, 'notification' as kind, n.id from notifications n where ${byNotification})
       union all
-      (select t.stream_xid::text, 'tea', t.id from tea_notifications t where ${byTea})
+      (select t.stream_xid::text, 'tea', t.id from tea_notifications t where ${teaOf('t')})
+      union all
+      (select w.stream_xid::text, 'tea', w.id from tea_withdrawals w where ${teaOf('w')})
       limit 1
     ) e on true`);
   const r = res.rows[0]!;

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { boolean, date, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
-import { createdAt, id, streamXid, tstz, updatedAt } from './columns.js';
+import { createdAt, id, streamXid, tstz, updatedAt, xid8 } from './columns.js';
 import { supportRequestStatus } from './enums.js';
 import { users } from './identity.js';
 import { batches } from './programs.js';
@@ -71,6 +71,18 @@ export const teaNotifications = pgTable(
     index('tea_notifications_stream_wide_idx').on(t.streamXid, t.id).where(sql`${t.userId} is null`),
   ],
 );
+
+/**
+ * Where withdrawn tea drops stood in the stream's order (a FAQ deleted or back to draft takes its
+ * "New FAQ" drop away): a client whose last event was such a drop resumes after its place, so what
+ * arrived while it was away is not lost.
+ */
+export const teaWithdrawals = pgTable('tea_withdrawals', {
+  id: uuid().primaryKey(),
+  userId: uuid().references(() => users.id, { onDelete: 'cascade' }),
+  streamXid: xid8('stream_xid').notNull(),
+  withdrawnAt: tstz('withdrawn_at').notNull().defaultNow(),
+});
 
 export const teaNotificationReads = pgTable(
   'tea_notification_reads',
