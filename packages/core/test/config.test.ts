@@ -200,6 +200,9 @@ describe('loadConfig', () => {
       CONF_DOWNLOAD_HOSTS: 'zoom.us,*.zoom.us,127.0.0.1',
     });
     expect(c.HOST).toBe('127.0.0.1');
+    // A password keeps its spaces, as registration keeps them: the admin signs in with what was set.
+    expect(loadConfig({ ADMIN_PASSWORD: ' 1234567' }).ADMIN_PASSWORD).toBe(' 1234567');
+    expect(loadConfig({ ADMIN_PASSWORD: 'my admin pass  ' }).ADMIN_PASSWORD).toBe('my admin pass  ');
     for (const value of ['true', 'false', '2']) expect(loadConfig({ TRUST_PROXY: value }).TRUST_PROXY).toBe(value);
     for (const host of ['0.0.0.0', '::', 'localhost', 'api', 'my_app-1.internal']) expect(loadConfig({ HOST: host }).HOST).toBe(host);
     expect(loadConfig({ CORS_ORIGINS: '*' }).CORS_ORIGINS).toBe('*');

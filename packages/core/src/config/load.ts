@@ -53,6 +53,12 @@ export function decodeEncryptionKey(raw: string): Buffer {
 }
 
 /**
+ * Settings read byte for byte: a password may begin or end with spaces, as registration allows
+ * (trimmed, the first admin could not sign in with the password the operator set).
+ */
+const KEPT_AS_GIVEN = new Set(['ADMIN_PASSWORD']);
+
+/**
  * Reads settings from an environment map. Empty strings count as unset. Throws ConfigError naming
  * the first bad setting, so the process can stop with a message an operator can act on.
  */
@@ -60,7 +66,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const raw: Record<string, unknown> = {};
   for (const key of Object.keys(ConfigSchema.properties)) {
     const v = env[key];
-    if (v !== undefined && v.trim() !== '') raw[key] = v.trim();
+    if (v !== undefined && v.trim() !== '') raw[key] = KEPT_AS_GIVEN.has(key) ? v : v.trim();
   }
   // Value.Convert truncates "2.5" to 2 for an integer setting and reads "0x1" as 0 for a number one:
   // a number setting takes decimal digits only, and a value that is not one is named here.
