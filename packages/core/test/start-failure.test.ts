@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { describe, expect, inject, it } from 'vitest';
 import { startFailure } from '../src/runtime/main.js';
 
 describe('why a process could not start', () => {
@@ -20,5 +21,18 @@ describe('why a process could not start', () => {
     expect(text).toContain('caused by: connection refused');
     expect(text).not.toContain('admin@example.com');
     expect(text).not.toContain('argon2id');
+  });
+
+  it('a database it cannot reach or use is one line naming DATABASE_URL, without the URL', async () => {
+    const refused = await new pg.Client({ connectionString: 'postgres://u:secret-pass@127.0.0.1:1/x' }).connect().catch((e) => e);
+    expect(startFailure('api', refused)).toBe(
+      'api failed to start: Invalid setting DATABASE_URL: cannot reach the database server (ECONNREFUSED)',
+    );
+    const server = new URL(inject('dbServerUrl'));
+    server.pathname = '/cfaq_no_such_database';
+    const missing = await new pg.Client({ connectionString: server.toString() }).connect().catch((e) => e);
+    const text = startFailure('worker', missing);
+    expect(text).toMatch(/^worker failed to start: Invalid setting DATABASE_URL: the database does not exist/);
+    expect(text.split('\n')).toHaveLength(1);
   });
 });

@@ -58,7 +58,8 @@ export function runMain(role: ProcessRole, serve: Serve): void {
   };
   main().catch((err) => {
     if (err instanceof ConfigError) console.error(err.message);
-    else console.error(startFailure(role, err));
+    // The runtime reads DATABASE_URL from this environment (.env loaded above); unset, it is the embedded database.
+    else console.error(startFailure(role, err, { databaseUrlSet: Boolean(process.env.DATABASE_URL?.trim()) }));
     process.exit(1);
   });
 }
@@ -68,12 +69,42 @@ export function runMain(role: ProcessRole, serve: Serve): void {
  * that creates them; anything else shows its error and stack without the statement's parameters (a
  * failed query's message lists them: an email, a password hash).
  */
-export function startFailure(role: string, err: unknown): string {
+export function startFailure(role: string, err: unknown, opts: { databaseUrlSet?: boolean } = {}): string {
   if (pgErrorOf(err)?.code === '42P01') {
     return `${role} failed to start: the database has no tables yet. Run \`npm run db:migrate\` against it, or start with MIGRATE_ON_START=true.`;
+  }
+  const reach = databaseUnreachable(err);
+  if (reach) {
+    const setting = opts.databaseUrlSet === false ? 'the embedded database (DATA_DIR)' : 'Invalid setting DATABASE_URL';
+    return `${role} failed to start: ${setting}: ${reach}`;
   }
   if (!(err instanceof Error)) return `${role} failed to start: ${String(err)}`;
   const shown = serializeError(err) as { message?: string; stack?: string };
   const cause = err.cause instanceof Error ? (serializeError(err.cause) as { message?: string }).message : undefined;
   return `${role} failed to start: ${shown.stack ?? shown.message}${cause ? `\ncaused by: ${cause}` : ''}`;
+}
+
+/**
+ * The database DATABASE_URL names cannot be used at all: nothing listens there, the host is unknown,
+ * the database does not exist, or the server refuses the user. One line naming the setting (the URL
+ * itself is not shown: it may hold a password).
+ */
+function databaseUnreachable(err: unknown): string | null {
+  const code = pgErrorOf(err)?.code ?? (err as { code?: unknown } | null)?.code;
+  const message = err instanceof Error ? err.message : String(err);
+  switch (code) {
+    case 'ECONNREFUSED':
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EHOSTUNREACH':
+    case 'ETIMEDOUT':
+      return `cannot reach the database server (${code})`;
+    case '3D000':
+      return `the database does not exist (${message})`;
+    case '28P01':
+    case '28000':
+      return `the server refused the user (${message})`;
+    default:
+      return null;
+  }
 }
