@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { notify, teaDrop } from '@cfaq/core';
-import { batches } from '@cfaq/db/schema/index';
+import { batches, users } from '@cfaq/db/schema/index';
 import { eq, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
@@ -325,6 +325,37 @@ describe('GET /notifications/stream', () => {
       expect(g.raw()).not.toContain('archived tea');
       expect(after).toBeTruthy();
       g.close();
+    } finally {
+      await a.close();
+    }
+  });
+
+  it('ends an open stream once its user is suspended, without sending what arrives after', async () => {
+    const a = await buildApp({ ctx: t.ctx, logger: false });
+    await a.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const me = await t.signIn('user');
+      const { port } = a.server.address() as AddressInfo;
+      let raw = '';
+      const ended = new Promise<void>((resolve, reject) => {
+        http
+          .get(
+            { port, host: '127.0.0.1', path: '/api/notifications/stream', headers: { authorization: me.headers.authorization } },
+            (res) => {
+              res.setEncoding('utf8');
+              res.on('data', (chunk: string) => {
+                raw += chunk;
+              });
+              res.on('end', resolve);
+            },
+          )
+          .on('error', reject);
+      });
+      await new Promise((r) => setTimeout(r, 300));
+      await t.ctx.db.update(users).set({ status: 'suspended', suspendedAt: new Date() }).where(eq(users.id, me.id));
+      await write(me.id, 'post_answered', null, 'after the suspension');
+      await Promise.race([ended, new Promise((_, reject) => setTimeout(() => reject(new Error(`still open: ${raw}`)), 3000))]);
+      expect(raw).not.toContain('after the suspension');
     } finally {
       await a.close();
     }

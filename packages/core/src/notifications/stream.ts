@@ -1,5 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
+import { loadPrincipal } from '../identity/principal.js';
 import { ChannelListener } from '../runtime/channel-listener.js';
 import type { Logger } from '../runtime/logger.js';
 import { NOTIFICATION_CHANNEL } from './kinds.js';
@@ -276,4 +277,14 @@ export class NotificationHub {
     this.listeners.clear();
     await this.channel?.stop();
   }
+}
+
+/**
+ * Whether the user may still read their stream: not deleted, not suspended. Checked before every
+ * read, so a stream opened before a suspension or deletion ends at its next event instead of going
+ * on delivering (every other route refuses such a user at once).
+ */
+export async function streamStillOpen(ctx: Pick<CoreContext, 'db' | 'clock'>, userId: string): Promise<boolean> {
+  const who = await loadPrincipal(ctx, userId);
+  return who !== null && !who.suspended;
 }

@@ -1,5 +1,13 @@
 import type { OutgoingHttpHeaders } from 'node:http';
-import { NotificationHub, STREAM_RECHECK_MAX_MS, STREAM_RECHECK_MIN_MS, type StreamCursor, streamAfter, streamCursor } from '@cfaq/core';
+import {
+  NotificationHub,
+  STREAM_RECHECK_MAX_MS,
+  STREAM_RECHECK_MIN_MS,
+  type StreamCursor,
+  streamAfter,
+  streamCursor,
+  streamStillOpen,
+} from '@cfaq/core';
 import { signedIn } from '../../lib/actor.js';
 import type { RoutePlugin } from '../../lib/types.js';
 
@@ -78,6 +86,11 @@ export const notificationStream: RoutePlugin = async (app) => {
         try {
           do {
             again = false;
+            // Suspended or deleted since the stream opened: it ends (a reconnect gets the 403 or 401).
+            if (!(await streamStillOpen(ctx, userId))) {
+              close();
+              return;
+            }
             const batch = await streamAfter(ctx, userId, cursor);
             for (const e of batch.events) {
               if (closed) return;
