@@ -1,4 +1,5 @@
 import { invalidField } from '../errors/index.js';
+import { calendarDay } from '../shared/time-bounds.js';
 
 /** Series buckets: UTC days, ISO weeks (from Monday) or calendar months. */
 export const INTERVALS = ['day', 'week', 'month'] as const;
@@ -32,10 +33,8 @@ const DAY_MS = 86_400_000;
 const ymd = (d: Date) => d.toISOString().slice(0, 10);
 
 function parseDay(field: 'from' | 'to', value: string): Date {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
-  const d = m ? new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))) : null;
-  // Round-trip: 2026-02-30 parses as 2026-03-02 and is refused.
-  if (!d || Number.isNaN(d.getTime()) || ymd(d) !== value) throw invalidField(`query.${field}`, 'must be a calendar date YYYY-MM-DD');
+  const d = calendarDay(value);
+  if (!d) throw invalidField(`query.${field}`, 'must be a calendar date YYYY-MM-DD');
   return d;
 }
 

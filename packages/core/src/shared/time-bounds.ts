@@ -2,6 +2,14 @@ import { invalidField } from '../errors/index.js';
 import { DAY_MS } from '../runtime/clock.js';
 
 const DAY_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** A YYYY-MM-DD day as its UTC midnight, or null when it is not one (2026-02-30 would roll into March). */
+export function calendarDay(value: string): Date | null {
+  if (!DAY_ONLY.test(value)) return null;
+  const start = new Date(`${value}T00:00:00.000Z`);
+  return Number.isNaN(start.getTime()) || start.toISOString().slice(0, 10) !== value ? null : start;
+}
+
 const MESSAGE = 'must be a calendar date (YYYY-MM-DD) or an ISO 8601 date-time';
 
 /**
@@ -10,9 +18,8 @@ const MESSAGE = 'must be a calendar date (YYYY-MM-DD) or an ISO 8601 date-time';
  * that does not exist (2026-02-30, which Date would roll into March) is a 400 naming the field.
  */
 export function timeBound(field: string, value: string, edge: 'from' | 'to'): Date {
-  const day = value.slice(0, 10);
-  const start = new Date(`${day}T00:00:00.000Z`);
-  if (Number.isNaN(start.getTime()) || start.toISOString().slice(0, 10) !== day) throw invalidField(field, MESSAGE);
+  const start = calendarDay(value.slice(0, 10));
+  if (!start) throw invalidField(field, MESSAGE);
   if (DAY_ONLY.test(value)) return edge === 'from' ? start : new Date(start.getTime() + DAY_MS - 1);
   const at = new Date(value);
   if (Number.isNaN(at.getTime())) throw invalidField(field, MESSAGE);
