@@ -8,6 +8,15 @@ const TARGETS = {
   comment: { votes: 'comment_votes', key: 'comment_id', counters: 'comments' },
 } as const;
 
+/** Moves a post's or comment's vote counters with its vote rows (same transaction). */
+async function moveCounters(tx: Tx, kind: keyof typeof TARGETS, targetId: string, up: number, down: number) {
+  const res = await tx.execute<{ upvotes: number; downvotes: number }>(
+    sql`update ${sql.identifier(TARGETS[kind].counters)} set upvotes = upvotes + ${up}, downvotes = downvotes + ${down}
+        where id = ${targetId} returning upvotes, downvotes`,
+  );
+  return res.rows[0] ?? { upvotes: 0, downvotes: 0 };
+}
+
 /**
  * One voter's click on one post or comment: a first vote, the same direction again (removes it) or the
  * other direction (switches). A transaction-scoped advisory lock on (target, voter) serialises one
@@ -43,11 +52,7 @@ export async function castVote(tx: Tx, kind: keyof typeof TARGETS, targetId: str
     down = -up;
     myVote = value;
   }
-  const res = await tx.execute<{ upvotes: number; downvotes: number }>(
-    sql`update ${sql.identifier(t.counters)} set upvotes = upvotes + ${up}, downvotes = downvotes + ${down}
-        where id = ${targetId} returning upvotes, downvotes`,
-  );
-  const counts = res.rows[0] ?? { upvotes: 0, downvotes: 0 };
+  const counts = await moveCounters(tx, kind, targetId, up, down);
   await reputationOnVote(tx, kind, targetId, userId, before, myVote);
   return { upvotes: counts.upvotes, downvotes: counts.downvotes, myVote };
 }
@@ -64,8 +69,7 @@ export async function withdrawVotesOf(tx: Tx, userId: string): Promise<void> {
       sql`delete from ${sql.identifier(t.votes)} where user_id = ${userId} returning ${sql.identifier(t.key)} as target, value`,
     );
     for (const v of gone.rows) {
-      await tx.execute(sql`update ${sql.identifier(t.counters)}
-        set upvotes = upvotes - ${v.value === 1 ? 1 : 0}, downvotes = downvotes - ${v.value === -1 ? 1 : 0} where id = ${v.target}`);
+      await moveCounters(tx, kind, v.target, v.value === 1 ? -1 : 0, v.value === -1 ? -1 : 0);
       await reputationOnVote(tx, kind, v.target, userId, v.value as Vote, null);
     }
   }

@@ -6,6 +6,19 @@ import type { Actor, Tx } from '../shared/db.js';
 import { visibleFaq } from './service.js';
 import type { FeedbackResult } from './shape.js';
 
+/** The FAQ's feedback counters, recomputed from its faq_feedback rows (so they always match them). */
+async function recountFeedback(tx: Tx, faqId: string) {
+  const [counts] = await tx
+    .update(faqs)
+    .set({
+      helpfulCount: sql`(select count(*) from ${faqFeedback} f where f.faq_id = ${faqId} and f.helpful)`,
+      notHelpfulCount: sql`(select count(*) from ${faqFeedback} f where f.faq_id = ${faqId} and not f.helpful)`,
+    })
+    .where(eq(faqs.id, faqId))
+    .returning({ helpfulCount: faqs.helpfulCount, notHelpfulCount: faqs.notHelpfulCount });
+  return counts;
+}
+
 /**
  * One feedback per user per FAQ (upsert). The FAQ row is locked and its counters recomputed from
  * faq_feedback in the same transaction, so they always match the rows, also under concurrent calls.
@@ -26,14 +39,7 @@ export async function giveFeedback(
         target: [faqFeedback.faqId, faqFeedback.userId],
         set: { helpful: input.helpful, comment: input.comment ?? null, updatedAt: now },
       });
-    const [counts] = await tx
-      .update(faqs)
-      .set({
-        helpfulCount: sql`(select count(*) from ${faqFeedback} f where f.faq_id = ${id} and f.helpful)`,
-        notHelpfulCount: sql`(select count(*) from ${faqFeedback} f where f.faq_id = ${id} and not f.helpful)`,
-      })
-      .where(eq(faqs.id, id))
-      .returning({ helpfulCount: faqs.helpfulCount, notHelpfulCount: faqs.notHelpfulCount });
+    const counts = await recountFeedback(tx, id);
     await reputationOnFeedback(tx, id, actor.id, input.helpful);
     return { faqId: id, helpful: input.helpful, helpfulCount: counts?.helpfulCount ?? 0, notHelpfulCount: counts?.notHelpfulCount ?? 0 };
   });
@@ -49,13 +55,7 @@ export async function withdrawFeedbackOf(tx: Tx, userId: string): Promise<void> 
     sql`delete from ${faqFeedback} where user_id = ${userId} returning faq_id, helpful`,
   );
   for (const f of gone.rows) {
-    await tx
-      .update(faqs)
-      .set({
-        helpfulCount: sql`(select count(*) from ${faqFeedback} f where f.faq_id = ${f.faq_id} and f.helpful)`,
-        notHelpfulCount: sql`(select count(*) from ${faqFeedback} f where f.faq_id = ${f.faq_id} and not f.helpful)`,
-      })
-      .where(eq(faqs.id, f.faq_id));
+    await recountFeedback(tx, f.faq_id);
     if (f.helpful) await reputationOnFeedback(tx, f.faq_id, userId, false);
   }
 }
