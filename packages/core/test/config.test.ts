@@ -204,6 +204,9 @@ describe('loadConfig', () => {
     expect(loadConfig({ ADMIN_PASSWORD: ' 1234567' }).ADMIN_PASSWORD).toBe(' 1234567');
     expect(loadConfig({ ADMIN_PASSWORD: 'my admin pass  ' }).ADMIN_PASSWORD).toBe('my admin pass  ');
     for (const value of ['true', 'false', '2']) expect(loadConfig({ TRUST_PROXY: value }).TRUST_PROXY).toBe(value);
+    // Any case, as the boolean settings take it.
+    expect(loadConfig({ TRUST_PROXY: 'TRUE' }).TRUST_PROXY).toBe('true');
+    expect(loadConfig({ TRUST_PROXY: 'False' }).TRUST_PROXY).toBe('false');
     for (const host of ['0.0.0.0', '::', 'localhost', 'api', 'my_app-1.internal']) expect(loadConfig({ HOST: host }).HOST).toBe(host);
     expect(loadConfig({ CORS_ORIGINS: '*' }).CORS_ORIGINS).toBe('*');
     expect(loadConfig({ DATABASE_URL: 'postgresql:///community_faq?host=/var/run/postgresql' }).DATABASE_URL).toBeDefined();

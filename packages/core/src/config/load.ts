@@ -90,6 +90,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const config = converted as Config;
   if (config.OLLAMA_HOST !== undefined) config.OLLAMA_HOST = normalizeOllamaHost(config.OLLAMA_HOST);
+  // `true`/`false` in any case, as the boolean settings read them.
+  if (/^(true|false)$/i.test(config.TRUST_PROXY)) config.TRUST_PROXY = config.TRUST_PROXY.toLowerCase();
   checkValues(config, raw);
   checkCrossField(config);
   return config;
