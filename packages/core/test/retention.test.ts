@@ -6,6 +6,7 @@ import {
   searchDailyStats,
   searchLogs,
   searchQueryDaily,
+  teaWithdrawals,
 } from '@cfaq/db/schema/index';
 import { createTestContext, createUser, type TestContext } from '@cfaq/testkit';
 import { eq } from 'drizzle-orm';
@@ -53,9 +54,25 @@ describe('retention job', () => {
       { userId: user.id, nonce: 'expired', expiresAt: daysAgo(0.01) },
       { userId: user.id, nonce: 'live', expiresAt: daysAgo(-0.005) },
     ]);
+    // A withdrawn tea drop's place in the stream: kept TEA_WITHDRAWAL_RETENTION_DAYS (30).
+    const withdrawn = (id: string, withdrawnAt: Date) => ({ id, userId: user.id, streamXid: '1', withdrawnAt });
+    await db
+      .insert(teaWithdrawals)
+      .values([
+        withdrawn('00000000-0000-4000-8000-0000000000a1', daysAgo(31)),
+        withdrawn('00000000-0000-4000-8000-0000000000a2', daysAgo(29)),
+      ]);
 
     const counts = await runRetention(t.ctx);
-    expect(counts).toEqual({ pipelineResults: 1, searchLogs: 1, searchQueryRollup: 1, refreshTokens: 1, oauthStates: 1 });
+    expect(counts).toEqual({
+      pipelineResults: 1,
+      searchLogs: 1,
+      searchQueryRollup: 1,
+      refreshTokens: 1,
+      oauthStates: 1,
+      teaWithdrawals: 1,
+    });
+    expect((await db.select().from(teaWithdrawals)).map((r) => r.id)).toEqual(['00000000-0000-4000-8000-0000000000a2']);
     expect((await db.select().from(searchQueryDaily)).map((r) => r.normalizedQuery)).toEqual(['fresh']);
     expect(await db.select().from(searchDailyStats)).toHaveLength(1);
     expect((await db.select().from(pipelineResults)).map((r) => r.targetTitle)).toEqual(['fresh']);
@@ -69,6 +86,7 @@ describe('retention job', () => {
       searchQueryRollup: 0,
       refreshTokens: 0,
       oauthStates: 0,
+      teaWithdrawals: 0,
     });
   });
 
@@ -119,7 +137,7 @@ describe('retention job', () => {
       const counts = await runRetention(small.ctx);
       expect(counts.pipelineResults).toBe(250);
       // 250 rows at 100 per statement: 100, 100, 50 for pipeline results, then one each for the other tables.
-      expect(statements.length).toBe(3 + 4);
+      expect(statements.length).toBe(3 + 5);
       expect((await small.ctx.db.select().from(pipelineResults)).map((r) => r.targetTitle).sort()).toEqual(['row 1000', 'row 1001']);
     } finally {
       await small.close();

@@ -238,6 +238,12 @@ export const ConfigSchema = T.Object({
 
   // Retention and other schedules
   PIPELINE_RESULT_TTL_DAYS: Int(30, 1, 3650, 'PipelineResult retention'),
+  TEA_WITHDRAWAL_RETENTION_DAYS: Int(
+    30,
+    1,
+    3650,
+    'days a withdrawn tea drop keeps its place in the notification stream (a client whose last event it was resumes after it; older, it starts from now)',
+  ),
   RETENTION_INTERVAL_HOURS: T.Number({ default: 24, exclusiveMinimum: 0, description: 'retention job interval' }),
   PROMOTION_INTERVAL_MINUTES: T.Number({ default: 15, exclusiveMinimum: 0, description: 'community FAQ promotion cycle' }),
   PROMOTION_OBJECTION_WINDOW_HOURS: T.Number({

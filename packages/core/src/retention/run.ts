@@ -8,6 +8,7 @@ export interface RetentionResult {
   searchQueryRollup: number;
   refreshTokens: number;
   oauthStates: number;
+  teaWithdrawals: number;
 }
 
 type Ctx = Pick<CoreContext, 'db' | 'config' | 'clock' | 'log'>;
@@ -36,7 +37,8 @@ export async function deleteInBatches(ctx: Ctx, table: string, column: string, c
  * Postgres has no TTL index: this deletes what has outlived its retention. PipelineResult after
  * PIPELINE_RESULT_TTL_DAYS (a row exactly that old is kept; older ones go), SearchLog after
  * SEARCH_LOG_RETENTION_DAYS (90), refresh tokens once expired (revoked ones are kept until then, so
- * reuse detection keeps working), OAuth states once expired. All in batches (deleteInBatches).
+ * reuse detection keeps working), OAuth states once expired, withdrawn tea drops' stream places after
+ * TEA_WITHDRAWAL_RETENTION_DAYS. All in batches (deleteInBatches).
  */
 export async function runRetention(ctx: Ctx): Promise<RetentionResult> {
   const now = ctx.clock.now();
@@ -48,6 +50,7 @@ export async function runRetention(ctx: Ctx): Promise<RetentionResult> {
     searchQueryRollup: await deleteInBatches(ctx, 'search_query_daily', 'day', before(ctx.config.SEARCH_LOG_RETENTION_DAYS)),
     refreshTokens: await deleteInBatches(ctx, 'refresh_tokens', 'expires_at', now),
     oauthStates: await deleteInBatches(ctx, 'conf_oauth_states', 'expires_at', now),
+    teaWithdrawals: await deleteInBatches(ctx, 'tea_withdrawals', 'withdrawn_at', before(ctx.config.TEA_WITHDRAWAL_RETENTION_DAYS)),
   };
   ctx.log.info({ retention: result }, '[pipeline] retention done');
   return result;

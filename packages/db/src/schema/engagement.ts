@@ -77,12 +77,17 @@ export const teaNotifications = pgTable(
  * "New FAQ" drop away): a client whose last event was such a drop resumes after its place, so what
  * arrived while it was away is not lost.
  */
-export const teaWithdrawals = pgTable('tea_withdrawals', {
-  id: uuid().primaryKey(),
-  userId: uuid().references(() => users.id, { onDelete: 'cascade' }),
-  streamXid: xid8('stream_xid').notNull(),
-  withdrawnAt: tstz('withdrawn_at').notNull().defaultNow(),
-});
+export const teaWithdrawals = pgTable(
+  'tea_withdrawals',
+  {
+    id: uuid().primaryKey(),
+    userId: uuid().references(() => users.id, { onDelete: 'cascade' }),
+    streamXid: xid8('stream_xid').notNull(),
+    withdrawnAt: tstz('withdrawn_at').notNull().defaultNow(),
+  },
+  // The retention job deletes them by age (TEA_WITHDRAWAL_RETENTION_DAYS).
+  (t) => [index('tea_withdrawals_withdrawn_at_idx').on(t.withdrawnAt)],
+);
 
 export const teaNotificationReads = pgTable(
   'tea_notification_reads',

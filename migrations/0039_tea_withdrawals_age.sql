@@ -1,0 +1,1 @@
+CREATE INDEX "tea_withdrawals_withdrawn_at_idx" ON "tea_withdrawals" USING btree ("withdrawn_at");
