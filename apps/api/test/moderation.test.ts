@@ -138,6 +138,49 @@ describe('GET /moderation/logs', () => {
     ]);
   });
 
+  it("logs staff editing or deleting someone else's post, with the author as target; not an author's own", async () => {
+    const admin = await t.signIn('admin');
+    const mod = await t.signIn('moderator');
+    const author = await t.signIn('user');
+    const post = async (title: string) =>
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/community/posts',
+          headers: author.headers,
+          payload: { title, body: 'A question body long enough to post.' },
+        })
+      ).json().id as string;
+    const edited = await post('A post a moderator edits');
+    const put = await t.app.inject({
+      method: 'PUT',
+      url: `/api/community/posts/${edited}`,
+      headers: mod.headers,
+      payload: { title: 'A post a moderator edited' },
+    });
+    expect(put.statusCode).toBe(200);
+    const removed = await post('A post a moderator deletes');
+    expect((await t.app.inject({ method: 'DELETE', url: `/api/community/posts/${removed}`, headers: mod.headers })).statusCode).toBe(204);
+    const own = await post('A post its author deletes');
+    expect((await t.app.inject({ method: 'DELETE', url: `/api/community/posts/${own}`, headers: author.headers })).statusCode).toBe(204);
+
+    const logs = await t.app.inject({ method: 'GET', url: `/api/moderation/logs?targetId=${author.id}`, headers: admin.headers });
+    expect(logs.json().items).toEqual([
+      expect.objectContaining({
+        action: 'delete_post',
+        actorId: mod.id,
+        targetId: author.id,
+        details: expect.objectContaining({ postId: removed, title: 'A post a moderator deletes' }),
+      }),
+      expect.objectContaining({
+        action: 'edit_post',
+        actorId: mod.id,
+        targetId: author.id,
+        details: expect.objectContaining({ postId: edited, title: 'A post a moderator edits', fields: ['title'] }),
+      }),
+    ]);
+  });
+
   it('is admin only (403/401) and validates the query (400)', async () => {
     const mod = await t.signIn('moderator');
     const admin = await t.signIn('admin');

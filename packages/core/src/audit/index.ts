@@ -43,8 +43,9 @@ export async function writeAdminLog(target: LogTarget, entry: AdminLogEntry): Pr
 
 export interface ModerationLogEntry {
   actorId: string | null;
-  targetUserId: string;
-  /** `suspend` or `unsuspend` (other moderation actions may add their own verbs). */
+  /** The user acted on (the author of the content, null when that account is gone). */
+  targetUserId: string | null;
+  /** `suspend`, `unsuspend`, `edit_post`, `delete_post`. */
   action: string;
   reason?: string | null;
   until?: Date | null;

@@ -1,5 +1,6 @@
 import { communityPosts } from '@cfaq/db/schema/index';
 import { and, count, desc, eq, inArray } from 'drizzle-orm';
+import { writeModerationLog } from '../audit/index.js';
 import type { CoreContext } from '../context.js';
 import { embedRowJob } from '../embeddings/embed-row-job.js';
 import { Code, forbidden, notFound, unprocessable } from '../errors/index.js';
@@ -96,9 +97,31 @@ export async function updatePost(
       .update(communityPosts)
       .set({ ...set, updatedAt: ctx.clock.now() })
       .where(eq(communityPosts.id, id));
+    await logModeration(tx, actor, post, 'edit_post', { fields: Object.keys(set).filter((k) => k === 'title' || k === 'body') });
     await ctx.jobs.send(embedRowJob, { table: 'community_posts', id }, { tx });
   });
   return getPost(ctx, actor, id);
+}
+
+/**
+ * Staff changing someone else's post is moderation: logged (GET /moderation/logs, kind=moderation) in
+ * the write's transaction, with the author as target and the post's id and title. An author's own
+ * edit or delete is not.
+ */
+async function logModeration(
+  tx: Parameters<typeof writeModerationLog>[0],
+  actor: Actor,
+  post: Pick<PostRow, 'id' | 'authorId' | 'title' | 'batchId'>,
+  action: 'edit_post' | 'delete_post',
+  details: Record<string, unknown>,
+): Promise<void> {
+  if (post.authorId === actor.id) return;
+  await writeModerationLog(tx, {
+    actorId: actor.id,
+    targetUserId: post.authorId,
+    action,
+    details: { postId: post.id, title: post.title, batchId: post.batchId, ...details },
+  });
 }
 
 /**
@@ -113,6 +136,7 @@ export async function deletePost(ctx: Ctx, actor: Actor, id: string): Promise<vo
     const now = ctx.clock.now();
     await tx.update(communityPosts).set({ deletedAt: now, updatedAt: now }).where(eq(communityPosts.id, id));
     await withdrawPostKnowledge(tx, id, actor.id, now);
+    await logModeration(tx, actor, post, 'delete_post', {});
     if (post.authorId && post.authorId !== actor.id) {
       await notify(tx, {
         userId: post.authorId,
