@@ -64,6 +64,38 @@ describe('NUL characters are refused in one place, for every route', () => {
   });
 });
 
+describe('lone surrogate halves in a JSON body', () => {
+  // JSON can spell half a surrogate pair; text cannot hold it. Text columns got U+FFFD, but JSON columns
+  // (FAQ revisions, the admin log) refused it and the write failed with 400 VALUE_OUT_OF_RANGE.
+  const raw = (text: string) => `"${text}\\ud800 and \\udc00"`;
+  const injectRaw = (method: 'POST' | 'PUT' | 'PATCH', url: string, json: string) =>
+    t.app.inject({ method, url, headers: { ...admin.headers, 'content-type': 'application/json' }, payload: json });
+
+  it('become U+FFFD on every route, also where the text reaches a JSON column', async () => {
+    const faq = await t.app.inject({
+      method: 'POST',
+      url: '/api/faq',
+      headers: admin.headers,
+      payload: { question: 'A question with a surrogate?', answer: 'An answer.', category: 'general' },
+    });
+    expect(faq.statusCode).toBe(201);
+    const edited = await injectRaw('PUT', `/api/faq/${faq.json().id}`, `{"answer":${raw('edited')}}`);
+    expect(edited.statusCode).toBe(200);
+    expect(edited.json().answer).toBe('edited\uFFFD and \uFFFD');
+    const history = await t.app.inject({ method: 'GET', url: `/api/faq/${faq.json().id}/history`, headers: admin.headers });
+    expect(JSON.stringify(history.json())).toContain('edited\uFFFD and \uFFFD');
+
+    const batch = await t.app.inject({ method: 'POST', url: '/api/batches', headers: admin.headers, payload: { name: 'Surrogates' } });
+    const renamed = await injectRaw('PATCH', `/api/batches/${batch.json().id}`, `{"name":${raw('Renamed')}}`);
+    expect(renamed.statusCode).toBe(200);
+    expect(renamed.json().name).toBe('Renamed\uFFFD and \uFFFD');
+    // A pair stays a pair.
+    const post = await injectRaw('POST', '/api/community/posts', `{"title":"Pair \\ud83d\\ude00 kept","body":${raw('body')}}`);
+    expect(post.statusCode).toBe(201);
+    expect(post.json()).toMatchObject({ title: 'Pair \u{1F600} kept', body: 'body\uFFFD and \uFFFD' });
+  });
+});
+
 describe('a JSON body keeps its types (coercion is for query strings and paths only)', () => {
   it('refuses a wrong type naming the field, and keeps null as null', async () => {
     const cases: [InjectOptions, string][] = [

@@ -39,6 +39,33 @@ export function findUnstorable(value: unknown, path: string, depth = 0): { path:
   return null;
 }
 
+/** A surrogate half without its pair: JSON can spell it (`"\\ud800"`), text cannot hold it. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * A parsed JSON body with every lone surrogate half (in values and keys) replaced by U+FFFD, changed in
+ * place; the value itself when it holds none. Text columns got U+FFFD anyway (the driver encodes
+ * UTF-8), but a JSON column (revisions, audit details) refused the escape and the write failed as a
+ * database error, so one route stored what another refused. Walked after findUnstorable, so the
+ * depth is bounded.
+ */
+export function wellFormed(value: unknown): unknown {
+  if (typeof value === 'string') return value.replace(LONE_SURROGATE, '\uFFFD');
+  if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return value;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) value[i] = wellFormed(value[i]);
+    return value;
+  }
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    const clean = wellFormed(key) as string;
+    const v = wellFormed(record[key]);
+    if (clean !== key) delete record[key];
+    record[clean] = v;
+  }
+  return value;
+}
+
 /**
  * The first number that is not finite in a validated value, as a field path, or null. JSON has no
  * Infinity, but the validator coerces query text such as "1e400" to Infinity and then skips its
@@ -56,7 +83,7 @@ export function findNonFinite(value: unknown, path: string, depth = 0): string |
 
 /**
  * One rule for every route, before schema validation: no NUL character anywhere in the path
- * parameters, the query or the JSON body. The answer is the usual 400 VALIDATION_FAILED naming the
+ * parameters, the query or the JSON body, and a body's lone surrogate halves become U+FFFD. The answer is the usual 400 VALIDATION_FAILED naming the
  * field. After validation, no coerced number may be infinite. Routes need not repeat either rule;
  * routes added later get them too.
  */
@@ -66,6 +93,7 @@ export const inputGuardPlugin = fp(
       const bad =
         findUnstorable(request.params, 'params') ?? findUnstorable(request.query, 'query') ?? findUnstorable(request.body, 'body');
       if (bad) return done(invalidField(bad.path, bad.message) as unknown as FastifyError);
+      request.body = wellFormed(request.body);
       done();
     });
     app.addHook('preHandler', (request, _reply, done) => {
