@@ -154,6 +154,29 @@ describe('FAQ create, read, update, delete', () => {
     expect(await t.ctx.db.select().from(teaNotifications).where(eq(teaNotifications.refId, draft.id))).toEqual([]);
   });
 
+  it('history shows others no revision made while the FAQ was a draft or taking it back to one', async () => {
+    const put = (id: string, payload: object) => t.app.inject({ method: 'PUT', url: `/api/faq/${id}`, headers: admin.headers, payload });
+    const faq = await newFaq({ question: 'Drafted first?', answer: 'STAFF ONLY first wording', reviewStatus: 'draft' });
+    await put(faq.id, { answer: 'Wording it is published with' });
+    await put(faq.id, { reviewStatus: 'approved' });
+    await put(faq.id, { answer: 'Public wording.' });
+    await put(faq.id, { reviewStatus: 'draft', answer: 'STAFF ONLY while back in draft' });
+    await put(faq.id, { answer: 'STAFF ONLY edited in draft' });
+    await put(faq.id, { reviewStatus: 'approved', answer: 'Public again.' });
+    const history = async (who?: Headers) =>
+      (await t.app.inject({ method: 'GET', url: `/api/faq/${faq.id}/history`, ...(who ? { headers: who.headers } : {}) })).json() as {
+        total: number;
+        items: { changes: Record<string, { from: unknown; to: unknown }> }[];
+      };
+    const staff = await history(moderator);
+    expect(staff.total).toBe(6);
+    for (const reader of [undefined, user]) {
+      const seen = await history(reader);
+      expect(seen.total).toBe(1);
+      expect(seen.items.map((i) => i.changes)).toEqual([{ answer: { from: 'Wording it is published with', to: 'Public wording.' } }]);
+    }
+  });
+
   it('PUT validates, needs staff, 404 for unknown', async () => {
     const faq = await newFaq({ question: 'Put checks?' });
     expectProblem(await t.app.inject({ method: 'PUT', url: `/api/faq/${faq.id}`, headers: admin.headers, payload: {} }), 400);

@@ -243,7 +243,7 @@ export async function updateFaqInTx(ctx: Ctx, tx: Tx, actor: Actor, id: string, 
     if (interval !== current.reviewIntervalDays) changes.reviewIntervalDays = { from: current.reviewIntervalDays, to: interval };
   }
   const [updated] = await tx.update(faqs).set(set).where(eq(faqs.id, id)).returning(faqColumns);
-  await tx.insert(faqRevisions).values({ faqId: id, editorId: actor.id, changes, createdAt: now });
+  await tx.insert(faqRevisions).values({ faqId: id, editorId: actor.id, changes, statusBefore: current.reviewStatus, createdAt: now });
   if (changes.question || changes.answer) await ctx.jobs.send(embedRowJob, { table: 'faqs', id }, { tx });
   if (changes.reviewStatus && input.reviewStatus === 'draft') await withdrawFaqDrops(tx, current);
   // Publishing announces a new FAQ; a verified FAQ set back to approved is not new.
@@ -277,10 +277,21 @@ export async function deleteFaq(ctx: Pick<CoreContext, 'db'>, actor: Actor, id: 
   });
 }
 
-/** The revisions of a FAQ the caller may read (anyone for a public FAQ, staff for drafts). */
+/**
+ * The revisions of a FAQ the caller may read (anyone for a public FAQ, staff for drafts). Only staff
+ * see the revisions made while it was a draft or taking it back to one: their text was never public.
+ */
 export async function faqHistory(ctx: Pick<CoreContext, 'db'>, actor: Actor | null, id: string, q: PageQuery): Promise<Page<RevisionView>> {
   await visibleFaq(ctx.db, actor, id);
   const w = pageWindow(q);
+  const where =
+    actor && isStaff(actor)
+      ? eq(faqRevisions.faqId, id)
+      : and(
+          eq(faqRevisions.faqId, id),
+          sql`${faqRevisions.statusBefore} is distinct from 'draft'`,
+          sql`${faqRevisions.changes}->'reviewStatus'->>'to' is distinct from 'draft'`,
+        );
   const [rows, [total]] = await Promise.all([
     ctx.db
       .select({
@@ -293,11 +304,11 @@ export async function faqHistory(ctx: Pick<CoreContext, 'db'>, actor: Actor | nu
       })
       .from(faqRevisions)
       .leftJoin(users, eq(users.id, faqRevisions.editorId))
-      .where(eq(faqRevisions.faqId, id))
+      .where(where)
       .orderBy(desc(faqRevisions.createdAt), desc(faqRevisions.id))
       .limit(w.limit)
       .offset(w.offset),
-    ctx.db.select({ n: count() }).from(faqRevisions).where(eq(faqRevisions.faqId, id)),
+    ctx.db.select({ n: count() }).from(faqRevisions).where(where),
   ]);
   return toPage(rows, total?.n ?? 0, w);
 }

@@ -83,6 +83,11 @@ export const faqRevisions = pgTable(
     editorId: uuid().references(() => users.id, { onDelete: 'set null' }),
     /** { field: { from, to } } for every field the update changed. */
     changes: jsonb().$type<Record<string, { from: unknown; to: unknown }>>().notNull(),
+    /**
+     * The FAQ's status before the edit: a revision made while it was a draft (or taking it back to
+     * draft) holds draft text, which only staff may read, also after the FAQ is published.
+     */
+    statusBefore: faqReviewStatus('status_before'),
     createdAt: createdAt(),
   },
   (t) => [index('faq_revisions_faq_idx').on(t.faqId, t.createdAt)],
