@@ -43,6 +43,8 @@ describe('CORS from CORS_ORIGINS', () => {
     expect(res.headers['access-control-allow-origin']).toBe(APP_ORIGIN);
     expect(res.headers['access-control-allow-credentials']).toBe('true');
     expect(String(res.headers['access-control-allow-headers'])).toContain('authorization');
+    // A page on another origin resumes the notification stream with fetch and Last-Event-ID.
+    expect(String(res.headers['access-control-allow-headers'])).toContain('last-event-id');
     const admin = await preflight(t, 'https://admin.example.com');
     expect(admin.headers['access-control-allow-origin']).toBe('https://admin.example.com');
     const evil = await preflight(t, 'https://evil.example.com');

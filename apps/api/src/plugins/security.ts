@@ -70,7 +70,8 @@ export const securityPlugin = fp(
       origin,
       credentials,
       methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
-      allowedHeaders: ['authorization', 'content-type', 'x-request-id'],
+      // last-event-id: a page on another origin resumes the notification stream with fetch (EventSource cannot send a bearer token).
+      allowedHeaders: ['authorization', 'content-type', 'x-request-id', 'last-event-id'],
       // The names the rate limiters send (@fastify/rate-limit's x-ratelimit-*), so a page on another origin can read them.
       exposedHeaders: ['x-request-id', 'retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'],
       maxAge: 600,

@@ -12,6 +12,19 @@ const Unread = T.Object({ unread: T.Optional(T.Boolean({ description: 'only unre
 export const NotificationQuery = T.Composite([PageQuery, BatchQuery, Unread], { additionalProperties: false });
 export const ProgramQuery = T.Composite([BatchQuery], { additionalProperties: false });
 
+/** Where a stream resumes, for clients that cannot set the Last-Event-ID header; the header wins. */
+export const StreamQuery = T.Object(
+  {
+    lastEventId: T.Optional(
+      T.String({
+        maxLength: 100,
+        description: 'resume after this event id (a notification id or `tea:<id>`); the Last-Event-ID header wins',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export const Updated = T.Object({ updated: T.Integer() });
 export const UnreadCount = T.Object({ count: T.Integer(), batchId: Uuid });
 export const TeaRead = T.Object({ id: Uuid, read: T.Literal(true) });

@@ -10,6 +10,7 @@ import {
 } from '@cfaq/core';
 import { signedIn } from '../../lib/actor.js';
 import type { RoutePlugin } from '../../lib/types.js';
+import { StreamQuery } from './schemas.js';
 
 /**
  * GET /notifications/stream: server-sent events. Each new notification of the caller is an event
@@ -44,7 +45,9 @@ export const notificationStream: RoutePlugin = async (app) => {
           'to resume after it; without it only events committed after connecting are sent. Delivered across API processes through ' +
           'PostgreSQL LISTEN/NOTIFY, typically within a second of the commit (the embedded database falls back to the poll interval, ' +
           'NOTIFICATION_STREAM_POLL_MS); a write transaction of this database left open holds later events until it ends. ' +
-          'Heartbeat: a `: heartbeat` comment every NOTIFICATION_STREAM_HEARTBEAT_MS.',
+          'Heartbeat: a `: heartbeat` comment every NOTIFICATION_STREAM_HEARTBEAT_MS. A client that cannot set the header ' +
+          '(a fetch from another origin may, EventSource may not on its first connection) sends `?lastEventId=` instead.',
+        querystring: StreamQuery,
         produces: ['text/event-stream'],
         response: { 200: { type: 'string', description: 'event stream' } },
       },
@@ -52,7 +55,9 @@ export const notificationStream: RoutePlugin = async (app) => {
     async (request, reply) => {
       const userId = signedIn(request).id;
       const lastHeader = request.headers['last-event-id'];
-      const last = typeof lastHeader === 'string' ? lastHeader.trim() : null;
+      const given =
+        typeof lastHeader === 'string' && lastHeader.trim() !== '' ? lastHeader : (request.query as { lastEventId?: string }).lastEventId;
+      const last = given?.trim() || null;
       let cursor: StreamCursor | null = await streamCursor(ctx, userId, last);
 
       // Taken over from fastify, the answer keeps what the hooks put in fastify's header store: the
