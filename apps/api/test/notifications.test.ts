@@ -135,6 +135,10 @@ describe('notifications', () => {
     expect(await write(me.id, 'post_answered')).toBeNull();
     const bad = expectProblem(await req('PUT', '/notifications/settings', me.headers, { kinds: { nonsense: true } }), 400);
     expect(JSON.stringify(bad.errors)).toContain('kinds');
+    // Names every object inherits are not kinds either.
+    for (const name of ['constructor', 'toString', 'hasOwnProperty']) {
+      expectProblem(await req('PUT', '/notifications/settings', me.headers, { kinds: { [name]: false } }), 400);
+    }
     expectProblem(await req('PUT', '/notifications/settings', me.headers, { inApp: 'yes' }), 400);
   });
 
@@ -169,7 +173,7 @@ describe('notifications', () => {
 });
 
 /** Reads server-sent events from a listening app until `want` events arrived. */
-function readEvents(app: FastifyInstance, token: string, want: number, lastEventId?: string) {
+function readEvents(app: FastifyInstance, token: string, want: number, lastEventId?: string, via: 'header' | 'query' = 'header') {
   const { port } = app.server.address() as AddressInfo;
   const events: { id: string; event: string; data: { id: string; title: string } }[] = [];
   let raw = '';
@@ -198,8 +202,8 @@ function readEvents(app: FastifyInstance, token: string, want: number, lastEvent
       {
         port,
         host: '127.0.0.1',
-        path: '/api/notifications/stream',
-        headers: { authorization: token, ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
+        path: `/api/notifications/stream${lastEventId && via === 'query' ? `?lastEventId=${encodeURIComponent(lastEventId)}` : ''}`,
+        headers: { authorization: token, ...(lastEventId && via === 'header' ? { 'last-event-id': lastEventId } : {}) },
       },
       (res) => {
         expect(res.headers['content-type']).toContain('text/event-stream');
@@ -254,6 +258,10 @@ describe('GET /notifications/stream', () => {
       const r = readEvents(a, me.headers.authorization, 2, old as string);
       expect((await r.done).map((e) => e.id)).toEqual([fresh, third]);
       r.close();
+      // The same from `?lastEventId=`, for a client that cannot set the header.
+      const q = readEvents(a, me.headers.authorization, 2, old as string, 'query');
+      expect((await q.done).map((e) => e.id)).toEqual([fresh, third]);
+      q.close();
 
       // Another user's notification never reaches my stream.
       const other = await t.signIn('user');

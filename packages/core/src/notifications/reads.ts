@@ -123,7 +123,8 @@ export async function updateNotificationSettings(
   patch: NotificationSettingsPatch,
 ): Promise<NotificationSettingsView> {
   for (const k of Object.keys(patch.kinds ?? {})) {
-    if (!(k in NOTIFICATION_KINDS))
+    // Own keys only: `in` also finds what every object inherits (constructor, toString).
+    if (!Object.hasOwn(NOTIFICATION_KINDS, k))
       throw invalidField(`body.kinds.${k}`, `unknown notification kind (${Object.keys(NOTIFICATION_KINDS).join(', ')})`);
   }
   const kinds = JSON.stringify(patch.kinds ?? {});
