@@ -139,6 +139,30 @@ describe('the last admin', () => {
     });
     expectProblem(demote, 422, 'LAST_ADMIN');
     expectProblem(await t.app.inject({ method: 'DELETE', url: `/api/admin/users/${last.id}`, headers: last.headers }), 422, 'LAST_ADMIN');
+
+    // An admin whose suspension has ended is an active admin again: the other one may now be demoted.
+    const other = await t.signIn('admin');
+    await t.ctx.db
+      .update(users)
+      .set({ status: 'suspended', suspendedAt: new Date(Date.now() - 60_000), suspendedUntil: new Date(Date.now() - 1000) })
+      .where(eq(users.id, other.id));
+    const demoted = await t.app.inject({
+      method: 'PUT',
+      url: `/api/admin/users/${last.id}/role`,
+      headers: other.headers,
+      payload: { role: 'user' },
+    });
+    expect(demoted.statusCode).toBe(200);
+    // And while a suspension is in force, it is not: the ended one is now the last admin.
+    await t.ctx.db
+      .update(users)
+      .set({ role: 'admin', status: 'suspended', suspendedUntil: new Date(Date.now() + 60_000) })
+      .where(eq(users.id, last.id));
+    expectProblem(
+      await t.app.inject({ method: 'PUT', url: `/api/admin/users/${other.id}/role`, headers: other.headers, payload: { role: 'user' } }),
+      422,
+      'LAST_ADMIN',
+    );
   });
 });
 

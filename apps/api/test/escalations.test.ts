@@ -1,5 +1,5 @@
 import { fixedClock, HOUR_MS, runEscalationCheck } from '@cfaq/core';
-import { adminLogs, badges, batches, comments, communityPosts, notifications, postEscalationLogs } from '@cfaq/db/schema/index';
+import { adminLogs, badges, batches, comments, communityPosts, notifications, postEscalationLogs, users } from '@cfaq/db/schema/index';
 import { and, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectProblem, GENEROUS_LIMITS, type TestApp } from './helpers.js';
@@ -65,6 +65,20 @@ describe('auto-escalation (3 or more unanswered comments)', () => {
       { postId: two, authorId: admin.id, body: 'plain' },
       { postId: two, authorId: admin.id, body: 'gone', dna: true, deletedAt: START },
     ]);
+    // An admin whose suspension has ended is an active admin (notified); one suspended now is not.
+    await t.ctx.db
+      .update(users)
+      .set({
+        status: 'suspended',
+        suspendedAt: new Date(START.getTime() - 2 * HOUR_MS),
+        suspendedUntil: new Date(START.getTime() - HOUR_MS),
+      })
+      .where(eq(users.id, admin2.id));
+    const suspendedAdmin = await t.signIn('admin');
+    await t.ctx.db
+      .update(users)
+      .set({ status: 'suspended', suspendedAt: START, suspendedUntil: new Date(START.getTime() + 24 * HOUR_MS) })
+      .where(eq(users.id, suspendedAdmin.id));
     const run = await runEscalationCheck(t.ctx);
     expect(run.escalated).toContain(three);
     expect(run.escalated).not.toContain(two);
@@ -77,7 +91,7 @@ describe('auto-escalation (3 or more unanswered comments)', () => {
     const others = await t.ctx.db
       .select()
       .from(notifications)
-      .where(and(eq(notifications.kind, 'post_escalated'), eq(notifications.userId, moderator.id)));
+      .where(and(eq(notifications.kind, 'post_escalated'), inArray(notifications.userId, [moderator.id, suspendedAdmin.id])));
     expect(others).toEqual([]);
 
     clock.set(new Date(START.getTime() + HOUR_MS));

@@ -3,6 +3,7 @@ import { and, count, desc, eq, gte, inArray, isNull, lte, type SQL, sql } from '
 import { writeAdminLog } from '../audit/index.js';
 import type { CoreContext } from '../context.js';
 import { Code, notFound, unprocessable } from '../errors/index.js';
+import { activeAdmins } from '../identity/users.js';
 import { notify } from '../notifications/index.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import { awardBadge } from '../reputation/badges.js';
@@ -96,10 +97,7 @@ export async function escalateUnansweredPosts(ctx: Ctx): Promise<string[]> {
       })),
       now,
     );
-    const admins = await tx
-      .select({ id: users.id })
-      .from(users)
-      .where(and(eq(users.role, 'admin'), eq(users.status, 'active')));
+    const admins = await tx.select({ id: users.id }).from(users).where(activeAdmins(now));
     for (const r of res.rows) {
       for (const a of admins) {
         await notify(tx, {

@@ -1,9 +1,10 @@
 import { confOauthStates, users } from '@cfaq/db/schema/index';
-import { and, eq, gt, isNull, lte, ne, or, sql } from 'drizzle-orm';
+import { and, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { hmacSha256Hex, randomToken, safeEqual } from '../crypto/tokens.js';
 import { badGateway, badRequest, Code, conflict, forbidden, notFound, unauthorized } from '../errors/index.js';
 import { adminTwoFactorRequired, loadPrincipal } from '../identity/principal.js';
+import { activeAdmins } from '../identity/users.js';
 import { isUniqueViolation } from '../shared/db.js';
 import { confAuthorizeUrl, confRedirectUri, exchangeCode, fetchMe, requireConfClient } from './client.js';
 import type { ConfConnection, ConfConnectStart } from './shape.js';
@@ -150,9 +151,5 @@ async function requireActiveAdmin(ctx: Ctx, userId: string): Promise<void> {
 
 /** The same rule as a condition on the users row, for the write that follows the provider call. */
 function activeAdmin(ctx: Ctx, now: Date) {
-  return and(
-    eq(users.role, 'admin'),
-    or(ne(users.status, 'suspended'), lte(users.suspendedUntil, now)),
-    adminTwoFactorRequired(ctx.config) ? eq(users.totpEnabled, true) : undefined,
-  );
+  return and(activeAdmins(now), adminTwoFactorRequired(ctx.config) ? eq(users.totpEnabled, true) : undefined);
 }

@@ -1,5 +1,5 @@
 import { users } from '@cfaq/db/schema/index';
-import { and, eq, gt, isNull, or } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { writeModerationLog } from '../audit/index.js';
 import type { CoreContext } from '../context.js';
 import { Code, invalidField, notFound, unprocessable } from '../errors/index.js';
@@ -9,6 +9,7 @@ import {
   assertAnotherActiveAdmin,
   lockAdminSet,
   revokeUserTokens,
+  suspensionInForce,
   toUserJson,
   type UserRow,
   userColumns,
@@ -31,7 +32,7 @@ export async function suspendUser(
     await lockAdminSet(tx);
     const [current] = await tx.select({ role: users.role }).from(users).where(eq(users.id, params.userId)).for('update');
     if (!current) throw notFound('User', Code.USER_NOT_FOUND);
-    if (current.role === 'admin') await assertAnotherActiveAdmin(tx, params.userId);
+    if (current.role === 'admin') await assertAnotherActiveAdmin(tx, params.userId, now);
     const [updated] = await tx
       .update(users)
       .set({
@@ -68,9 +69,7 @@ export async function unsuspendUser(
       .update(users)
       .set({ status: 'active', suspendedAt: null, suspendedUntil: null, suspendedReason: null, updatedAt: now })
       // A suspension whose `until` has passed no longer counts anywhere (isSuspended): not here either.
-      .where(
-        and(eq(users.id, params.userId), eq(users.status, 'suspended'), or(isNull(users.suspendedUntil), gt(users.suspendedUntil, now))),
-      )
+      .where(and(eq(users.id, params.userId), suspensionInForce(now)))
       .returning(userColumns);
     if (!updated) {
       const [exists] = await tx.select({ id: users.id }).from(users).where(eq(users.id, params.userId)).limit(1);

@@ -50,6 +50,13 @@ export type UserRow = {
 export const isSuspended = (row: { status: string; suspendedUntil: Date | null }, now: Date) =>
   row.status === 'suspended' && (row.suspendedUntil === null || row.suspendedUntil > now);
 
+/** isSuspended as a condition on the users row: a suspension whose `until` has passed is not in force. */
+export const suspensionInForce = (now: Date) =>
+  and(eq(users.status, 'suspended'), or(isNull(users.suspendedUntil), gt(users.suspendedUntil, now))) as SQL;
+
+/** Admins whose account is in use: every admin not under a suspension in force. */
+export const activeAdmins = (now: Date) => and(eq(users.role, 'admin'), not(suspensionInForce(now))) as SQL;
+
 export function toUserJson(row: UserRow, now: Date): UserJson {
   return {
     id: row.id,
@@ -108,7 +115,7 @@ export async function listUsers(ctx: Pick<CoreContext, 'db' | 'clock'>, q: UserL
   if (q.role) conds.push(eq(users.role, q.role));
   // Effective status: a suspension whose `until` has passed counts as active.
   const now = ctx.clock.now();
-  const inForce = and(eq(users.status, 'suspended'), or(isNull(users.suspendedUntil), gt(users.suspendedUntil, now))) as SQL;
+  const inForce = suspensionInForce(now);
   if (q.status === 'suspended') conds.push(inForce);
   if (q.status === 'active') conds.push(not(inForce));
   if (q.q) {
@@ -168,12 +175,15 @@ export async function lockAdminSet(tx: DbOrTx): Promise<void> {
   await tx.execute(sql`select pg_advisory_xact_lock(hashtext('cfaq:admin-set'))`);
 }
 
-/** Refuses (422 LAST_ADMIN) when no other active admin would remain. Call inside `lockAdminSet`. */
-export async function assertAnotherActiveAdmin(tx: DbOrTx, userId: string): Promise<void> {
+/**
+ * Refuses (422 LAST_ADMIN) when no other active admin would remain (one whose suspension has ended
+ * counts as active, as everywhere). Call inside `lockAdminSet`.
+ */
+export async function assertAnotherActiveAdmin(tx: DbOrTx, userId: string, now: Date): Promise<void> {
   const [row] = await tx
     .select({ n: count() })
     .from(users)
-    .where(and(eq(users.role, 'admin'), eq(users.status, 'active'), ne(users.id, userId)));
+    .where(and(activeAdmins(now), ne(users.id, userId)));
   if ((row?.n ?? 0) === 0) throw unprocessable(Code.LAST_ADMIN, 'The last active admin cannot be demoted, suspended or deleted');
 }
 
@@ -193,7 +203,7 @@ export async function changeUserRole(
     await lockAdminSet(tx);
     const [current] = await tx.select({ role: users.role }).from(users).where(eq(users.id, params.userId)).for('update');
     if (!current) throw notFound('User', Code.USER_NOT_FOUND);
-    if (current.role === 'admin' && params.role !== 'admin') await assertAnotherActiveAdmin(tx, params.userId);
+    if (current.role === 'admin' && params.role !== 'admin') await assertAnotherActiveAdmin(tx, params.userId, ctx.clock.now());
     const [updated] = await tx
       .update(users)
       .set({ role: params.role, updatedAt: ctx.clock.now() })
@@ -230,7 +240,7 @@ export async function deleteUser(ctx: Pick<CoreContext, 'db' | 'clock'>, actor: 
       .where(eq(users.id, params.userId))
       .for('update');
     if (!current) throw notFound('User', Code.USER_NOT_FOUND);
-    if (current.role === 'admin') await assertAnotherActiveAdmin(tx, params.userId);
+    if (current.role === 'admin') await assertAnotherActiveAdmin(tx, params.userId, ctx.clock.now());
     await withdrawVotesOf(tx, params.userId);
     await withdrawFeedbackOf(tx, params.userId);
     await tx.delete(users).where(eq(users.id, params.userId));
