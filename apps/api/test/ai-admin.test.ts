@@ -1,5 +1,14 @@
 import { fixedClock, type MemoryJobQueue } from '@cfaq/core';
-import { adminLogs, aiConfigs, communityPosts, notifications, pipelineResults, teaNotifications } from '@cfaq/db/schema/index';
+import {
+  adminLogs,
+  aiAnswerOutcomes,
+  aiConfigs,
+  comments,
+  communityPosts,
+  notifications,
+  pipelineResults,
+  teaNotifications,
+} from '@cfaq/db/schema/index';
 import { CraftedEmbedder, createKnowledge, defaultProgramId, type FakeAiServer, startFakeOpenAI, unitVector } from '@cfaq/testkit';
 import { count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -184,9 +193,24 @@ describe('review queue and review actions', () => {
       status: 'answered',
       aiAnswerReviewedBy: admin.id,
     });
+    // The model's 0.7 was for its own text: a staff-written answer has no confidence, and calibration has it unscored.
+    expect((await reload(s)).aiAnswerConfidence).toBeNull();
+    expect((await t.ctx.db.select().from(aiAnswerOutcomes).where(eq(aiAnswerOutcomes.postId, s)))[0]?.confidence).toBeNull();
     expect(await t.ctx.db.select().from(notifications).where(eq(notifications.userId, author.id))).not.toHaveLength(0);
     expect((await inject('GET', `/api/community/posts/${s}`)).json().aiAnswer).toBe('Reviewed text');
     expectProblem(await inject('PATCH', `/api/admin/auto-answer/${s}`, admin, { action: 'approve' }), 422, 'INVALID_REVIEW_TRANSITION');
+    // Taken down after staff verified a comment: the post keeps its human answer and stays answered.
+    const [verified] = await t.ctx.db.insert(comments).values({ postId: s, authorId: admin.id, body: 'A person answers.' }).returning();
+    const verify = await t.app.inject({
+      method: 'PUT',
+      url: `/api/community/posts/${s}/comments/${verified?.id}/verify`,
+      headers: admin.headers,
+    });
+    expect(verify.statusCode).toBe(200);
+    expect((await inject('PATCH', `/api/admin/auto-answer/${s}`, admin, { action: 'reject' })).json()).toMatchObject({
+      aiAnswerStatus: 'rejected',
+      status: 'answered',
+    });
     expectProblem(await inject('PATCH', `/api/admin/auto-answer/${e}`, admin, { action: 'approve' }), 422, 'NO_ANSWER_TEXT');
     expectProblem(await inject('PATCH', `/api/admin/auto-answer/${e}`, admin, { action: 'publish' }), 400);
     const plain = await post('No AI state');

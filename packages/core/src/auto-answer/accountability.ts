@@ -4,12 +4,13 @@ import { visiblePost } from '../community/view.js';
 import type { CoreContext } from '../context.js';
 import { Code, forbidden, unprocessable } from '../errors/index.js';
 import type { Actor, Tx } from '../shared/db.js';
+import { reopenUnlessHumanAnswered } from './reopen.js';
 import type { AiAnswerState } from './shape.js';
 
 /**
  * Accountable AI answers: a published (approved) AI answer that its post's author marks as not
  * answering, or whose votes net -2 or lower, is unpublished and re-escalated: aiAnswerStatus escalated
- * with the reason, the post reopened (unless a comment is accepted), aiAnswerNotHelpfulAt stamped
+ * with the reason, the post reopened (unless a comment is accepted or verified), aiAnswerNotHelpfulAt stamped
  * (the run does not pick the post again until its text changes: a human looks first), and the
  * ai_answer_outcomes row marked demoted for the calibration report.
  */
@@ -23,8 +24,7 @@ async function demote(tx: Tx, postId: string, reason: string, now: Date): Promis
       aiAnswerEscalatedAt: now,
       aiAnswerEscalatedReason: reason,
       aiAnswerNotHelpfulAt: now,
-      status: sql`case when ${communityPosts.acceptedCommentId} is null and ${communityPosts.status} = 'answered' then 'open'::post_status else ${communityPosts.status} end`,
-      answeredAt: sql`case when ${communityPosts.acceptedCommentId} is null then null else ${communityPosts.answeredAt} end`,
+      ...reopenUnlessHumanAnswered(),
       updatedAt: now,
     })
     .where(and(eq(communityPosts.id, postId), eq(communityPosts.aiAnswerStatus, 'approved')))

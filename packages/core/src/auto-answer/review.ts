@@ -7,6 +7,7 @@ import { Code, notFound, unprocessable } from '../errors/index.js';
 import { notify, teaDrop } from '../notifications/index.js';
 import type { Actor } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
+import { reopenUnlessHumanAnswered } from './reopen.js';
 import type { Calibration, CalibrationBand, QueueItem, ReviewResult } from './shape.js';
 
 /**
@@ -18,7 +19,7 @@ import type { Calibration, CalibrationBand, QueueItem, ReviewResult } from './sh
  *            replaces the text (aiAnswerSource manual); the post becomes answered; the author gets a
  *            notification and a tea drop. 422 when there is no text to publish.
  *   reject   (from suggested, escalated or approved): aiAnswerStatus rejected; the text stays for staff
- *            only; an approved answer is unpublished (the post reopens unless a comment is accepted).
+ *            only; an approved answer is unpublished (the post reopens unless a comment is accepted or verified).
  *            A rejected post is not auto-answered again until its title or body changes.
  *   escalate (from suggested, escalated, approved or rejected): aiAnswerStatus escalated with the
  *            reason; an approved answer is unpublished. From escalated it confirms the escalation: the
@@ -123,16 +124,19 @@ export async function reviewAiAnswer(
     if (!FROM[input.action].includes(from))
       throw unprocessable(Code.INVALID_REVIEW_TRANSITION, `Cannot ${input.action} an AI answer that is ${from}`);
     const reviewed = { aiAnswerReviewedAt: now, aiAnswerReviewedBy: actor.id, aiAnswerClaim: null, updatedAt: now };
-    const reopen = from === 'approved' && !post.acceptedCommentId ? { status: 'open' as const, answeredAt: null } : {};
+    const reopen = from === 'approved' ? reopenUnlessHumanAnswered() : {};
     let set: Partial<typeof communityPosts.$inferInsert>;
     if (input.action === 'approve') {
-      const text = input.manualAnswer?.trim() || post.aiAnswer?.trim();
+      const manual = input.manualAnswer?.trim();
+      const text = manual || post.aiAnswer?.trim();
       if (!text) throw unprocessable(Code.NO_ANSWER_TEXT, 'There is no answer text to publish; send manualAnswer');
       set = {
         ...reviewed,
         aiAnswer: text,
         aiAnswerStatus: 'approved',
-        aiAnswerSource: input.manualAnswer?.trim() ? 'manual' : post.aiAnswerSource,
+        aiAnswerSource: manual ? 'manual' : post.aiAnswerSource,
+        // The confidence was the model's in its own text; a staff-written answer has none (unscored in calibration).
+        ...(manual ? { aiAnswerConfidence: null } : {}),
         aiAnswerEscalatedReason: null,
         aiAnswerScore: 0,
         aiAnswerNotHelpfulAt: null,
