@@ -8,7 +8,15 @@ import { searchKnowledge } from '../knowledge/search.js';
 import type { KnowledgeHit } from '../knowledge/shape.js';
 import type { SensitiveMatcher } from './sensitive.js';
 import type { AutoAnswerVerdict, Thresholds } from './shape.js';
-import { CONTEXT_FAQS, GENERATED_CONFIDENCE, KNOWLEDGE_MATCH_MULTIPLIER, KNOWLEDGE_TOP_K, PROMPT_VERSION, triage } from './triage.js';
+import {
+  CONTEXT_FAQS,
+  GENERATED_CONFIDENCE,
+  KNOWLEDGE_MATCH_MULTIPLIER,
+  KNOWLEDGE_TOP_K,
+  PROMPT_VERSION,
+  triage,
+  triageMatch,
+} from './triage.js';
 
 /**
  * One post through the spec's steps, without writing anything: knowledge search (top 3; a match at
@@ -133,10 +141,9 @@ export async function decidePost(ctx: CoreContext, post: PostInput, opts: Decide
       }
     }
     const triaged = triage(confidence, !!sensitiveHit, opts.thresholds);
-    // The model read the sources and said they do not answer the question: the source text is no
-    // answer to publish on its own, whatever the match scored; an admin decides (suggested at most).
+    // The model read the sources and said they do not answer the question (triageMatch).
     const doubted = meta.providerNote !== undefined;
-    const verdict = doubted && triaged === 'approved' ? 'suggested' : triaged;
+    const verdict = triageMatch(confidence, !!sensitiveHit, doubted, opts.thresholds);
     return {
       ...base,
       verdict,

@@ -10,6 +10,16 @@ export function triage(confidence: number | null, sensitive: boolean, t: Thresho
   return 'escalated';
 }
 
+/**
+ * triage for a knowledge match whose sources the model said do not answer the question (`doubted`):
+ * the source text is no answer to publish on its own, whatever the match scored; an admin decides
+ * (suggested at most). The run and the threshold what-if both decide this way.
+ */
+export function triageMatch(confidence: number | null, sensitive: boolean, doubted: boolean, t: Thresholds): AutoAnswerVerdict {
+  const verdict = triage(confidence, sensitive, t);
+  return doubted && verdict === 'approved' ? 'suggested' : verdict;
+}
+
 /** Spec constants. */
 export const KNOWLEDGE_MATCH_MULTIPLIER = 0.9;
 export const GENERATED_CONFIDENCE = 0.62;

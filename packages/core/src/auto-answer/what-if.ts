@@ -2,12 +2,13 @@ import { pipelineResults } from '@cfaq/db/schema/index';
 import { and, eq, type SQL } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import type { AutoAnswerVerdict, Thresholds, WhatIfReport } from './shape.js';
-import { triage } from './triage.js';
+import { triageMatch } from './triage.js';
 
 /**
  * Threshold what-if: re-triages the stored auto-answer results (still within PIPELINE_RESULT_TTL_DAYS)
  * with other thresholds and counts how many would change verdict. Sensitive and failed results stay
- * escalated whatever the thresholds, as in a real run.
+ * escalated whatever the thresholds, and a match whose sources the model found insufficient stays
+ * suggested at most, as in a real run.
  */
 export async function thresholdWhatIf(ctx: Pick<CoreContext, 'db'>, thresholds: Thresholds, batchId?: string): Promise<WhatIfReport> {
   const conds: SQL[] = [eq(pipelineResults.pipeline, 'auto_answer')];
@@ -21,7 +22,7 @@ export async function thresholdWhatIf(ctx: Pick<CoreContext, 'db'>, thresholds: 
   for (const r of rows) {
     if (r.verdict !== 'approved' && r.verdict !== 'suggested' && r.verdict !== 'escalated') continue;
     evaluated++;
-    const next = triage(r.confidence, r.metadata?.sensitive != null, thresholds);
+    const next = triageMatch(r.confidence, r.metadata?.sensitive != null, r.metadata?.providerNote != null, thresholds);
     if (next !== r.verdict) tally.set(`${r.verdict}>${next}`, (tally.get(`${r.verdict}>${next}`) ?? 0) + 1);
   }
   const transitions = [...tally].map(([k, n]) => {
