@@ -1,8 +1,17 @@
-import { type Config, confAccessToken, ingestRecording, type JobQueue, type MemoryJobQueue, recordingPayloadOf } from '@cfaq/core';
+import {
+  Code,
+  type Config,
+  confAccessToken,
+  ingestRecording,
+  type JobQueue,
+  type MemoryJobQueue,
+  recordingPayloadOf,
+  unavailable,
+} from '@cfaq/core';
 import { confMeetings, confOauthStates, faqs, transcriptKnowledge, users } from '@cfaq/db/schema/index';
 import { type FakeConfProvider, signConfWebhook, startFakeConfProvider } from '@cfaq/testkit';
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { createTestApp, expectProblem, GENEROUS_LIMITS, type TestApp } from './helpers.js';
 
@@ -585,6 +594,25 @@ describe('upload-transcript', () => {
     expect(out.confMeetingId).toMatch(/^manual-/);
     const meeting = await t.app.inject({ method: 'GET', url: `/api/conf/meetings/${out.meetingId}`, headers: admin.headers });
     expect(meeting.json()).toMatchObject({ sourcing: 'manual_vtt', status: 'completed', knowledgeCount: 1 });
+  });
+
+  it('a failure while storing fails the meeting with its reason: no meeting is left pending for good', async () => {
+    vi.spyOn(t.ctx.embedder, 'embed').mockRejectedValueOnce(
+      unavailable(Code.EMBEDDER_UNAVAILABLE, 'embedding model test is not available: connection refused'),
+    );
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/conf/upload-transcript',
+      headers: admin.headers,
+      payload: {
+        rawText: 'Dana: The locker keys are handed out at the front desk on Mondays.',
+        source: 'manual_raw',
+        topic: 'Lockers down',
+      },
+    });
+    expectProblem(res, 503, 'EMBEDDER_UNAVAILABLE');
+    const [meeting] = await t.ctx.db.select().from(confMeetings).where(eq(confMeetings.topic, 'Lockers down'));
+    expect(meeting).toMatchObject({ status: 'failed', error: expect.stringContaining('store: embedding model test is not available') });
   });
 
   it('JSON {rawText, source: manual_raw}', async () => {

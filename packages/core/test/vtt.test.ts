@@ -64,6 +64,11 @@ describe('timings', () => {
   it('hours are optional; minutes and seconds stay below 60', () => {
     expect(parseTimingLine('00:01.500 --> 00:02.250')).toEqual({ start: 1.5, end: 2.25 });
     expect(parseTimingLine('01:00:00.000 --> 100:00:00.001')).toEqual({ start: 3600, end: 360000.001 });
+    // Past 2^31 - 1 ms (cue times are stored as integer milliseconds): not a timing line, the cue is dropped.
+    expect(parseTimingLine('596:31:23.647 --> 596:31:23.647')).toEqual({ start: 2147483.647, end: 2147483.647 });
+    expect(parseTimingLine('00:00:01.000 --> 596:31:23.648')).toBeNull();
+    expect(parseTimingLine('999:00:01.000 --> 999:00:02.000')).toBeNull();
+    expect(parseTimingLine('99999999999999999999:00:01.000 --> 99999999999999999999:00:02.000')).toBeNull();
     expect(parseTimingLine('00:00:01.000-->00:00:02.000')).toEqual({ start: 1, end: 2 });
     expect(parseTimingLine('00:00.000 --> 00:01.000 align:start position:10%')).toEqual({ start: 0, end: 1 });
   });

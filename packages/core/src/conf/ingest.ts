@@ -116,6 +116,27 @@ export async function storeTranscript(ctx: Ctx, meeting: MeetingKey, transcript:
   };
 }
 
+/**
+ * storeTranscript for a run that must not leave its meeting pending for good: a failure (the embedder
+ * or the database) is noted on the meeting and rethrown for the job's retry, and on the last attempt
+ * (or with no retry to come, as an upload) it fails the meeting with the reason.
+ */
+export async function storeOrRetry(
+  ctx: Ctx,
+  meeting: MeetingKey,
+  transcript: ParsedTranscript,
+  opts: { finalAttempt?: boolean } = {},
+): Promise<IngestResult> {
+  try {
+    return await storeTranscript(ctx, meeting, transcript);
+  } catch (err) {
+    const reason = `store: ${(err as Error).message}`;
+    if (opts.finalAttempt === false) await noteRetry(ctx, meeting.id, reason);
+    else await markMeetingFailed(ctx, meeting.id, reason);
+    throw err;
+  }
+}
+
 /** Finds the connected user an event belongs to: by provider user id, else by host email. */
 async function findConnectedUser(ctx: Pick<CoreContext, 'db'>, p: RecordingPayload): Promise<{ id: string } | null> {
   if (p.hostId) {
@@ -172,7 +193,7 @@ export async function fetchAndStore(
     await markMeetingFailed(ctx, meeting.id, `${err.code}: ${err.message}`);
     return { status: 'failed', meetingId: meeting.id, reason: err.message };
   }
-  return storeTranscript(ctx, meeting, parsed);
+  return storeOrRetry(ctx, meeting, parsed, opts);
 }
 
 /**

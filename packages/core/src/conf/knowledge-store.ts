@@ -178,7 +178,7 @@ export async function noteRetry(ctx: Pick<CoreContext, 'db' | 'log'>, meetingId:
     .update(confMeetings)
     .set({ error: `retrying after: ${reason}`.slice(0, 1000), updatedAt: sql`now()` })
     .where(and(eq(confMeetings.id, meetingId), sql`${confMeetings.status} <> 'completed'`));
-  ctx.log.warn({ meetingId, reason }, '[conf] meeting download failed; the job retries');
+  ctx.log.warn({ meetingId, reason }, '[conf] meeting step failed; the job retries');
 }
 
 /** Marks a meeting failed with its reason (an extension of the spec's pending/completed states). */

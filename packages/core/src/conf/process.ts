@@ -1,7 +1,7 @@
 import { confMeetings } from '@cfaq/db/schema/index';
 import { eq } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
-import { fetchAndStore, type IngestResult, storeTranscript } from './ingest.js';
+import { fetchAndStore, type IngestResult, storeOrRetry } from './ingest.js';
 import { MEETING_STATE_COLUMNS, markMeetingFailed, storedSegments } from './knowledge-store.js';
 import { segmentsToText } from './vtt.js';
 
@@ -19,7 +19,7 @@ export async function processMeeting(ctx: Ctx, meetingId: string, opts: { finalA
   if (!m) return { status: 'skipped', reason: 'meeting not found' };
   if (m.status !== 'pending') return { status: 'skipped', reason: `meeting is ${m.status}`, meetingId };
   const segments = storedSegments(m.payload);
-  if (segments && segments.length > 0) return storeTranscript(ctx, m, { segments, text: segmentsToText(segments) });
+  if (segments && segments.length > 0) return storeOrRetry(ctx, m, { segments, text: segmentsToText(segments) }, opts);
   const url = typeof m.payload?.transcriptUrl === 'string' ? m.payload.transcriptUrl : null;
   if (url && m.userId) return fetchAndStore(ctx, m, m.userId, url, opts);
   const reason = 'no stored transcript and nothing to download';

@@ -4,7 +4,7 @@ import type { CoreContext } from '../context.js';
 import { badRequest, Code, conflict, unprocessable } from '../errors/index.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import type { Actor } from '../shared/db.js';
-import { storeTranscript } from './ingest.js';
+import { storeOrRetry } from './ingest.js';
 import type { UploadResult } from './shape.js';
 import { sanitizeTopic } from './topic.js';
 import { type ParsedTranscript, parseTranscript, TranscriptError } from './transcript.js';
@@ -50,7 +50,8 @@ export async function uploadTranscript(ctx: Ctx, actor: Actor, input: UploadInpu
     })
     .returning({ id: confMeetings.id, batchId: confMeetings.batchId, topic: confMeetings.topic });
   if (!meeting) throw new Error('meeting insert returned nothing');
-  const result = await storeTranscript(ctx, meeting, parsed);
+  // No retry comes for an upload: a failure fails its meeting (not left pending) and answers the request.
+  const result = await storeOrRetry(ctx, meeting, parsed, { finalAttempt: true });
   if (result.status !== 'completed') throw conflict(Code.MEETING_PROCESSING, 'The meeting was processed concurrently');
   return {
     meetingId: meeting.id,

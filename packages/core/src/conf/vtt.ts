@@ -32,6 +32,7 @@ export class VttError extends Error {
 }
 
 const ARROW = '-->';
+const MAX_CUE_SECONDS = (2 ** 31 - 1) / 1000;
 
 /** Parses a timestamp at `s[pos]`; returns seconds and the new position, or null. */
 function parseTimestamp(s: string, pos: number): { value: number; pos: number } | null {
@@ -68,7 +69,11 @@ function parseTimestamp(s: string, pos: number): { value: number; pos: number } 
   const d4 = digits();
   if (d4.length !== 3) return null;
   if (v2 > 59 || v3 > 59) return null;
-  return { value: v1 * 3600 + v2 * 60 + v3 + Number(d4) / 1000, pos: p };
+  const value = v1 * 3600 + v2 * 60 + v3 + Number(d4) / 1000;
+  // WebVTT bounds no hour count, but cue times are stored as integer milliseconds (insights' cue_start_ms):
+  // a time past 2^31 - 1 ms (about 596 hours) is no meeting's, and its cue is dropped as malformed.
+  if (value > MAX_CUE_SECONDS) return null;
+  return { value, pos: p };
 }
 
 const isWs = (c: string | undefined) => c === ' ' || c === '\t' || c === '\n' || c === '\f' || c === '\r';
