@@ -366,6 +366,11 @@ describe('GET /auth/me and PATCH /auth/profile', () => {
       }),
       400,
     );
+    // An http(s) URL needs a host; its scheme may be in any case.
+    const profile = (avatarUrl: string) =>
+      t.app.inject({ method: 'PATCH', url: '/api/auth/profile', headers: bearer(u.accessToken), payload: { avatarUrl } });
+    for (const bad of ['http://', 'https://', 'https:///a.png']) expectProblem(await profile(bad), 400);
+    expect((await profile('HTTPS://cdn.example.test/a.png')).statusCode).toBe(200);
   });
 });
 

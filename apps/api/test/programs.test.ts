@@ -265,6 +265,24 @@ describe('program settings', () => {
       400,
     );
     expectProblem(await put({ ...valid, branding: undefined }), 400);
+    // Links the page renders: never a script or data URL, nor a URL without a host.
+    for (const [field, bad] of [
+      ['ctaLink', 'javascript:alert(1)'],
+      ['imageUrl', 'data:image/png;base64,AAAA'],
+      ['imageUrl', 'https://'],
+      ['ctaLink', '//evil.example.com'],
+    ] as const) {
+      const res = expectProblem(await put({ ...valid, hero: { ...valid.hero, [field]: bad } }), 400);
+      expect(res.errors?.[0]?.path).toBe(`body.hero.${field}`);
+    }
+    for (const [field, good] of [
+      ['ctaLink', 'HTTPS://apply.example.com/now'],
+      ['ctaLink', '#faq'],
+      ['ctaLink', 'mailto:team@example.com'],
+      ['imageUrl', '/images/hero.png'],
+    ] as const) {
+      expect((await put({ ...valid, hero: { ...valid.hero, [field]: good } })).statusCode).toBe(200);
+    }
   });
 
   it('put needs admin; unknown program is 404', async () => {

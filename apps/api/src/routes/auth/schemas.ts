@@ -36,7 +36,16 @@ export const ProfileBody = T.Object(
   {
     name: T.Optional(Name),
     bio: T.Optional(Nullable(T.String({ maxLength: 2000 }))),
-    avatarUrl: T.Optional(Nullable(T.String({ format: 'uri', maxLength: 2048, pattern: '^https?://' }))),
+    avatarUrl: T.Optional(
+      Nullable(
+        T.String({
+          format: 'uri',
+          maxLength: 2048,
+          pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+',
+          description: 'an http(s) URL with a host',
+        }),
+      ),
+    ),
   },
   { additionalProperties: false, description: 'Only name, bio and avatarUrl; role, reputation and status are not settable.' },
 );
