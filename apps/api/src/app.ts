@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type Config, ConfigError, type CoreContext, createLoggerOptions } from '@cfaq/core';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { answerClientError } from './lib/client-error.js';
 import { memoizedCompilers } from './lib/schema-compilers.js';
 import { authPlugin } from './plugins/auth.js';
 import { contextPlugin } from './plugins/context.js';
@@ -49,6 +50,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     // Requests during shutdown get a problem response from plugins/problem.ts, not Fastify's bare 503.
     return503OnClosing: false,
     frameworkErrors: frameworkError,
+    clientErrorHandler: answerClientError,
     // The spec writes one path with a trailing slash (GET /knowledge/); every path answers with or without one.
     routerOptions: { ignoreTrailingSlash: true },
     schemaController: { compilersFactory: memoizedCompilers },

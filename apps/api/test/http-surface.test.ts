@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corsOptions } from '../src/plugins/security.js';
 import { createTestApp, expectProblem, GENEROUS_LIMITS, type TestApp } from './helpers.js';
@@ -165,5 +166,41 @@ describe('/api/metrics and METRICS_TOKEN', () => {
     const ok = await t.app.inject({ method: 'GET', url: '/api/metrics', headers: { authorization: 'Bearer scrape-secret-123' } });
     expect(ok.statusCode).toBe(200);
     expect(ok.body).toContain('http_request_duration_seconds');
+  });
+});
+
+describe('requests the HTTP parser refuses', () => {
+  /** Sends raw bytes and reads the whole answer (the server closes the connection). */
+  const raw = async (bytes: string) => {
+    await open.app.listen({ port: 0, host: '127.0.0.1' }).catch(() => undefined);
+    const { port } = open.app.server.address() as AddressInfo;
+    return new Promise<string>((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1', () => socket.write(bytes));
+      let out = '';
+      socket.on('data', (c) => {
+        out += c.toString();
+      });
+      socket.on('end', () => resolve(out));
+      socket.on('error', reject);
+    });
+  };
+  const parse = (answer: string) => {
+    const [head = '', body = ''] = answer.split('\r\n\r\n');
+    return { status: Number(head.split(' ')[1]), head: head.toLowerCase(), body: JSON.parse(body) };
+  };
+
+  it('answers problem details, like every other error', async () => {
+    const length = parse(
+      await raw('POST /api/search HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: abc\r\n\r\n{}'),
+    );
+    expect(length.status).toBe(400);
+    expect(length.head).toContain('content-type: application/problem+json');
+    expect(length.body).toMatchObject({ status: 400, code: 'INVALID_CONTENT_LENGTH' });
+    const chunk = parse(
+      await raw(
+        'POST /api/search HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n',
+      ),
+    );
+    expect(chunk).toMatchObject({ status: 400, body: { status: 400, code: 'BAD_REQUEST' } });
   });
 });
