@@ -46,6 +46,10 @@ describe('CORS from CORS_ORIGINS', () => {
     expect(String(res.headers['access-control-allow-headers'])).toContain('authorization');
     // A page on another origin resumes the notification stream with fetch and Last-Event-ID.
     expect(String(res.headers['access-control-allow-headers'])).toContain('last-event-id');
+    // A plain OPTIONS (no Origin) is no preflight: 204, no CORS headers.
+    const plain = await t.app.inject({ method: 'OPTIONS', url: '/api/health' });
+    expect(plain.statusCode).toBe(204);
+    expect(plain.headers['access-control-allow-origin']).toBeUndefined();
     const admin = await preflight(t, 'https://admin.example.com');
     expect(admin.headers['access-control-allow-origin']).toBe('https://admin.example.com');
     const evil = await preflight(t, 'https://evil.example.com');

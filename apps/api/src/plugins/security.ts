@@ -75,6 +75,8 @@ export const securityPlugin = fp(
       // The names the rate limiters send (@fastify/rate-limit's x-ratelimit-*), so a page on another origin can read them.
       exposedHeaders: ['x-request-id', 'retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'],
       maxAge: 600,
+      // An OPTIONS request without Origin is no CORS preflight but a plain OPTIONS: 204 (it was a text/plain 400).
+      strictPreflight: false,
     });
     const securityHeaders = helmetHeaders({
       // The API answers JSON; the one HTML page is the docs UI, whose assets are served from here.
