@@ -96,6 +96,8 @@ describe('POST /moderation/unsuspend', () => {
     expectProblem(await unsuspend(admin.headers, { userId: UNKNOWN }), 404);
     expectProblem(await unsuspend(user.headers, { userId: user.id }), 403);
     expectProblem(await unsuspend(admin.headers, { userId: user.id, extra: 1 }), 400);
+    // A reason, when given, says something (as suspend's must).
+    for (const reason of ['', '   ']) expectProblem(await unsuspend(admin.headers, { userId: user.id, reason }), 400);
   });
 });
 

@@ -11,7 +11,10 @@ export const SuspendBody = T.Object(
   },
   { additionalProperties: false },
 );
-export const UnsuspendBody = T.Object({ userId: Uuid, reason: T.Optional(T.String({ maxLength: 1000 })) }, { additionalProperties: false });
+export const UnsuspendBody = T.Object(
+  { userId: Uuid, reason: T.Optional(T.String({ minLength: 1, maxLength: 1000, pattern: '\\S' })) },
+  { additionalProperties: false },
+);
 
 export const LogQuery = T.Composite(
   [
