@@ -256,6 +256,10 @@ describe('admin audit routes', () => {
       openFlags: 1,
       lastRun: { checked: 1, flagged: 1, at: NOW.toISOString() },
     });
+    // A program with no audit run has no last run.
+    const empty = await t.app.inject({ method: 'POST', url: '/api/batches', headers: admin.headers, payload: { name: 'Never audited' } });
+    const scoped = await t.app.inject({ method: 'GET', url: `/api/admin/audit/stats?batchId=${empty.json().id}`, headers: admin.headers });
+    expect(scoped.json()).toMatchObject({ total: 0, lastRun: null });
     const results = (
       await t.app.inject({ method: 'GET', url: '/api/admin/audit/results?verdict=drift_detected&flagged=true', headers: admin.headers })
     ).json() as {

@@ -96,7 +96,8 @@ export async function auditStats(ctx: Pick<CoreContext, 'db'>, q: Pick<AuditResu
     ctx.db
       .select({ runId: sql<string | null>`${pipelineResults.metadata}->>'runId'`, at: pipelineResults.checkedAt })
       .from(pipelineResults)
-      .where(eq(pipelineResults.pipeline, 'faq_audit'))
+      // The program's last run when one is asked for (a run over every program counts its rows there).
+      .where(and(eq(pipelineResults.pipeline, 'faq_audit'), q.batchId ? eq(pipelineResults.batchId, q.batchId) : undefined))
       .orderBy(desc(pipelineResults.checkedAt), desc(pipelineResults.id))
       .limit(1),
   ]);
@@ -118,7 +119,13 @@ export async function auditStats(ctx: Pick<CoreContext, 'db'>, q: Pick<AuditResu
             flagged: sql<number>`count(*) filter (where ${pipelineResults.flagged})::int`,
           })
           .from(pipelineResults)
-          .where(and(eq(pipelineResults.pipeline, 'faq_audit'), sql`${pipelineResults.metadata}->>'runId' = ${last.runId}`))
+          .where(
+            and(
+              eq(pipelineResults.pipeline, 'faq_audit'),
+              sql`${pipelineResults.metadata}->>'runId' = ${last.runId}`,
+              q.batchId ? eq(pipelineResults.batchId, q.batchId) : undefined,
+            ),
+          )
       : [{ n: 1, flagged: 0 }];
     lastRun = { runId: last.runId, at: last.at, checked: run?.n ?? 0, flagged: run?.flagged ?? 0 };
   }
