@@ -126,7 +126,7 @@ describe('rate limits', () => {
 
   it('two-factor verify: repeated wrong codes for one account are limited across addresses', async () => {
     const admin = await t.signIn('admin');
-    const challengeToken = t.app.tokens.challengeToken(admin.id);
+    const challengeToken = t.app.tokens.challengeToken(admin.id, new Date());
     const attempt = (ip: string) =>
       t.app.inject({ method: 'POST', url: '/api/auth/2fa/verify', remoteAddress: ip, payload: { challengeToken, code: '000000' } });
     expect((await attempt('203.0.113.50')).statusCode).toBe(401);
@@ -146,7 +146,7 @@ describe('rate limits', () => {
     const recovery = enable.json().recoveryCodes as string[];
     // Three sign-ins completed with a recovery code each, against a limit of 2 failures.
     for (const code of recovery.slice(0, 3)) {
-      const challengeToken = t.app.tokens.challengeToken(admin.id);
+      const challengeToken = t.app.tokens.challengeToken(admin.id, new Date());
       const res = await t.app.inject({
         method: 'POST',
         url: '/api/auth/2fa/verify',

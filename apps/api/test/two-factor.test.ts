@@ -161,6 +161,18 @@ describe('login with two-factor', () => {
     expect(used.filter((r) => r.usedAt)).toHaveLength(1);
   });
 
+  it('a challenge completes one sign-in: used again (with another valid code) it is refused', async () => {
+    const admin = await enrolledAdmin();
+    const token = await challenge(admin);
+    clock.advance(1000);
+    const [first, second] = admin.recoveryCodes;
+    const ok = await post('/auth/2fa/verify', { challengeToken: token, code: first });
+    expect(ok.statusCode, ok.body).toBe(200);
+    expectProblem(await post('/auth/2fa/verify', { challengeToken: token, code: second }), 401, 'INVALID_CHALLENGE');
+    // A new sign-in gets a new challenge, which works.
+    expect((await post('/auth/2fa/verify', { challengeToken: await challenge(admin), code: second })).statusCode).toBe(200);
+  });
+
   it('refuses forged, expired or access tokens as challenges (401) and a bad body (400)', async () => {
     const admin = await enrolledAdmin();
     const code = await codeAt(admin.secret);

@@ -69,11 +69,15 @@ export const authPlugin = fp(
     app.decorate('tokens', {
       accessToken: issueAccessToken,
       accessTtlSeconds: config.JWT_ACCESS_TTL_SECONDS,
-      challengeToken: (userId: string) => app.jwt.sign({ sub: userId, typ: '2fa' }, { expiresIn: CHALLENGE_TTL_SECONDS }),
+      // `at`: when the password passed, in milliseconds, so a challenge is spent by the sign-in it completes.
+      challengeToken: (userId: string, issuedAt: Date) =>
+        app.jwt.sign({ sub: userId, typ: '2fa', at: issuedAt.getTime() }, { expiresIn: CHALLENGE_TTL_SECONDS }),
       readChallenge: (token: string) => {
         try {
-          const claims = app.jwt.verify<{ sub?: unknown; typ?: unknown }>(token);
-          return claims.typ === '2fa' && typeof claims.sub === 'string' && UUID.test(claims.sub) ? claims.sub : null;
+          const claims = app.jwt.verify<{ sub?: unknown; typ?: unknown; at?: unknown }>(token);
+          if (claims.typ !== '2fa' || typeof claims.sub !== 'string' || !UUID.test(claims.sub)) return null;
+          if (typeof claims.at !== 'number' || !Number.isSafeInteger(claims.at)) return null;
+          return { userId: claims.sub, issuedAt: new Date(claims.at) };
         } catch {
           return null;
         }

@@ -88,7 +88,7 @@ export async function login(
       .set({ passwordHash: rehashed })
       .where(and(eq(users.id, row.id), eq(users.passwordHash, row.passwordHash)));
   }
-  if (row.totpEnabled) return { twoFactorRequired: true, challengeToken: signer.challengeToken(row.id) };
+  if (row.totpEnabled) return { twoFactorRequired: true, challengeToken: signer.challengeToken(row.id, ctx.clock.now()) };
   const { passwordHash: _omit, ...user } = row;
   return startSession(ctx, signer, user, meta);
 }

@@ -17,9 +17,10 @@ export interface TokenSigner {
   accessToken(userId: string): string;
   /** Lifetime of an access token in seconds (JWT_ACCESS_TTL_SECONDS). */
   readonly accessTtlSeconds: number;
-  challengeToken(userId: string): string;
-  /** The user id of a valid, unexpired challenge token; null otherwise. */
-  readChallenge(token: string): string | null;
+  /** A challenge for a login that passed its password at `issuedAt` (the service clock). */
+  challengeToken(userId: string, issuedAt: Date): string;
+  /** The user and issue time of a valid, unexpired challenge token; null otherwise. */
+  readChallenge(token: string): { userId: string; issuedAt: Date } | null;
 }
 
 /** Who is asking, recorded on the refresh token row. */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { recoveryCodes, users } from '@cfaq/db/schema/index';
-import { and, eq, isNull, lt, or } from 'drizzle-orm';
+import { and, eq, isNull, lt, lte, or } from 'drizzle-orm';
 import { generate, generateSecret, generateURI, verify } from 'otplib';
 import { writeAdminLog } from '../audit/index.js';
 import type { CoreContext } from '../context.js';
@@ -62,6 +62,7 @@ async function loadTotpUser(ctx: Pick<CoreContext, 'db'>, userId: string) {
       totpSecret: users.totpSecret,
       totpPendingSecret: users.totpPendingSecret,
       totpLastUsedStep: users.totpLastUsedStep,
+      lastLoginAt: users.lastLoginAt,
     })
     .from(users)
     .where(eq(users.id, userId))
@@ -136,6 +137,8 @@ async function checkSecondFactor(ctx: Ctx, user: Awaited<ReturnType<typeof loadT
   return used.length === 1;
 }
 
+const challengeUsed = () => unauthorized('The challenge token was already used; sign in again', Code.INVALID_CHALLENGE);
+
 /** Completes a login that answered a challenge: the challenge token plus a TOTP or recovery code. */
 export async function verifyTwoFactorLogin(
   ctx: Ctx,
@@ -143,14 +146,26 @@ export async function verifyTwoFactorLogin(
   params: { challengeToken: string; code: string },
   meta: ClientMeta = {},
 ): Promise<Session> {
-  const userId = signer.readChallenge(params.challengeToken);
-  if (!userId) throw unauthorized('The challenge token is invalid or expired; sign in again', Code.INVALID_CHALLENGE);
-  const user = await loadTotpUser(ctx, userId).catch(() => null);
+  const challenge = signer.readChallenge(params.challengeToken);
+  if (!challenge) throw unauthorized('The challenge token is invalid or expired; sign in again', Code.INVALID_CHALLENGE);
+  const user = await loadTotpUser(ctx, challenge.userId).catch(() => null);
   if (!user?.totpEnabled) throw unauthorized('The challenge token is invalid or expired; sign in again', Code.INVALID_CHALLENGE);
   if (isSuspended(user, ctx.clock.now())) throw forbidden('This account is suspended', Code.ACCOUNT_SUSPENDED);
+  // Spent already (below): refused before its code is checked, so a replay uses up no code.
+  if (user.lastLoginAt && user.lastLoginAt > challenge.issuedAt) throw challengeUsed();
   if (!(await checkSecondFactor(ctx, user, params.code))) {
     throw unauthorized('The code is wrong, expired or already used', Code.INVALID_TWO_FACTOR_CODE);
   }
+  // One sign-in per challenge: a sign-in completed since it was issued spends it (one conditional
+  // UPDATE, so two racing uses cannot both pass). Without this a challenge token, valid 5 minutes,
+  // minted a session for every further code sent with it (a second recovery code, say).
+  const now = ctx.clock.now();
+  const claimed = await ctx.db
+    .update(users)
+    .set({ lastLoginAt: now })
+    .where(and(eq(users.id, user.id), or(isNull(users.lastLoginAt), lte(users.lastLoginAt, challenge.issuedAt))))
+    .returning({ id: users.id });
+  if (claimed.length === 0) throw challengeUsed();
   return startSession(ctx, signer, user, meta);
 }
 

@@ -203,7 +203,7 @@ export const authRoutes: RoutePlugin = async (app) => {
   // parsed; a successful sign-in takes its attempt back, so an admin's own logins never lock them out.
   const verifyLimit = app.twoFactorVerifyLimit((request: FastifyRequest) => {
     const body = request.body as { challengeToken?: unknown } | undefined;
-    const sub = typeof body?.challengeToken === 'string' ? tokens.readChallenge(body.challengeToken) : null;
+    const sub = typeof body?.challengeToken === 'string' ? tokens.readChallenge(body.challengeToken)?.userId : null;
     return sub ? `2fa:${sub}` : `ip:${request.ip}`;
   });
   app.post(
