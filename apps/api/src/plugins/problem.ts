@@ -98,6 +98,38 @@ export function collapseLiteralUnions(errors: readonly AjvError[]): AjvError[] {
   return out;
 }
 
+/**
+ * A union of schemas of one type (a log entry or a batch of entries, both objects) that failed keeps
+ * only the errors of its closest branch, the one with the fewest errors.
+ * Ajv reports every branch, so `{"level":"fatal","message":"x"}` for an entry-or-batch body named
+ * `message` and `entries` as wrong too, beside the one field that was.
+ */
+export function closestUnionBranches(errors: readonly AjvError[]): AjvError[] {
+  let out = [...errors];
+  const unions = out
+    .filter((e) => e.keyword === 'anyOf' && e.schemaPath)
+    .sort((a, b) => (b.schemaPath as string).length - (a.schemaPath as string).length);
+  for (const union of unions) {
+    const prefix = `${union.schemaPath}/`;
+    const at = union.instancePath ?? '';
+    const inBranches = out.filter((e) => e !== union && e.schemaPath?.startsWith(prefix));
+    if (inBranches.length === 0 || inBranches.some((e) => !(e.instancePath ?? '').startsWith(at))) continue;
+    const branches = new Map<string, AjvError[]>();
+    for (const e of inBranches) {
+      const branch = (e.schemaPath as string).slice(prefix.length).split('/')[0] as string;
+      branches.set(branch, [...(branches.get(branch) ?? []), e]);
+    }
+    // Only where every branch takes the value's type (objects, say): a union of a literal and an
+    // integer, or of an object and null, keeps Ajv's report, which names each alternative.
+    if ([...branches.values()].some((es) => es.some((e) => e.keyword === 'type' && (e.instancePath ?? '') === at))) continue;
+    const best = [...branches.values()].reduce((a, b) => (b.length < a.length ? b : a));
+    const drop = new Set(inBranches.filter((e) => !best.includes(e)));
+    drop.add(union);
+    out = out.filter((e) => !drop.has(e));
+  }
+  return out;
+}
+
 /** Fastify's own client-error codes mapped to stable problem codes. */
 const FASTIFY_CODES: Record<string, [number, ErrorCode]> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, Code.UNSUPPORTED_MEDIA_TYPE],
@@ -147,7 +179,7 @@ export const problemPlugin = fp(
         body = problem(err.status, err.code, err.message, err.errors);
       } else if (err.validation) {
         const seen = new Set<string>();
-        const errors = collapseLiteralUnions(err.validation as AjvError[])
+        const errors = closestUnionBranches(collapseLiteralUnions(err.validation as AjvError[]))
           .map((e) => ({ path: fieldPath(err.validationContext, e), message: fieldMessage(e) }))
           .filter((e) => {
             const key = `${e.path}\u0000${e.message}`;
