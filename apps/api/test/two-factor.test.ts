@@ -81,8 +81,8 @@ describe('enrolment', () => {
   it('is for admins: a user or moderator gets 403, no token 401', async () => {
     for (const role of ['user', 'moderator'] as const) {
       const who = await t.signIn(role);
-      expectProblem(await post('/auth/2fa/setup', {}, who.headers), 403);
-      expectProblem(await post('/auth/2fa/enable', { code: '123456' }, who.headers), 403);
+      expectProblem(await post('/auth/2fa/setup', {}, who.headers), 403, 'TWO_FACTOR_ADMIN_ONLY');
+      expectProblem(await post('/auth/2fa/enable', { code: '123456' }, who.headers), 403, 'TWO_FACTOR_ADMIN_ONLY');
     }
     expectProblem(await post('/auth/2fa/setup', {}), 401);
   });

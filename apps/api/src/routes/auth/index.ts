@@ -168,13 +168,14 @@ export const authRoutes: RoutePlugin = async (app) => {
     },
   );
 
-  // Admin two-factor (TOTP).
+  // Admin two-factor (TOTP). Setup and enable are open to any signed-in user so that a non-admin is told
+  // why (403 TWO_FACTOR_ADMIN_ONLY, from core) rather than a bare FORBIDDEN.
   const twoFactor = app.limits.twoFactor;
 
   app.post(
     '/auth/2fa/setup',
     {
-      config: { access: 'admin', rateLimit: twoFactor },
+      config: { access: 'user', rateLimit: twoFactor },
       schema: {
         tags: ['auth'],
         summary: 'Start two-factor enrolment (admins)',
@@ -188,7 +189,7 @@ export const authRoutes: RoutePlugin = async (app) => {
   app.post(
     '/auth/2fa/enable',
     {
-      config: { access: 'admin', rateLimit: twoFactor },
+      config: { access: 'user', rateLimit: twoFactor },
       schema: {
         tags: ['auth'],
         summary: 'Confirm enrolment with a code; answers the recovery codes once',
