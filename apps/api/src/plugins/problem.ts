@@ -217,8 +217,9 @@ export const problemPlugin = fp(
         /* already logged */
       } else if (body.status === 503) {
         // A known unavailability (the embedder loading, a webhook secret not set, the queue down: each
-        // logged where it happens): a warning without a stack, not an error line per request.
-        request.log.warn({ code: body.code, detail: body.detail }, 'service unavailable');
+        // logged where it happens): a warning without a stack, not an error line per request. Under
+        // `problem`: the logger redacts every `code` (OAuth authorization codes).
+        request.log.warn({ problem: body.code, detail: body.detail }, 'service unavailable');
       } else if (body.status >= 500) {
         request.log.error({ err }, 'server error');
       }
