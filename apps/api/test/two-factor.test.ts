@@ -171,6 +171,16 @@ describe('login with two-factor', () => {
     expectProblem(await post('/auth/2fa/verify', { challengeToken: token, code: second }), 401, 'INVALID_CHALLENGE');
     // A new sign-in gets a new challenge, which works.
     expect((await post('/auth/2fa/verify', { challengeToken: await challenge(admin), code: second })).statusCode).toBe(200);
+
+    // Racing uses of one challenge: one signs in, and the others use up none of their codes.
+    clock.advance(1000);
+    const raced = await challenge(admin);
+    clock.advance(1000);
+    const codes = admin.recoveryCodes.slice(2, 6);
+    const results = await Promise.all(codes.map((code) => post('/auth/2fa/verify', { challengeToken: raced, code })));
+    expect(results.map((r) => r.statusCode).sort()).toEqual([200, 401, 401, 401]);
+    const used = await t.ctx.db.select().from(recoveryCodes).where(eq(recoveryCodes.userId, admin.id));
+    expect(used.filter((r) => r.usedAt)).toHaveLength(3);
   });
 
   it('refuses forged, expired or access tokens as challenges (401) and a bad body (400)', async () => {

@@ -6,6 +6,7 @@ import { writeAdminLog } from '../audit/index.js';
 import type { CoreContext } from '../context.js';
 import { sha256Hex } from '../crypto/tokens.js';
 import { badRequest, Code, conflict, forbidden, notFound, unauthorized, unprocessable } from '../errors/index.js';
+import type { DbOrTx } from '../shared/db.js';
 import { type ClientMeta, type Session, startSession, type TokenSigner } from './sessions.js';
 import { isSuspended, userColumns } from './users.js';
 
@@ -30,7 +31,8 @@ const invalidCode = () =>
  * accepted once, even by two concurrent requests.
  */
 async function consumeTotp(
-  ctx: Pick<CoreContext, 'db' | 'clock'>,
+  ctx: Pick<CoreContext, 'clock'>,
+  db: DbOrTx,
   user: { id: string; totpLastUsedStep: number | null },
   secret: string,
   code: string,
@@ -47,7 +49,7 @@ async function consumeTotp(
     ...(user.totpLastUsedStep !== null ? { afterTimeStep: user.totpLastUsedStep } : {}),
   }).catch(() => ({ valid: false as const }));
   if (!result.valid || !('timeStep' in result)) return false;
-  const claimed = await ctx.db
+  const claimed = await db
     .update(users)
     .set({ totpLastUsedStep: result.timeStep })
     .where(and(eq(users.id, user.id), or(isNull(users.totpLastUsedStep), lt(users.totpLastUsedStep, result.timeStep))))
@@ -107,7 +109,7 @@ export async function enableTwoFactor(ctx: Ctx, userId: string, code: string): P
   if (user.totpEnabled) throw conflict(Code.TWO_FACTOR_ALREADY_ENABLED, 'Two-factor authentication is already enabled');
   if (!user.totpPendingSecret) throw unprocessable(Code.TWO_FACTOR_NOT_SET_UP, 'Call POST /auth/2fa/setup first');
   const secret = ctx.secrets.decrypt(user.totpPendingSecret, userId);
-  if (!(await consumeTotp(ctx, user, secret, code))) throw invalidCode();
+  if (!(await consumeTotp(ctx, ctx.db, user, secret, code))) throw invalidCode();
   const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
   await ctx.db.transaction(async (tx) => {
     const [done] = await tx
@@ -123,11 +125,19 @@ export async function enableTwoFactor(ctx: Ctx, userId: string, code: string): P
   return { recoveryCodes: codes };
 }
 
-/** A current TOTP code, or else an unused recovery code (consumed by one conditional UPDATE). */
-async function checkSecondFactor(ctx: Ctx, user: Awaited<ReturnType<typeof loadTotpUser>>, code: string): Promise<boolean> {
+/**
+ * A current TOTP code, or else an unused recovery code (consumed by one conditional UPDATE), on `db`
+ * (the caller's transaction when the consumption must roll back with it).
+ */
+async function checkSecondFactor(
+  ctx: Ctx,
+  user: Awaited<ReturnType<typeof loadTotpUser>>,
+  code: string,
+  db: DbOrTx = ctx.db,
+): Promise<boolean> {
   if (!user.totpEnabled || !user.totpSecret) return false;
-  if (/^\d{6}$/.test(code.replace(/\s/g, ''))) return consumeTotp(ctx, user, ctx.secrets.decrypt(user.totpSecret, user.id), code);
-  const used = await ctx.db
+  if (/^\d{6}$/.test(code.replace(/\s/g, ''))) return consumeTotp(ctx, db, user, ctx.secrets.decrypt(user.totpSecret, user.id), code);
+  const used = await db
     .update(recoveryCodes)
     .set({ usedAt: ctx.clock.now() })
     .where(
@@ -153,19 +163,22 @@ export async function verifyTwoFactorLogin(
   if (isSuspended(user, ctx.clock.now())) throw forbidden('This account is suspended', Code.ACCOUNT_SUSPENDED);
   // Spent already (below): refused before its code is checked, so a replay uses up no code.
   if (user.lastLoginAt && user.lastLoginAt > challenge.issuedAt) throw challengeUsed();
-  if (!(await checkSecondFactor(ctx, user, params.code))) {
-    throw unauthorized('The code is wrong, expired or already used', Code.INVALID_TWO_FACTOR_CODE);
-  }
-  // One sign-in per challenge: a sign-in completed since it was issued spends it (one conditional
-  // UPDATE, so two racing uses cannot both pass). Without this a challenge token, valid 5 minutes,
-  // minted a session for every further code sent with it (a second recovery code, say).
-  const now = ctx.clock.now();
-  const claimed = await ctx.db
-    .update(users)
-    .set({ lastLoginAt: now })
-    .where(and(eq(users.id, user.id), or(isNull(users.lastLoginAt), lte(users.lastLoginAt, challenge.issuedAt))))
-    .returning({ id: users.id });
-  if (claimed.length === 0) throw challengeUsed();
+  // One sign-in per challenge: a sign-in completed since it was issued spends it. The challenge is
+  // claimed first (a conditional UPDATE that locks the user's row) and the code consumed in the same
+  // transaction, so racing uses of one challenge wait for each other: one signs in, the others are
+  // refused without using up their codes, and a wrong code gives the claim back. Without this a
+  // challenge token, valid 5 minutes, minted a session for every further code sent with it.
+  await ctx.db.transaction(async (tx) => {
+    const claimed = await tx
+      .update(users)
+      .set({ lastLoginAt: ctx.clock.now() })
+      .where(and(eq(users.id, user.id), or(isNull(users.lastLoginAt), lte(users.lastLoginAt, challenge.issuedAt))))
+      .returning({ id: users.id });
+    if (claimed.length === 0) throw challengeUsed();
+    if (!(await checkSecondFactor(ctx, user, params.code, tx))) {
+      throw unauthorized('The code is wrong, expired or already used', Code.INVALID_TWO_FACTOR_CODE);
+    }
+  });
   return startSession(ctx, signer, user, meta);
 }
 
