@@ -404,6 +404,22 @@ describe('comments and answers', () => {
     expectProblem(await dna(MISSING, 'PUT'), 404);
     expectProblem(await t.app.inject({ method: 'PUT', url: `/api/community/posts/${post.id}/comments/${cs[1]?.id}/dna` }), 401);
   });
+
+  it('a dna mark racing a verify never leaves a comment both verified and "does not answer"', async () => {
+    const post = await newPost();
+    for (let round = 0; round < 8; round++) {
+      const c = await newComment(post.id, stranger, `Answer ${round}`);
+      const url = `/api/community/posts/${post.id}/comments/${c.id}`;
+      const [mark, verify] = await Promise.all([
+        t.app.inject({ method: 'PUT', url: `${url}/dna`, headers: author.headers }),
+        t.app.inject({ method: 'PUT', url: `${url}/verify`, headers: admin.headers }),
+      ]);
+      expect(verify.statusCode).toBe(200);
+      expect([200, 422]).toContain(mark.statusCode);
+      const [row] = await t.ctx.db.select().from(comments).where(eq(comments.id, c.id));
+      expect(row).toMatchObject({ isVerified: true, dna: false });
+    }
+  });
 });
 
 describe('convert a post to a FAQ', () => {

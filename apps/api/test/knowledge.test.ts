@@ -389,6 +389,47 @@ describe('knowledge made from community answers', () => {
     expect(back.json()).toMatchObject({ status: 'approved' });
   });
 
+  it('runs of process-upvotes at once make each comment knowledge once', async () => {
+    const { commentId } = await answeredPost('How do I book a study room at once?', 'Book it at the front desk or online the day before.');
+    const runs = await Promise.all(
+      [1, 2, 3].map(() => t.app.inject({ method: 'POST', url: '/api/knowledge/process-upvotes', headers: admin.headers })),
+    );
+    expect(runs.map((r) => r.statusCode)).toEqual([200, 200, 200]);
+    const rows = await t.ctx.db.select().from(documentInsights).where(eq(documentInsights.sourceRef, commentId));
+    expect(rows).toHaveLength(1);
+    expect(
+      runs.reduce((n, r) => n + (r.json() as { items: { sourceRef: string }[] }).items.filter((i) => i.sourceRef === commentId).length, 0),
+    ).toBe(1);
+  });
+
+  it('a reject racing a promote: the answers agree with the outcome', async () => {
+    for (let round = 0; round < 4; round++) {
+      const ingest = await t.app.inject({
+        method: 'POST',
+        url: '/api/knowledge/ingest',
+        headers: admin.headers,
+        payload: { title: `Racing item ${round}`, content: `Lockers are on floor ${round + 2}, next to the lifts.` },
+      });
+      const id = (ingest.json() as { items: { id: string }[] }).items[0]?.id;
+      const [promote, reject] = await Promise.all([
+        t.app.inject({ method: 'PUT', url: `/api/knowledge/${id}/promote`, headers: admin.headers, payload: { faqId: null } }),
+        t.app.inject({ method: 'PUT', url: `/api/knowledge/${id}/reject`, headers: admin.headers }),
+      ]);
+      const [row] = await t.ctx.db
+        .select()
+        .from(documentInsights)
+        .where(eq(documentInsights.id, id as string));
+      if (promote.statusCode === 200) {
+        expectProblem(reject, 422, 'KNOWLEDGE_PROMOTED');
+        expect(row).toMatchObject({ status: 'promoted' });
+      } else {
+        expectProblem(promote, 422, 'KNOWLEDGE_REJECTED');
+        expect(reject.json()).toMatchObject({ status: 'rejected' });
+        expect(row).toMatchObject({ status: 'rejected', promotedFaqId: null });
+      }
+    }
+  });
+
   it('a post deleted while process-upvotes computes its embeddings gets no knowledge', async () => {
     const { author, postId, commentId } = await answeredPost(
       'Where is the harp tuning key kept?',

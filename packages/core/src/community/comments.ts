@@ -122,10 +122,14 @@ export async function setCommentDna(ctx: Ctx, actor: Actor, postId: string, comm
   if (dna && (comment.isAccepted || comment.isVerified))
     throw unprocessable(Code.COMMENT_IS_ANSWER, 'An accepted or verified comment answers the post');
   const now = ctx.clock.now();
-  await ctx.db
+  // The mark needs a comment that is still no answer when it is written: an accept or verify racing
+  // it (which clear the mark) would otherwise leave a comment both accepted and "does not answer".
+  const marked = await ctx.db
     .update(comments)
     .set(dna ? { dna: true, dnaBy: actor.id, dnaAt: now, updatedAt: now } : { dna: false, dnaBy: null, dnaAt: null, updatedAt: now })
-    .where(eq(comments.id, commentId));
+    .where(dna ? and(eq(comments.id, commentId), eq(comments.isAccepted, false), eq(comments.isVerified, false)) : eq(comments.id, commentId))
+    .returning({ id: comments.id });
+  if (marked.length === 0) throw unprocessable(Code.COMMENT_IS_ANSWER, 'An accepted or verified comment answers the post');
   return commentById(ctx.db, actor, commentId);
 }
 

@@ -8,7 +8,7 @@ import { embeddingText } from '../embeddings/embed-row.js';
 import { Code, conflict, notFound, unavailable, unprocessable } from '../errors/index.js';
 import { toFaqView } from '../faqs/view.js';
 import { resolveProgramId } from '../programs/resolve.js';
-import type { Actor } from '../shared/db.js';
+import type { Actor, Tx } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
 import { toDate } from '../shared/shape.js';
 import { type FaqProposal, proposalColumns, proposeFaqUpdates } from './faq-match.js';
@@ -120,6 +120,21 @@ export async function searchKnowledgeItems(
 }
 
 /**
+ * The item's row locked for the rest of the transaction, its state read again under the lock: an
+ * approve or reject racing a promote then waits for it and sees what it did (both answered 200 and
+ * the admin was told "rejected" about an item that became a FAQ).
+ */
+async function lockedState(tx: Tx, item: KnowledgeItem): Promise<{ status: string; promotedFaqId: string | null }> {
+  const table = item.type === 'transcript' ? transcriptKnowledge : documentInsights;
+  const { rows } = await tx.execute<{ status: string; promoted_faq_id: string | null }>(
+    sql`select status, promoted_faq_id from ${table} where id = ${item.id} for update`,
+  );
+  const row = rows[0];
+  if (!row) throw notFound('Knowledge item', Code.KNOWLEDGE_NOT_FOUND);
+  return { status: row.status, promotedFaqId: row.promoted_faq_id };
+}
+
+/**
  * PUT /knowledge/:id/approve and /reject. Approve: pending_review or rejected -> approved (it joins
  * the knowledge base the searches read); an item made from a community answer whose post or comment
  * was deleted stays out (422 KNOWLEDGE_SOURCE_DELETED; the check locks the post against a delete
@@ -137,6 +152,9 @@ export async function setKnowledgeStatus(
   const table = item.type === 'transcript' ? transcriptKnowledge : documentInsights;
   const now = ctx.clock.now();
   await ctx.db.transaction(async (tx) => {
+    const locked = await lockedState(tx, item);
+    if (locked.status === 'promoted' || locked.promotedFaqId)
+      throw unprocessable(Code.KNOWLEDGE_PROMOTED, 'A promoted item no longer changes state');
     if (to === 'approved' && item.type === 'document' && item.sourceType === COMMUNITY_KNOWLEDGE_SOURCE) {
       if (!item.sourceRef || !(await communitySourceLive(tx, item.sourceRef))) {
         throw unprocessable(Code.KNOWLEDGE_SOURCE_DELETED, 'The community post or answer this item came from was deleted');
@@ -171,6 +189,10 @@ export async function promoteKnowledge(
   const table = item.type === 'transcript' ? transcriptKnowledge : documentInsights;
   const [proposal] = await proposeFaqUpdates(ctx, item.batchId, [input.question ?? item.title]);
   const { faq, action } = await ctx.db.transaction(async (tx) => {
+    const locked = await lockedState(tx, item);
+    if (locked.status === 'promoted' || locked.promotedFaqId)
+      throw conflict(Code.KNOWLEDGE_ALREADY_PROMOTED, 'This item was already promoted to a FAQ');
+    if (locked.status === 'rejected') throw unprocessable(Code.KNOWLEDGE_REJECTED, 'Approve the item before promoting it');
     const batchId = item.batchId ?? (await resolveProgramId({ db: tx }, null));
     const written = await writeFaqFromKnowledge(ctx, tx, actor, {
       target: input.faqId === null ? null : (input.faqId ?? proposal?.faqId ?? null),
@@ -300,6 +322,22 @@ export async function processUpvotes(
   }
   const now = new Date();
   const ids = await ctx.db.transaction(async (tx) => {
+    // Runs of this step wait for each other, and each skips the comments a run before it turned into
+    // knowledge: two admins (or API processes) at once made every row twice.
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext('cfaq:process-upvotes'))`);
+    const done = await tx
+      .select({ ref: documentInsights.sourceRef })
+      .from(documentInsights)
+      .where(
+        and(
+          eq(documentInsights.sourceType, COMMUNITY_KNOWLEDGE_SOURCE),
+          inArray(
+            documentInsights.sourceRef,
+            rows.map((r) => r.commentId),
+          ),
+        ),
+      );
+    const made = new Set(done.map((d) => d.ref));
     const postIds = [...new Set(rows.map((r) => r.postId))].sort();
     const livePosts = await tx
       .select({ id: communityPosts.id })
@@ -322,7 +360,7 @@ export async function processUpvotes(
     const posts = new Set(livePosts.map((p) => p.id));
     const live = new Set(liveComments.map((c) => c.id));
     const values = rows.flatMap((r, i) =>
-      posts.has(r.postId) && live.has(r.commentId)
+      posts.has(r.postId) && live.has(r.commentId) && !made.has(r.commentId)
         ? [
             {
               ...proposalColumns(proposals[i] ?? null),
