@@ -166,7 +166,48 @@ describe('GET /moderation/logs', () => {
     const own = await post('A post its author deletes');
     expect((await t.app.inject({ method: 'DELETE', url: `/api/community/posts/${own}`, headers: author.headers })).statusCode).toBe(204);
 
-    const logs = await t.app.inject({ method: 'GET', url: `/api/moderation/logs?targetId=${author.id}`, headers: admin.headers });
+    // Answers on someone else's post: mark, unmark, verify, accept, resolve (an author doing the same is not logged).
+    const answered = await post('A post staff answer for');
+    const answerer = await t.signIn('user');
+    const comment = async (body: string) =>
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: `/api/community/posts/${answered}/comments`,
+          headers: answerer.headers,
+          payload: { body },
+        })
+      ).json().id as string;
+    const [c1, c2] = [await comment('First answer.'), await comment('Second answer.')];
+    const act = async (method: 'PUT' | 'DELETE' | 'POST', url: string, who = mod) =>
+      expect((await t.app.inject({ method, url: `/api/community/posts/${answered}${url}`, headers: who.headers })).statusCode).toBe(200);
+    await act('PUT', `/comments/${c1}/dna`);
+    await act('DELETE', `/comments/${c1}/dna`);
+    await act('PUT', `/comments/${c2}/dna`, author);
+    await act('PUT', `/comments/${c1}/verify`, admin);
+    await act('PUT', `/comments/${c1}/accept`);
+    const resolved = await post('A post staff resolve');
+    expect((await t.app.inject({ method: 'POST', url: `/api/community/posts/${resolved}/resolve`, headers: mod.headers })).statusCode).toBe(
+      200,
+    );
+    const answers = await t.app.inject({
+      method: 'GET',
+      url: `/api/moderation/logs?targetId=${author.id}&limit=100`,
+      headers: admin.headers,
+    });
+    expect((answers.json().items as { action: string; actorId: string; details: Record<string, unknown> }[]).slice(0, 5)).toEqual([
+      expect.objectContaining({ action: 'resolve_post', actorId: mod.id, details: expect.objectContaining({ postId: resolved }) }),
+      expect.objectContaining({ action: 'accept_answer', actorId: mod.id, details: expect.objectContaining({ commentId: c1 }) }),
+      expect.objectContaining({ action: 'verify_answer', actorId: admin.id, details: expect.objectContaining({ commentId: c1 }) }),
+      expect.objectContaining({ action: 'unmark_dna', actorId: mod.id, details: expect.objectContaining({ commentId: c1 }) }),
+      expect.objectContaining({ action: 'mark_dna', actorId: mod.id, details: expect.objectContaining({ commentId: c1 }) }),
+    ]);
+
+    const logs = await t.app.inject({
+      method: 'GET',
+      url: `/api/moderation/logs?targetId=${author.id}&action=delete_post`,
+      headers: admin.headers,
+    });
     expect(logs.json().items).toEqual([
       expect.objectContaining({
         action: 'delete_post',
@@ -174,6 +215,13 @@ describe('GET /moderation/logs', () => {
         targetId: author.id,
         details: expect.objectContaining({ postId: removed, title: 'A post a moderator deletes' }),
       }),
+    ]);
+    const edits = await t.app.inject({
+      method: 'GET',
+      url: `/api/moderation/logs?targetId=${author.id}&action=edit_post`,
+      headers: admin.headers,
+    });
+    expect(edits.json().items).toEqual([
       expect.objectContaining({
         action: 'edit_post',
         actorId: mod.id,

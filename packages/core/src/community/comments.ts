@@ -7,6 +7,7 @@ import { reputationOnAccept, reputationOnVerify } from '../reputation/events.js'
 import { type Actor, type DbOrTx, isStaff } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
 import { claimFirstResponder } from './escalation.js';
+import { logPostModeration } from './moderation-log.js';
 import { getPost } from './posts.js';
 import type { AcceptResult, CommentView, Vote, VoteOutcome } from './shape.js';
 import { canManagePost, commentColumns, commentMyVote, type PostRow, toCommentView, visibleComment, visiblePost } from './view.js';
@@ -122,14 +123,19 @@ export async function setCommentDna(ctx: Ctx, actor: Actor, postId: string, comm
   if (dna && (comment.isAccepted || comment.isVerified))
     throw unprocessable(Code.COMMENT_IS_ANSWER, 'An accepted or verified comment answers the post');
   const now = ctx.clock.now();
-  // The mark needs a comment that is still no answer when it is written: an accept or verify racing
-  // it (which clear the mark) would otherwise leave a comment both accepted and "does not answer".
-  const marked = await ctx.db
-    .update(comments)
-    .set(dna ? { dna: true, dnaBy: actor.id, dnaAt: now, updatedAt: now } : { dna: false, dnaBy: null, dnaAt: null, updatedAt: now })
-    .where(dna ? and(eq(comments.id, commentId), eq(comments.isAccepted, false), eq(comments.isVerified, false)) : eq(comments.id, commentId))
-    .returning({ id: comments.id });
-  if (marked.length === 0) throw unprocessable(Code.COMMENT_IS_ANSWER, 'An accepted or verified comment answers the post');
+  await ctx.db.transaction(async (tx) => {
+    // The mark needs a comment that is still no answer when it is written: an accept or verify racing
+    // it (which clear the mark) would otherwise leave a comment both accepted and "does not answer".
+    const marked = await tx
+      .update(comments)
+      .set(dna ? { dna: true, dnaBy: actor.id, dnaAt: now, updatedAt: now } : { dna: false, dnaBy: null, dnaAt: null, updatedAt: now })
+      .where(
+        dna ? and(eq(comments.id, commentId), eq(comments.isAccepted, false), eq(comments.isVerified, false)) : eq(comments.id, commentId),
+      )
+      .returning({ id: comments.id });
+    if (marked.length === 0) throw unprocessable(Code.COMMENT_IS_ANSWER, 'An accepted or verified comment answers the post');
+    await logPostModeration(tx, actor, post, dna ? 'mark_dna' : 'unmark_dna', { commentId });
+  });
   return commentById(ctx.db, actor, commentId);
 }
 
@@ -142,7 +148,7 @@ const answeredNow = (now: Date) => ({
 /** Staff mark a comment as a verified-correct answer: its dna mark goes, an open post becomes answered. */
 export async function verifyComment(ctx: Ctx, actor: Actor, postId: string, commentId: string): Promise<CommentView> {
   if (!isStaff(actor)) throw forbidden();
-  await visibleComment(ctx.db, actor, postId, commentId);
+  const { post } = await visibleComment(ctx.db, actor, postId, commentId);
   const now = ctx.clock.now();
   await ctx.db.transaction(async (tx) => {
     const verified = await tx
@@ -150,7 +156,10 @@ export async function verifyComment(ctx: Ctx, actor: Actor, postId: string, comm
       .set({ isVerified: true, verifiedBy: actor.id, verifiedAt: now, dna: false, dnaBy: null, dnaAt: null, updatedAt: now })
       .where(and(eq(comments.id, commentId), eq(comments.isVerified, false)))
       .returning({ id: comments.id });
-    if (verified.length > 0) await reputationOnVerify(tx, commentId, actor.id);
+    if (verified.length > 0) {
+      await reputationOnVerify(tx, commentId, actor.id);
+      await logPostModeration(tx, actor, post, 'verify_answer', { commentId });
+    }
     await tx
       .update(communityPosts)
       .set(answeredNow(now))
@@ -185,6 +194,7 @@ export async function acceptComment(ctx: Ctx, actor: Actor, postId: string, comm
       .set({ ...answeredNow(now), acceptedCommentId: commentId })
       .where(eq(communityPosts.id, postId));
     await reputationOnAccept(tx, commentId, actor.id, post.acceptedCommentId);
+    await logPostModeration(tx, actor, post, 'accept_answer', { commentId });
     if (comment.authorId && comment.authorId !== actor.id)
       await answeredEvent(tx, comment.authorId, post, 'Your answer was accepted', commentId);
   });

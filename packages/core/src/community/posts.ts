@@ -1,6 +1,5 @@
 import { communityPosts } from '@cfaq/db/schema/index';
 import { and, count, desc, eq, inArray } from 'drizzle-orm';
-import { writeModerationLog } from '../audit/index.js';
 import type { CoreContext } from '../context.js';
 import { embedRowJob } from '../embeddings/embed-row-job.js';
 import { Code, forbidden, notFound, unprocessable } from '../errors/index.js';
@@ -9,6 +8,7 @@ import { notify } from '../notifications/index.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import { type Actor, isStaff } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
+import { logPostModeration } from './moderation-log.js';
 import type { PostView, Vote, VoteOutcome } from './shape.js';
 import { canManagePost, type PostRow, postColumns, postMyVote, postVisibleTo, toPostView, visiblePost } from './view.js';
 import { castVote } from './votes.js';
@@ -97,31 +97,10 @@ export async function updatePost(
       .update(communityPosts)
       .set({ ...set, updatedAt: ctx.clock.now() })
       .where(eq(communityPosts.id, id));
-    await logModeration(tx, actor, post, 'edit_post', { fields: Object.keys(set).filter((k) => k === 'title' || k === 'body') });
+    await logPostModeration(tx, actor, post, 'edit_post', { fields: Object.keys(set).filter((k) => k === 'title' || k === 'body') });
     await ctx.jobs.send(embedRowJob, { table: 'community_posts', id }, { tx });
   });
   return getPost(ctx, actor, id);
-}
-
-/**
- * Staff changing someone else's post is moderation: logged (GET /moderation/logs, kind=moderation) in
- * the write's transaction, with the author as target and the post's id and title. An author's own
- * edit or delete is not.
- */
-async function logModeration(
-  tx: Parameters<typeof writeModerationLog>[0],
-  actor: Actor,
-  post: Pick<PostRow, 'id' | 'authorId' | 'title' | 'batchId'>,
-  action: 'edit_post' | 'delete_post',
-  details: Record<string, unknown>,
-): Promise<void> {
-  if (post.authorId === actor.id) return;
-  await writeModerationLog(tx, {
-    actorId: actor.id,
-    targetUserId: post.authorId,
-    action,
-    details: { postId: post.id, title: post.title, batchId: post.batchId, ...details },
-  });
 }
 
 /**
@@ -136,7 +115,7 @@ export async function deletePost(ctx: Ctx, actor: Actor, id: string): Promise<vo
     const now = ctx.clock.now();
     await tx.update(communityPosts).set({ deletedAt: now, updatedAt: now }).where(eq(communityPosts.id, id));
     await withdrawPostKnowledge(tx, id, actor.id, now);
-    await logModeration(tx, actor, post, 'delete_post', {});
+    await logPostModeration(tx, actor, post, 'delete_post');
     if (post.authorId && post.authorId !== actor.id) {
       await notify(tx, {
         userId: post.authorId,
@@ -158,12 +137,15 @@ export async function resolvePost(ctx: Ctx, actor: Actor, id: string): Promise<P
   const post = await visiblePost(ctx.db, actor, id);
   if (!canManagePost(actor, post)) throw forbidden('Only the author or a moderator can resolve this post', Code.NOT_POST_OWNER);
   const now = ctx.clock.now();
-  const [row] = await ctx.db
-    .update(communityPosts)
-    .set({ status: 'answered', answeredAt: now, updatedAt: now })
-    .where(and(eq(communityPosts.id, id), inArray(communityPosts.status, ['open', 'pending'])))
-    .returning({ id: communityPosts.id });
-  if (!row) throw unprocessable(Code.POST_NOT_OPEN, `The post is already ${post.status}`);
+  await ctx.db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(communityPosts)
+      .set({ status: 'answered', answeredAt: now, updatedAt: now })
+      .where(and(eq(communityPosts.id, id), inArray(communityPosts.status, ['open', 'pending'])))
+      .returning({ id: communityPosts.id });
+    if (!row) throw unprocessable(Code.POST_NOT_OPEN, `The post is already ${post.status}`);
+    await logPostModeration(tx, actor, post, 'resolve_post');
+  });
   return getPost(ctx, actor, id);
 }
 
