@@ -369,7 +369,9 @@ describe('GET /auth/me and PATCH /auth/profile', () => {
     // An http(s) URL needs a host; its scheme may be in any case.
     const profile = (avatarUrl: string) =>
       t.app.inject({ method: 'PATCH', url: '/api/auth/profile', headers: bearer(u.accessToken), payload: { avatarUrl } });
-    for (const bad of ['http://', 'https://', 'https:///a.png']) expectProblem(await profile(bad), 400);
+    for (const bad of ['http://', 'https://', 'https:///a.png', 'http://@', 'http://:80', 'https://cdn.example.test\\a.png'])
+      expectProblem(await profile(bad), 400);
+    expect((await profile('https://user@cdn.example.test:8443/a.png?x=1#y')).statusCode).toBe(200);
     expect((await profile('HTTPS://cdn.example.test/a.png')).statusCode).toBe(200);
   });
 });

@@ -271,6 +271,9 @@ describe('program settings', () => {
       ['imageUrl', 'data:image/png;base64,AAAA'],
       ['imageUrl', 'https://'],
       ['ctaLink', '//evil.example.com'],
+      ['ctaLink', '/\\evil.example.com/x'],
+      ['imageUrl', '/\t/evil.example.com/x.png'],
+      ['ctaLink', 'https://:443/'],
     ] as const) {
       const res = expectProblem(await put({ ...valid, hero: { ...valid.hero, [field]: bad } }), 400);
       expect(res.errors?.[0]?.path).toBe(`body.hero.${field}`);

@@ -24,5 +24,6 @@ export * from './runtime/logger.js';
 export * from './runtime/main.js';
 export * from './search/index.js';
 export * from './shared/db.js';
+export * from './shared/link-patterns.js';
 export * from './shared/pagination.js';
 export * from './shared/shape.js';

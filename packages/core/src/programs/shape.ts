@@ -1,14 +1,8 @@
 import { type Static, Type as T } from '@sinclair/typebox';
+import { IMAGE_URL_PATTERN, LINK_URL_PATTERN } from '../shared/link-patterns.js';
 import { DateTime, literals, Nullable, Uuid } from '../shared/shape.js';
 
 /** The response shapes of programs (batches) and their settings: declared once here, used as route schemas and, through Static, as core types. */
-
-/**
- * Links the program page renders: http(s) with a host (any case), a path on the same site, and for the
- * call to action an #anchor or mailto:. Never `javascript:` or `data:`, which a page would run or load.
- */
-const IMAGE_URL = '^(?:[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+|/(?!/))';
-const LINK_URL = '^(?:[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+|/(?!/)|#|[Mm][Aa][Ii][Ll][Tt][Oo]:)';
 
 export const ProgramShape = T.Object({
   id: Uuid,
@@ -48,13 +42,17 @@ export const ProgramSettingsDocShape = T.Object(
         title: T.String({ maxLength: 200 }),
         subtitle: T.String({ maxLength: 500 }),
         imageUrl: T.Optional(
-          T.String({ maxLength: 2048, pattern: IMAGE_URL, description: 'an http(s) URL with a host, or a path on this site (/...)' }),
+          T.String({
+            maxLength: 2048,
+            pattern: IMAGE_URL_PATTERN,
+            description: 'an http(s) URL with a host, or a path on this site (/...)',
+          }),
         ),
         ctaText: T.Optional(T.String({ maxLength: 100 })),
         ctaLink: T.Optional(
           T.String({
             maxLength: 2048,
-            pattern: LINK_URL,
+            pattern: LINK_URL_PATTERN,
             description: 'an http(s) URL with a host, a path on this site (/...), #anchor or mailto:',
           }),
         ),

@@ -1,4 +1,4 @@
-import { PASSWORD_MAX, PASSWORD_MIN, UserShape as User } from '@cfaq/core';
+import { HTTP_URL_PATTERN, PASSWORD_MAX, PASSWORD_MIN, UserShape as User } from '@cfaq/core';
 import { Type as T } from '@sinclair/typebox';
 import { Nullable } from '../../lib/schemas.js';
 
@@ -41,7 +41,7 @@ export const ProfileBody = T.Object(
         T.String({
           format: 'uri',
           maxLength: 2048,
-          pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+',
+          pattern: HTTP_URL_PATTERN,
           description: 'an http(s) URL with a host',
         }),
       ),
