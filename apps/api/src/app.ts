@@ -12,7 +12,7 @@ import { openapiPlugin } from './plugins/openapi.js';
 import { frameworkError, problemPlugin } from './plugins/problem.js';
 import { rateLimitPlugin } from './plugins/rate-limit.js';
 import { searchPlugin } from './plugins/search.js';
-import { securityPlugin } from './plugins/security.js';
+import { apiSecurityHeaders, securityPlugin } from './plugins/security.js';
 import { apiRoutes } from './routes/index.js';
 
 export interface BuildAppOptions {
@@ -37,6 +37,7 @@ function trustProxy(value: string): FastifyServerOptions['trustProxy'] {
  */
 export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> {
   const { config } = opts.ctx;
+  const securityHeaders = apiSecurityHeaders(config.CORS_ORIGINS);
   const app = Fastify({
     logger: opts.logger ?? createLoggerOptions({ level: config.LOG_LEVEL, name: 'community-faq-api' }),
     genReqId: (req) => {
@@ -50,7 +51,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     // Requests during shutdown get a problem response from plugins/problem.ts, not Fastify's bare 503.
     return503OnClosing: false,
     frameworkErrors: frameworkError,
-    clientErrorHandler: answerClientError,
+    clientErrorHandler: (err, socket) => answerClientError(err, socket, securityHeaders),
     // The spec writes one path with a trailing slash (GET /knowledge/); every path answers with or without one.
     routerOptions: { ignoreTrailingSlash: true },
     schemaController: { compilersFactory: memoizedCompilers },

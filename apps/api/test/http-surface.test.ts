@@ -46,10 +46,13 @@ describe('CORS from CORS_ORIGINS', () => {
     expect(String(res.headers['access-control-allow-headers'])).toContain('authorization');
     // A page on another origin resumes the notification stream with fetch and Last-Event-ID.
     expect(String(res.headers['access-control-allow-headers'])).toContain('last-event-id');
-    // A plain OPTIONS (no Origin) is no preflight: 204, no CORS headers.
+    // A plain OPTIONS (no Origin) is no preflight: 204, allowing no origin.
     const plain = await t.app.inject({ method: 'OPTIONS', url: '/api/health' });
     expect(plain.statusCode).toBe(204);
     expect(plain.headers['access-control-allow-origin']).toBeUndefined();
+    // Preflights carry the security headers too.
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(plain.headers['x-content-type-options']).toBe('nosniff');
     const admin = await preflight(t, 'https://admin.example.com');
     expect(admin.headers['access-control-allow-origin']).toBe('https://admin.example.com');
     const evil = await preflight(t, 'https://evil.example.com');
@@ -200,6 +203,9 @@ describe('requests the HTTP parser refuses', () => {
     expect(length.status).toBe(400);
     expect(length.head).toContain('content-type: application/problem+json');
     expect(length.body).toMatchObject({ status: 400, code: 'INVALID_CONTENT_LENGTH' });
+    // The security headers every answer carries.
+    expect(length.head).toContain('x-content-type-options: nosniff');
+    expect(length.head).toContain('content-security-policy:');
     const chunk = parse(
       await raw(
         'POST /api/search HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n',

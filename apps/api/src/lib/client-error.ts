@@ -10,7 +10,7 @@ import { problem } from './problem.js';
  * Oversized headers (431) and a request that timed out (408) keep Node's bodiless answers; a connection
  * already reset or no longer writable is only closed.
  */
-export function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
+export function answerClientError(err: NodeJS.ErrnoException, socket: Socket, headers: Readonly<Record<string, string>> = {}): void {
   if (err.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
@@ -26,8 +26,12 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Socket): v
       ? problem(400, Code.INVALID_CONTENT_LENGTH, 'The Content-Length header is not a valid length for this request')
       : problem(400, Code.BAD_REQUEST, `The request is not well-formed HTTP (${err.code ?? 'parse error'})`),
   );
+  // The security headers every answer carries (helmet's, computed once by the app), then this answer's own.
+  const extra = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   socket.end(
-    `HTTP/1.1 400 Bad Request\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+    `HTTP/1.1 400 Bad Request\r\n${extra}Content-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
       `Cache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
   );
 }
