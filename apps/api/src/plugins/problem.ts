@@ -53,6 +53,25 @@ function literalBranch(errors: AjvError[]): unknown[] | undefined {
   return errors.length === 1 && errors[0]?.params?.type === 'null' ? [null] : undefined;
 }
 
+/** The `anyOf` errors, innermost union first (so an inner union is folded before the one holding it). */
+const unionsInnermostFirst = (errors: readonly AjvError[]) =>
+  errors
+    .filter((e) => e.keyword === 'anyOf' && e.schemaPath)
+    .sort((a, b) => (b.schemaPath as string).length - (a.schemaPath as string).length);
+
+/** A union's errors by branch (the index after its schema path); `within` says which errors belong to it. */
+function unionBranches(errors: readonly AjvError[], union: AjvError, within: (e: AjvError) => boolean) {
+  const prefix = `${union.schemaPath}/`;
+  const inBranches = errors.filter((e) => e !== union && e.schemaPath?.startsWith(prefix));
+  if (inBranches.length === 0 || !inBranches.every(within)) return null;
+  const branches = new Map<string, AjvError[]>();
+  for (const e of inBranches) {
+    const branch = (e.schemaPath as string).slice(prefix.length).split('/')[0] as string;
+    branches.set(branch, [...(branches.get(branch) ?? []), e]);
+  }
+  return { inBranches, branches };
+}
+
 /**
  * A union of literals (TypeBox's `literals(...)`, `T.Union([T.Literal(...), ...])`, nullable or not)
  * fails in Ajv as one `const` error per value (plus a `type` error each when the value is not a
@@ -63,18 +82,10 @@ function literalBranch(errors: AjvError[]): unknown[] | undefined {
  */
 export function collapseLiteralUnions(errors: readonly AjvError[]): AjvError[] {
   let out = [...errors];
-  const unions = out
-    .filter((e) => e.keyword === 'anyOf' && e.schemaPath)
-    .sort((a, b) => (b.schemaPath as string).length - (a.schemaPath as string).length);
-  for (const union of unions) {
-    const prefix = `${union.schemaPath}/`;
-    const inBranches = out.filter((e) => e !== union && e.schemaPath?.startsWith(prefix));
-    if (inBranches.length === 0 || inBranches.some((e) => e.instancePath !== union.instancePath)) continue;
-    const branches = new Map<string, AjvError[]>();
-    for (const e of inBranches) {
-      const branch = (e.schemaPath as string).slice(prefix.length).split('/')[0] as string;
-      branches.set(branch, [...(branches.get(branch) ?? []), e]);
-    }
+  for (const union of unionsInnermostFirst(out)) {
+    const found = unionBranches(out, union, (e) => e.instancePath === union.instancePath);
+    if (!found) continue;
+    const { inBranches, branches } = found;
     const allowed: unknown[] = [];
     for (const branchErrors of branches.values()) {
       const values = literalBranch(branchErrors);
@@ -106,19 +117,11 @@ export function collapseLiteralUnions(errors: readonly AjvError[]): AjvError[] {
  */
 export function closestUnionBranches(errors: readonly AjvError[]): AjvError[] {
   let out = [...errors];
-  const unions = out
-    .filter((e) => e.keyword === 'anyOf' && e.schemaPath)
-    .sort((a, b) => (b.schemaPath as string).length - (a.schemaPath as string).length);
-  for (const union of unions) {
-    const prefix = `${union.schemaPath}/`;
+  for (const union of unionsInnermostFirst(out)) {
     const at = union.instancePath ?? '';
-    const inBranches = out.filter((e) => e !== union && e.schemaPath?.startsWith(prefix));
-    if (inBranches.length === 0 || inBranches.some((e) => !(e.instancePath ?? '').startsWith(at))) continue;
-    const branches = new Map<string, AjvError[]>();
-    for (const e of inBranches) {
-      const branch = (e.schemaPath as string).slice(prefix.length).split('/')[0] as string;
-      branches.set(branch, [...(branches.get(branch) ?? []), e]);
-    }
+    const found = unionBranches(out, union, (e) => (e.instancePath ?? '').startsWith(at));
+    if (!found) continue;
+    const { inBranches, branches } = found;
     // Only where every branch takes the value's type (objects, say): a union of a literal and an
     // integer, or of an object and null, keeps Ajv's report, which names each alternative.
     if ([...branches.values()].some((es) => es.some((e) => e.keyword === 'type' && (e.instancePath ?? '') === at))) continue;
