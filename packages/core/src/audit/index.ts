@@ -45,7 +45,7 @@ export interface ModerationLogEntry {
   actorId: string | null;
   /** The user acted on (the author of the content, null when that account is gone). */
   targetUserId: string | null;
-  /** `suspend`, `unsuspend`, `edit_post`, `delete_post`. */
+  /** `suspend`, `unsuspend`, or staff acting on someone else's post (PostModeration, community/moderation-log.ts). */
   action: string;
   reason?: string | null;
   until?: Date | null;

@@ -13,6 +13,7 @@ import { type Page, type PageQuery, pageWindow, toPage } from '../shared/paginat
 import { logPipelineStep } from '../shared/pipeline-log.js';
 import { timeBound } from '../shared/time-bounds.js';
 import type { EscalatedPostItem, EscalationHistoryItem } from './shape.js';
+import { humanAnswered } from './view.js';
 
 type Ctx = Pick<CoreContext, 'db' | 'clock' | 'config' | 'log'>;
 
@@ -126,7 +127,7 @@ export async function startTimeTrials(ctx: Ctx): Promise<string[]> {
         select p.id from community_posts p
         where p.status = 'open' and p.deleted_at is null and p.pending_at is null and p.created_at <= ${cutoff}
           and p.accepted_comment_id is null and p.ai_answer_status is distinct from 'approved'
-          and not exists (select 1 from comments c where c.post_id = p.id and c.deleted_at is null and (c.is_accepted or c.is_verified))
+          and not ${humanAnswered(sql`p.id`)}
         for update of p skip locked
       )
       update community_posts p set status = 'pending', pending_at = ${now}, updated_at = ${now}

@@ -122,4 +122,11 @@ export async function visibleComment(db: DbOrTx, actor: Actor | null, postId: st
 }
 
 /** The post's author or staff; others get 403. */
+/**
+ * A person answered the post: a live comment of it is accepted or verified. What the time trial waits
+ * for, and what keeps a post answered when its AI answer is taken down.
+ */
+export const humanAnswered = (postId: SQL) =>
+  sql`exists (select 1 from comments c where c.post_id = ${postId} and c.deleted_at is null and (c.is_accepted or c.is_verified))`;
+
 export const canManagePost = (actor: Actor, post: Pick<PostRow, 'authorId'>) => isStaff(actor) || post.authorId === actor.id;

@@ -64,7 +64,6 @@ async function loadTotpUser(ctx: Pick<CoreContext, 'db'>, userId: string) {
       totpSecret: users.totpSecret,
       totpPendingSecret: users.totpPendingSecret,
       totpLastUsedStep: users.totpLastUsedStep,
-      lastLoginAt: users.lastLoginAt,
     })
     .from(users)
     .where(eq(users.id, userId))
@@ -147,8 +146,6 @@ async function checkSecondFactor(
   return used.length === 1;
 }
 
-const challengeUsed = () => unauthorized('The challenge token was already used; sign in again', Code.INVALID_CHALLENGE);
-
 /** Completes a login that answered a challenge: the challenge token plus a TOTP or recovery code. */
 export async function verifyTwoFactorLogin(
   ctx: Ctx,
@@ -161,8 +158,6 @@ export async function verifyTwoFactorLogin(
   const user = await loadTotpUser(ctx, challenge.userId).catch(() => null);
   if (!user?.totpEnabled) throw unauthorized('The challenge token is invalid or expired; sign in again', Code.INVALID_CHALLENGE);
   if (isSuspended(user, ctx.clock.now())) throw forbidden('This account is suspended', Code.ACCOUNT_SUSPENDED);
-  // Spent already (below): refused before its code is checked, so a replay uses up no code.
-  if (user.lastLoginAt && user.lastLoginAt > challenge.issuedAt) throw challengeUsed();
   // One sign-in per challenge: a sign-in completed since it was issued spends it. The challenge is
   // claimed first (a conditional UPDATE that locks the user's row) and the code consumed in the same
   // transaction, so racing uses of one challenge wait for each other: one signs in, the others are
@@ -174,7 +169,7 @@ export async function verifyTwoFactorLogin(
       .set({ lastLoginAt: ctx.clock.now() })
       .where(and(eq(users.id, user.id), or(isNull(users.lastLoginAt), lte(users.lastLoginAt, challenge.issuedAt))))
       .returning({ id: users.id });
-    if (claimed.length === 0) throw challengeUsed();
+    if (claimed.length === 0) throw unauthorized('The challenge token was already used; sign in again', Code.INVALID_CHALLENGE);
     if (!(await checkSecondFactor(ctx, user, params.code, tx))) {
       throw unauthorized('The code is wrong, expired or already used', Code.INVALID_TWO_FACTOR_CODE);
     }

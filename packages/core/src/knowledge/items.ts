@@ -148,7 +148,6 @@ export async function setKnowledgeStatus(
   to: 'approved' | 'rejected',
 ): Promise<KnowledgeItem> {
   const item = await findItem(ctx, id);
-  if (item.status === 'promoted') throw unprocessable(Code.KNOWLEDGE_PROMOTED, 'A promoted item no longer changes state');
   const table = item.type === 'transcript' ? transcriptKnowledge : documentInsights;
   const now = ctx.clock.now();
   await ctx.db.transaction(async (tx) => {
@@ -160,10 +159,7 @@ export async function setKnowledgeStatus(
         throw unprocessable(Code.KNOWLEDGE_SOURCE_DELETED, 'The community post or answer this item came from was deleted');
       }
     }
-    await tx
-      .update(table)
-      .set({ status: to, reviewedBy: actor.id, reviewedAt: now, updatedAt: now })
-      .where(and(eq(table.id, id), sql`${table.status} <> 'promoted'`));
+    await tx.update(table).set({ status: to, reviewedBy: actor.id, reviewedAt: now, updatedAt: now }).where(eq(table.id, id));
   });
   return findItem(ctx, id);
 }
