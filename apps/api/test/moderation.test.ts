@@ -190,12 +190,12 @@ describe('GET /moderation/logs', () => {
     expect((await t.app.inject({ method: 'POST', url: `/api/community/posts/${resolved}/resolve`, headers: mod.headers })).statusCode).toBe(
       200,
     );
-    const answers = await t.app.inject({
-      method: 'GET',
-      url: `/api/moderation/logs?targetId=${author.id}&limit=100`,
-      headers: admin.headers,
-    });
-    expect((answers.json().items as { action: string; actorId: string; details: Record<string, unknown> }[]).slice(0, 5)).toEqual([
+    /** The author's moderation log entries, newest first (`query`: more filters). */
+    const logsOf = async (query = '') =>
+      (
+        await t.app.inject({ method: 'GET', url: `/api/moderation/logs?targetId=${author.id}&limit=100${query}`, headers: admin.headers })
+      ).json().items as { action: string; actorId: string; details: Record<string, unknown> }[];
+    expect((await logsOf()).slice(0, 5)).toEqual([
       expect.objectContaining({ action: 'resolve_post', actorId: mod.id, details: expect.objectContaining({ postId: resolved }) }),
       expect.objectContaining({ action: 'accept_answer', actorId: mod.id, details: expect.objectContaining({ commentId: c1 }) }),
       expect.objectContaining({ action: 'verify_answer', actorId: admin.id, details: expect.objectContaining({ commentId: c1 }) }),
@@ -203,12 +203,7 @@ describe('GET /moderation/logs', () => {
       expect.objectContaining({ action: 'mark_dna', actorId: mod.id, details: expect.objectContaining({ commentId: c1 }) }),
     ]);
 
-    const logs = await t.app.inject({
-      method: 'GET',
-      url: `/api/moderation/logs?targetId=${author.id}&action=delete_post`,
-      headers: admin.headers,
-    });
-    expect(logs.json().items).toEqual([
+    expect(await logsOf('&action=delete_post')).toEqual([
       expect.objectContaining({
         action: 'delete_post',
         actorId: mod.id,
@@ -216,12 +211,7 @@ describe('GET /moderation/logs', () => {
         details: expect.objectContaining({ postId: removed, title: 'A post a moderator deletes' }),
       }),
     ]);
-    const edits = await t.app.inject({
-      method: 'GET',
-      url: `/api/moderation/logs?targetId=${author.id}&action=edit_post`,
-      headers: admin.headers,
-    });
-    expect(edits.json().items).toEqual([
+    expect(await logsOf('&action=edit_post')).toEqual([
       expect.objectContaining({
         action: 'edit_post',
         actorId: mod.id,
