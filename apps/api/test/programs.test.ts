@@ -1,3 +1,4 @@
+import { fixedClock } from '@cfaq/core';
 import { batches, categories, faqs } from '@cfaq/db/schema/index';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -246,6 +247,18 @@ describe('program settings', () => {
       payload: { ...valid, theme: { ...valid.theme, background: 'ink' } },
     });
     expect(again.json()).toMatchObject({ theme: { background: 'ink' } });
+  });
+
+  it('the first save dates the document by the service clock alone (created never after updated)', async () => {
+    const a = await create('Dated Program');
+    const real = t.ctx.clock;
+    t.ctx.clock = fixedClock('2026-01-02T03:04:05.000Z');
+    try {
+      const put = await t.app.inject({ method: 'PUT', url: `/api/batches/${a.id}/settings`, headers: admin.headers, payload: valid });
+      expect(put.json()).toMatchObject({ createdAt: '2026-01-02T03:04:05.000Z', updatedAt: '2026-01-02T03:04:05.000Z' });
+    } finally {
+      t.ctx.clock = real;
+    }
   });
 
   it('rejects bad colours, enums, and an order that is not a permutation', async () => {

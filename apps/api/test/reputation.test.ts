@@ -112,6 +112,8 @@ describe('reputation routes', () => {
       'reputation.points_awarded',
     ]);
     expect(logs.find((l) => l.action === 'reputation.badge_revoked')?.reason).toBe('mistake');
+    // One spelling of the user target across actions (role changes write 'User' too).
+    expect(new Set(logs.map((l) => l.targetType))).toEqual(new Set(['User']));
     const kinds = await t.ctx.db
       .select({ kind: notifications.kind })
       .from(notifications)

@@ -89,7 +89,7 @@ export async function putProgramSettings(
   await ctx.db.transaction(async (tx) => {
     await tx
       .insert(programSettings)
-      .values({ batchId, ...values })
+      .values({ batchId, ...values, createdAt: now })
       .onConflictDoUpdate({ target: programSettings.batchId, set: values });
     await logProgramAction(tx, by, 'settings_updated', batchId);
   });

@@ -195,7 +195,7 @@ export async function adminAwardPoints(ctx: Ctx, actor: Actor, input: ManualPoin
     await writeAdminLog(tx, {
       actorId: actor.id,
       action: 'reputation.points_awarded',
-      targetType: 'user',
+      targetType: 'User',
       targetId: input.userId,
       reason: input.reason,
       details: { points: input.points, logId: row?.id ?? null },
@@ -238,7 +238,7 @@ export async function adminIssueBadge(ctx: Ctx, actor: Actor, input: BadgeInput)
     await writeAdminLog(tx, {
       actorId: actor.id,
       action: 'reputation.badge_issued',
-      targetType: 'user',
+      targetType: 'User',
       targetId: input.userId,
       reason: input.reason,
       details: { badge: input.name, badgeId: res.badgeId },
@@ -258,7 +258,7 @@ export async function adminRevokeBadge(ctx: Ctx, actor: Actor, input: BadgeInput
     await writeAdminLog(tx, {
       actorId: actor.id,
       action: 'reputation.badge_revoked',
-      targetType: 'user',
+      targetType: 'User',
       targetId: input.userId,
       reason: input.reason,
       details: { badge: input.name, badgeId: id },
