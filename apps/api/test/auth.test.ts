@@ -469,6 +469,28 @@ describe('GET /auth/export', () => {
     expect(text).not.toContain('embedding');
   });
 
+  it('lists an unresolved search for each signed-in user who logged it, not only the first', async () => {
+    const [first, second, bystander] = [await registerUser(), await registerUser(), await registerUser()];
+    for (const who of [first, second])
+      expect(
+        (
+          await t.app.inject({
+            method: 'POST',
+            url: '/api/search/unresolved',
+            headers: bearer(who.accessToken),
+            payload: { query: 'where can I buy a hoodie' },
+          })
+        ).statusCode,
+      ).toBe(201);
+    const unresolved = async (who: { accessToken: string }) =>
+      (await t.app.inject({ method: 'GET', url: '/api/auth/export', headers: bearer(who.accessToken) }))
+        .json()
+        .activity.unresolvedSearches.map((r: { query: string }) => r.query);
+    expect(await unresolved(first)).toEqual(['where can I buy a hoodie']);
+    expect(await unresolved(second)).toEqual(['where can I buy a hoodie']);
+    expect(await unresolved(bystander)).toEqual([]);
+  });
+
   it('carries an AI answer of my post only once it is approved (unapproved ones are staff-only)', async () => {
     const me = await registerUser();
     await t.ctx.db.insert(communityPosts).values([

@@ -154,6 +154,26 @@ describe('FAQ create, read, update, delete', () => {
     expect(await t.ctx.db.select().from(teaNotifications).where(eq(teaNotifications.refId, draft.id))).toEqual([]);
   });
 
+  it('PUT publishing needs an answer, and the review interval runs from publication', async () => {
+    const suggested = await t.app.inject({
+      method: 'POST',
+      url: '/api/faq/suggest',
+      headers: user.headers,
+      payload: { question: 'A suggestion without an answer?' },
+    });
+    const id = suggested.json().id as string;
+    const publish = (payload: object) => t.app.inject({ method: 'PUT', url: `/api/faq/${id}`, headers: admin.headers, payload });
+    expectProblem(await publish({ reviewStatus: 'approved' }), 422, 'FAQ_NO_ANSWER');
+    expect(await t.ctx.db.select().from(teaNotifications).where(eq(teaNotifications.refId, id))).toEqual([]);
+    // A draft written long ago: publishing restarts its review interval rather than flagging it at once.
+    const old = new Date(Date.now() - 30 * 86_400_000);
+    await t.ctx.db.update(faqs).set({ createdAt: old, lastVerifiedDate: old }).where(eq(faqs.id, id));
+    const before = Date.now();
+    const res = await publish({ reviewStatus: 'approved', answer: 'It has one now.' });
+    expect(res.json()).toMatchObject({ reviewStatus: 'approved', answer: 'It has one now.' });
+    expect(new Date(res.json().lastVerifiedDate).getTime()).toBeGreaterThanOrEqual(before - 1000);
+  });
+
   it('history shows others no revision made while the FAQ was a draft or taking it back to one', async () => {
     const put = (id: string, payload: object) => t.app.inject({ method: 'PUT', url: `/api/faq/${id}`, headers: admin.headers, payload });
     const faq = await newFaq({ question: 'Drafted first?', answer: 'STAFF ONLY first wording', reviewStatus: 'draft' });

@@ -228,6 +228,10 @@ export async function updateFaqInTx(ctx: Ctx, tx: Tx, actor: Actor, id: string, 
       `the FAQ is ${current.reviewStatus}; its review decides its status (edit the text, or resolve the review)`,
     );
   }
+  const publishing = changes.reviewStatus !== undefined && input.reviewStatus === 'approved' && current.reviewStatus === 'draft';
+  // A suggestion may come without an answer; it answers nobody until it has one (as the admin promote says).
+  if (publishing && !(input.answer ?? current.answer).trim())
+    throw unprocessable(Code.FAQ_NO_ANSWER, 'The FAQ has no answer yet; give it one (answer) in the same edit or before publishing');
   if (changes.category) await checkCategory(tx, current.batchId, input.category);
   const now = ctx.clock.now();
   const set: Partial<typeof faqs.$inferInsert> = { updatedBy: actor.id, updatedAt: now };
@@ -235,6 +239,8 @@ export async function updateFaqInTx(ctx: Ctx, tx: Tx, actor: Actor, id: string, 
   if (changes.answer) set.answer = input.answer as string;
   if (changes.category) set.category = input.category ?? null;
   if (changes.reviewStatus) set.reviewStatus = input.reviewStatus as ReviewStatus;
+  // Its review interval runs from publication (as a promotion's), not from when the draft was written.
+  if (publishing) set.lastVerifiedDate = now;
   if (changes.freshnessTier) {
     const tier = input.freshnessTier as FreshnessTier;
     set.freshnessTier = tier;
@@ -247,8 +253,7 @@ export async function updateFaqInTx(ctx: Ctx, tx: Tx, actor: Actor, id: string, 
   if (changes.question || changes.answer) await ctx.jobs.send(embedRowJob, { table: 'faqs', id }, { tx });
   if (changes.reviewStatus && input.reviewStatus === 'draft') await withdrawFaqDrops(tx, current);
   // Publishing announces a new FAQ; a verified FAQ set back to approved is not new.
-  if (changes.reviewStatus && input.reviewStatus === 'approved' && current.reviewStatus === 'draft')
-    await faqApprovedDrop(tx, updated as FaqRow);
+  if (publishing) await faqApprovedDrop(tx, updated as FaqRow);
   return updated as FaqRow;
 }
 

@@ -18,8 +18,9 @@ import {
   teaNotifications,
   unresolvedSearches,
 } from '@cfaq/db/schema/index';
-import { asc, eq, sql } from 'drizzle-orm';
+import { arrayContains, asc, eq, or, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
+import { searchClientKey } from '../search/client-key.js';
 import type { UserExport } from './shape.js';
 import { getUser } from './users.js';
 
@@ -194,7 +195,13 @@ export async function exportUserData(ctx: Pick<CoreContext, 'db' | 'clock'>, use
     db
       .select({ query: unresolvedSearches.query, status: unresolvedSearches.status, createdAt: unresolvedSearches.createdAt })
       .from(unresolvedSearches)
-      .where(eq(unresolvedSearches.userId, userId)),
+      // One row per query gathers its searchers: the first is its user_id, each signed-in one a client key.
+      .where(
+        or(
+          eq(unresolvedSearches.userId, userId),
+          arrayContains(unresolvedSearches.clientKeys, [searchClientKey('', { userId }) as string]),
+        ),
+      ),
     db
       .select({ id: aiQuestions.id, question: aiQuestions.question, answer: aiQuestions.answer, createdAt: aiQuestions.createdAt })
       .from(aiQuestions)

@@ -109,7 +109,8 @@ export const faqRoutes: RoutePlugin = async (app) => {
         tags,
         summary: 'Update a FAQ (keeps a revision)',
         description:
-          'Staff. `reviewStatus` publishes a draft (`approved`, announced as a new FAQ) or takes a FAQ back to `draft`; ' +
+          'Staff. `reviewStatus` publishes a draft (`approved`, announced as a new FAQ, `lastVerifiedDate` now; 422 FAQ_NO_ANSWER ' +
+          'while it has no answer) or takes a FAQ back to `draft`; ' +
           'a FAQ under review (pending_review, update_requested) keeps its status until the review decides it (422 FAQ_UNDER_REVIEW), ' +
           'though its text may be edited.',
         params: IdParams,
