@@ -84,6 +84,11 @@ describe('manual flag', () => {
     const flagged = await flag(draft.id, admin);
     expect(flagged.statusCode).toBe(200);
     expect(flagged.json()).toMatchObject({ reviewStatus: 'pending_review', reviewCycle: 1, flagReason: 'Dates changed this year' });
+    // pending_review is public: a draft without an answer stays a draft (as when publishing it).
+    await t.ctx.db.update(faqs).set({ reviewStatus: 'draft', answer: '' }).where(eq(faqs.id, draft.id));
+    expectProblem(await flag(draft.id, admin), 422, 'FAQ_NO_ANSWER');
+    const [kept] = await t.ctx.db.select({ reviewStatus: faqs.reviewStatus }).from(faqs).where(eq(faqs.id, draft.id));
+    expect(kept?.reviewStatus).toBe('draft');
   });
 
   it('validates the reason, needs sign-in, 404s', async () => {

@@ -54,6 +54,9 @@ async function logTransitions(db: DbOrTx, rows: Transition[], at: Date) {
 export async function flagFaq(ctx: Ctx, actor: Actor, id: string, reason: string): Promise<FaqView> {
   return ctx.db.transaction(async (tx) => {
     const current = await visibleFaq(tx, actor, id, { forUpdate: true });
+    // pending_review is public: a draft without an answer (a suggestion) would go out empty, as no publish may.
+    if (current.reviewStatus === 'draft' && !current.answer.trim())
+      throw unprocessable(Code.FAQ_NO_ANSWER, 'The draft has no answer yet; give it one before putting it up for review');
     const again = current.reviewStatus === 'pending_review';
     const now = ctx.clock.now();
     const [row] = await tx

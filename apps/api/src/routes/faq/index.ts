@@ -193,6 +193,8 @@ export const faqRoutes: RoutePlugin = async (app) => {
       schema: {
         tags,
         summary: 'Flag a FAQ for freshness review (any signed-in user, with a reason)',
+        description:
+          'Any state -> pending_review (public). A draft (staff only see one) without an answer is 422 FAQ_NO_ANSWER, as when publishing it.',
         params: IdParams,
         body: ReasonBody,
         response: { 200: Faq, ...problemResponses(404, 422) },
