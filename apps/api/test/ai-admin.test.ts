@@ -350,6 +350,21 @@ describe('AI configuration', () => {
       faq_audit: { provider: 'openai', model: 'general-model-y', source: 'auto' },
       knowledge_chat: { provider: 'openai', model: 'general-model-y', source: 'auto' },
     });
+    // The provider test calls the models the pipelines use, not the provider's default.
+    const before = fake.calls.length;
+    const tested = (await inject('GET', '/api/admin/ai/providers/test', admin)).json().results as { provider: string; model: string }[];
+    expect(
+      tested
+        .filter((r) => r.provider === 'openai')
+        .map((r) => r.model)
+        .sort(),
+    ).toEqual(['admin-model-x', 'general-model-y']);
+    expect(
+      fake.calls
+        .slice(before)
+        .map((c) => c.model)
+        .sort(),
+    ).toEqual(['admin-model-x', 'general-model-y']);
     await inject('PATCH', '/api/admin/ai/config', admin, { autoAnswerModel: null, model: null });
 
     const usage = (await inject('GET', '/api/admin/ai/config', admin)).json().usage;

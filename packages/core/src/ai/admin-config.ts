@@ -216,12 +216,23 @@ export async function listAiProviders(ctx: Ctx): Promise<ProvidersReport> {
 
 const Pong = T.Object({ ok: T.Boolean() });
 
-/** A real minimal round trip (structured, no retries) to every configured provider, in parallel. */
+/**
+ * What the provider test calls: on each configured provider, every model a pipeline would use there (a
+ * model that only the provider's default stands for would pass while the pipelines' own one fails), else its default.
+ */
+function modelsToTest(resolved: ResolvedAi): { provider: AiProviderName; model: string }[] {
+  const active = Object.values(activeChoices(resolved));
+  return AI_PROVIDERS.filter((p) => resolved.providers[p].configured).flatMap((provider) => {
+    const used = [...new Set(active.filter((c) => c.configured && c.provider === provider).map((c) => c.model))];
+    return (used.length ? used : [resolved.providers[provider].defaultModel]).map((model) => ({ provider, model }));
+  });
+}
+
+/** A real minimal round trip (structured, no retries) to every configured provider and model in use, in parallel. */
 export async function testAiProviders(ctx: Ctx): Promise<ProviderTest> {
   const resolved = resolveAiFromRow(ctx, await loadAiConfigRow(ctx));
-  const configured = AI_PROVIDERS.filter((p) => resolved.providers[p].configured);
   const results = await Promise.all(
-    configured.map(async (p): Promise<ProviderTestResult> => {
+    modelsToTest(resolved).map(async ({ provider: p, model }): Promise<ProviderTestResult> => {
       const started = performance.now();
       const r = await generateStructured(ctx, {
         pipeline: 'provider_test',
@@ -231,11 +242,11 @@ export async function testAiProviders(ctx: Ctx): Promise<ProviderTest> {
         prompt: 'ping',
         maxOutputTokens: 32,
         maxRetries: 0,
-        override: { provider: p },
+        override: { provider: p, model },
         resolved,
       });
       const latencyMs = r.ok || r.outcome === 'failed' ? r.latencyMs : Math.round(performance.now() - started);
-      return { provider: p, model: resolved.providers[p].defaultModel, ok: r.ok, latencyMs, error: r.ok ? null : r.reason };
+      return { provider: p, model, ok: r.ok, latencyMs, error: r.ok ? null : r.reason };
     }),
   );
   return { results, notConfigured: AI_PROVIDERS.filter((p) => !resolved.providers[p].configured) };

@@ -191,7 +191,8 @@ export const aiAdminRoutes: RoutePlugin = async (app) => {
       config: { access: 'admin' },
       schema: {
         tags: aiTags,
-        summary: 'A real minimal structured round trip to every configured provider: ok, latency, error',
+        summary:
+          'A real minimal structured round trip to every configured provider, once per model a pipeline uses on it (else its default): ok, latency, error',
         response: { 200: ProviderTest },
       },
     },
