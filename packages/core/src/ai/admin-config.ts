@@ -223,7 +223,7 @@ const Pong = T.Object({ ok: T.Boolean() });
 function modelsToTest(resolved: ResolvedAi): { provider: AiProviderName; model: string }[] {
   const active = Object.values(activeChoices(resolved));
   return AI_PROVIDERS.filter((p) => resolved.providers[p].configured).flatMap((provider) => {
-    const used = [...new Set(active.filter((c) => c.configured && c.provider === provider).map((c) => c.model))];
+    const used = [...new Set(active.flatMap((c) => (c.configured && c.provider === provider && c.model ? [c.model] : [])))];
     return (used.length ? used : [resolved.providers[provider].defaultModel]).map((model) => ({ provider, model }));
   });
 }
