@@ -1,4 +1,4 @@
-import type { PgBoss } from 'pg-boss';
+import { type ConstructorOptions, PgBoss } from 'pg-boss';
 import type { Config } from '../config/schema.js';
 import { type AnyJobDefinition, deadLetterName, toScheduleExpression } from './contract.js';
 
@@ -32,4 +32,33 @@ export async function registerSchedules(boss: PgBoss, jobs: readonly AnyJobDefin
     if (schedule) await boss.schedule(job.name, toScheduleExpression(schedule), {}, { tz: 'UTC' });
     else await boss.unschedule(job.name).catch(() => {});
   }
+}
+
+/**
+ * Starts pg-boss with every queue created (or its policy updated) and held in its queue cache. A job
+ * sent inside a transaction looks its queue up in that cache, and a miss reads the queue on pg-boss's
+ * own pool: on the embedded database that read waits for the one session the transaction holds, and the
+ * transaction waits for the read, for good. Creating or updating a queue evicts it from the cache of the
+ * instance that does it (and an instance started before a queue existed never cached it; the cache is
+ * refilled once a minute), so a short-lived instance sets the queues up and the one returned starts
+ * after it, caching them all at its start.
+ */
+export async function startBoss(
+  options: ConstructorOptions,
+  jobs: readonly AnyJobDefinition[],
+  config: Config,
+  onError: (err: unknown) => void,
+): Promise<PgBoss> {
+  const setup = new PgBoss({ ...options, schedule: false, supervise: false, max: 1 });
+  setup.on('error', onError);
+  await setup.start();
+  try {
+    await ensureQueues(setup, jobs, config);
+  } finally {
+    await setup.stop({ graceful: false, close: true });
+  }
+  const boss = new PgBoss(options);
+  boss.on('error', onError);
+  await boss.start();
+  return boss;
 }

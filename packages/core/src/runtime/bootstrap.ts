@@ -1,14 +1,14 @@
 import { join } from 'node:path';
 import { createPool, runMigrations } from '@cfaq/db';
 import { type EmbeddedDatabase, openEmbeddedDatabase } from '@cfaq/db/embedded';
-import { PgBoss } from 'pg-boss';
+import type { PgBoss } from 'pg-boss';
 import { ensureDataDir } from '../config/data-dir.js';
 import { withDevSecrets } from '../config/dev-secrets.js';
 import { loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { type CoreContext, createCoreContext } from '../context.js';
 import { ensureInitialAdmin } from '../identity/initial-admin.js';
-import { ensureQueues } from '../jobs/boss.js';
+import { startBoss } from '../jobs/boss.js';
 import { BossJobQueue } from '../jobs/queue.js';
 import { JOBS } from '../jobs/registry.js';
 import { createLogger, type Logger } from './logger.js';
@@ -53,20 +53,22 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   });
   try {
     if (config.MIGRATE_ON_START) await runMigrations(pool);
-    const boss = new PgBoss({
-      connectionString: config.DATABASE_URL as string,
-      schema: 'pgboss',
-      max: config.JOB_QUEUE_POOL_MAX,
-      application_name: `community-faq-${opts.role}-boss`,
-      schedule: opts.role !== 'api',
-      supervise: opts.role !== 'api',
-      // How soon an expired job, or one whose worker stopped heartbeating (killed), is failed and retried.
-      superviseIntervalSeconds: config.JOB_SUPERVISE_INTERVAL_SECONDS,
-      monitorIntervalSeconds: config.JOB_SUPERVISE_INTERVAL_SECONDS,
-    });
-    boss.on('error', (err) => log.error({ err }, 'pg-boss error'));
-    await boss.start();
-    await ensureQueues(boss, JOBS, config);
+    const boss = await startBoss(
+      {
+        connectionString: config.DATABASE_URL as string,
+        schema: 'pgboss',
+        max: config.JOB_QUEUE_POOL_MAX,
+        application_name: `community-faq-${opts.role}-boss`,
+        schedule: opts.role !== 'api',
+        supervise: opts.role !== 'api',
+        // How soon an expired job, or one whose worker stopped heartbeating (killed), is failed and retried.
+        superviseIntervalSeconds: config.JOB_SUPERVISE_INTERVAL_SECONDS,
+        monitorIntervalSeconds: config.JOB_SUPERVISE_INTERVAL_SECONDS,
+      },
+      JOBS,
+      config,
+      (err) => log.error({ err }, 'pg-boss error'),
+    );
     const ctx = createCoreContext({ config, log, pool, jobs: new BossJobQueue(boss, { batchMax: config.JOB_SEND_BATCH_MAX }) });
     // The API creates the first admin; a production worker without ADMIN_PASSWORD leaves it to the API
     // rather than refusing to start (the API refuses, naming the setting).
