@@ -400,13 +400,18 @@ describe('webhook', () => {
 
   it('POST /conf/recording-event takes the same events with an admin token', async () => {
     const rec = fake.addRecording({ uuid: 'rec-event-1', hostId: 'zm-alice', topic: 'Manual replay', vtt: VTT });
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/api/conf/recording-event',
-      payload: fake.recordingEvent(rec.uuid),
-      headers: admin.headers,
-    });
+    const before = sent().length;
+    const replay = () =>
+      t.app.inject({ method: 'POST', url: '/api/conf/recording-event', payload: fake.recordingEvent(rec.uuid), headers: admin.headers });
+    const res = await replay();
     expect(res.json()).toEqual({ received: true });
+    // A replay is queued each time (the first may have been skipped before its host connected), while the
+    // provider's repeated deliveries share one job (the queue drops a fixed job id already sent).
+    expect((await replay()).json()).toEqual({ received: true });
+    expect(sent().slice(before)).toMatchObject([
+      { name: 'conf.ingest-recording', payload: { meetingUuid: rec.uuid, replay: true } },
+      { name: 'conf.ingest-recording', payload: { meetingUuid: rec.uuid, replay: true } },
+    ]);
     const ignored = await t.app.inject({
       method: 'POST',
       url: '/api/conf/recording-event',

@@ -55,10 +55,14 @@ export function recordingPayloadOf(body: Record<string, unknown>, sourcing: 'web
 
 /**
  * Accepts a recording event: queues its ingestion job and answers `{received: true}` once the job is
- * committed. A database failure throws (the route answers 503, and the provider retries). Events other
+ * committed (a provider's repeated delivery joins the job of the first; an admin's `replay` is a job of its own). A database failure throws (the route answers 503, and the provider retries). Events other
  * than the recording ones are acknowledged and ignored.
  */
-export async function acceptRecordingEvent(ctx: Pick<CoreContext, 'jobs' | 'log'>, body: Record<string, unknown>): Promise<WebhookAnswer> {
+export async function acceptRecordingEvent(
+  ctx: Pick<CoreContext, 'jobs' | 'log'>,
+  body: Record<string, unknown>,
+  opts: { replay?: boolean } = {},
+): Promise<WebhookAnswer> {
   const event = str(body.event);
   if (!event) throw invalidField('body.event', 'is required');
   if (!(RECORDING_EVENTS as readonly string[]).includes(event)) {
@@ -66,6 +70,7 @@ export async function acceptRecordingEvent(ctx: Pick<CoreContext, 'jobs' | 'log'
     return { received: true, ignored: true };
   }
   const payload = storableRecording(recordingPayloadOf(body, 'webhook'));
+  if (opts.replay) payload.replay = true;
   try {
     await ctx.jobs.send(confIngestJob, payload);
   } catch (err) {

@@ -25,6 +25,9 @@ export const confIngestJob = defineJob({
     heartbeatSeconds: 10,
   },
   policyFromConfig: (config) => ({ retryDelaySeconds: config.CONF_INGEST_RETRY_DELAY_SECONDS }),
-  jobId: (p) => derivedJobId(`conf-ingest:${p.event}:${p.meetingUuid}`),
+  // A provider's duplicate deliveries share one job while it is kept (7 days); a replay by hand is queued
+  // whatever an earlier delivery did (skipped, say, before its host connected): the meeting's unique uuid still
+  // keeps one meeting per recording.
+  jobId: (p) => (p.replay ? undefined : derivedJobId(`conf-ingest:${p.event}:${p.meetingUuid}`)),
   handler: (ctx, payload, meta) => ingestRecording(ctx, payload, { jobId: meta.id, finalAttempt: meta.retryCount >= INGEST_RETRY_LIMIT }),
 });

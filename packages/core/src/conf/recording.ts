@@ -13,6 +13,8 @@ export const RecordingPayload = T.Object({
   startTime: T.Optional(T.String({ maxLength: 64 })),
   durationMinutes: T.Optional(T.Integer({ minimum: 0 })),
   transcriptUrl: T.Optional(T.String({ maxLength: 4000 })),
+  /** Replayed by an admin (POST /conf/recording-event): queued even while an earlier job of the event is kept. */
+  replay: T.Optional(T.Literal(true)),
 });
 export type RecordingPayload = Static<typeof RecordingPayload>;
 

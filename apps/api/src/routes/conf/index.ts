@@ -272,12 +272,12 @@ export const confRoutes: RoutePlugin = async (app) => {
         tags,
         summary: 'Takes a provider event like the webhook, authenticated by an admin bearer token instead of a signature',
         description:
-          'For replaying an event by hand (for example one the webhook refused while it was misconfigured). recording.transcript_completed and recording.completed are queued; other events are acknowledged and ignored.',
+          'For replaying an event by hand (for example one the webhook refused while it was misconfigured, or one skipped before its host connected): recording.transcript_completed and recording.completed are queued each time, even when the webhook delivered the same event before (an existing meeting of its uuid is kept: re-process it with POST /conf/meetings/:id/transcript); other events are acknowledged and ignored.',
         body: RecordingEventBody,
         response: { 200: WebhookAnswer, ...problemResponses(503) },
       },
     },
-    async (request) => acceptRecordingEvent(ctx, request.body as Record<string, unknown>),
+    async (request) => acceptRecordingEvent(ctx, request.body as Record<string, unknown>, { replay: true }),
   );
 
   app.post(
