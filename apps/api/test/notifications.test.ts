@@ -240,6 +240,15 @@ describe('GET /notifications/stream', () => {
     await a.listen({ port: 0, host: '127.0.0.1' });
     try {
       const me = await t.signIn('user');
+      // HEAD answers the stream's status and headers at once, and no stream.
+      const { port } = a.server.address() as { port: number };
+      const head = await fetch(`http://127.0.0.1:${port}/api/notifications/stream`, {
+        method: 'HEAD',
+        headers: { authorization: me.headers.authorization },
+        signal: AbortSignal.timeout(3000),
+      });
+      expect(head.status).toBe(200);
+      expect(head.headers.get('content-type')).toMatch(/^text\/event-stream/);
       const old = await write(me.id, 'post_answered', null, 'before connecting');
       const s = readEvents(a, me.headers.authorization, 1);
       await new Promise((r) => setTimeout(r, 300));

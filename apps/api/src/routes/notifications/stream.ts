@@ -73,6 +73,12 @@ export const notificationStream: RoutePlugin = async (app) => {
         'x-accel-buffering': 'no',
         'x-request-id': request.id,
       });
+      // HEAD: the stream's status and headers, and no stream (a body written to a HEAD answer is dropped,
+      // so it would only hold the connection and a subscriber open).
+      if (request.method === 'HEAD') {
+        res.end();
+        return;
+      }
       res.write(`retry: 3000\n: connected\n\n`);
 
       let closed = false;
