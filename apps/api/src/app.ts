@@ -3,7 +3,7 @@ import { type Config, ConfigError, type CoreContext, createLoggerOptions } from 
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { answerClientError } from './lib/client-error.js';
-import { memoizedCompilers } from './lib/schema-compilers.js';
+import { AJV_OPTIONS, memoizedCompilers } from './lib/schema-compilers.js';
 import { authPlugin } from './plugins/auth.js';
 import { contextPlugin } from './plugins/context.js';
 import { inputGuardPlugin } from './plugins/input-guard.js';
@@ -47,7 +47,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     requestIdHeader: false,
     trustProxy: trustProxy(config.TRUST_PROXY),
     bodyLimit: config.BODY_LIMIT_BYTES,
-    ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: false, useDefaults: true } },
+    ajv: AJV_OPTIONS,
     // Requests during shutdown get a problem response from plugins/problem.ts, not Fastify's bare 503.
     return503OnClosing: false,
     frameworkErrors: frameworkError,

@@ -103,6 +103,9 @@ describe('POST /auth/register', () => {
     const short = expectProblem(await post('/auth/register', { email: 'a@b.test', password: 'short', name: 'x' }), 400);
     expect(short.errors?.[0]?.path).toBe('body.password');
     expectProblem(await post('/auth/register', { email: 'a@b.test', password: 'x'.repeat(129), name: 'x' }), 400);
+    // Characters, not UTF-16 units: 128 emoji are 128 characters.
+    expect((await post('/auth/register', { email: 'emoji@b.test', password: '😀'.repeat(128), name: 'x' })).statusCode).toBe(201);
+    expectProblem(await post('/auth/register', { email: 'emoji2@b.test', password: '😀'.repeat(129), name: 'x' }), 400);
     const extra = expectProblem(
       await post('/auth/register', { email: 'a@b.test', password: 'long-enough', name: 'x', role: 'admin' }),
       400,

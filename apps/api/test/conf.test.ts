@@ -649,6 +649,16 @@ describe('upload-transcript', () => {
     const wrongSource = multipart({ source: 'manual_raw' }, { name: 'a.vtt', content: VTT });
     expect(expectProblem(await up(wrongSource.payload, wrongSource.headers), 400).errors?.[0]?.path).toBe('body.source');
     expectProblem(await up('plain text', { 'content-type': 'text/plain' }), 415);
+    // Lengths count characters, as on every other route (an emoji is one), and no unknown form field passes.
+    const raw = 'Dana: The stipend is paid on the first business day of each month.';
+    expect((await up({ rawText: raw, source: 'manual_raw', topic: '😀'.repeat(300) })).statusCode).toBe(201);
+    expect(expectProblem(await up({ rawText: raw, source: 'manual_raw', topic: '😀'.repeat(301) }), 400).errors?.[0]?.path).toBe(
+      'body.topic',
+    );
+    const emojiTopic = multipart({ source: 'manual_vtt', topic: '😀'.repeat(300) }, { name: 'a.vtt', content: VTT });
+    expect((await up(emojiTopic.payload, emojiTopic.headers)).statusCode).toBe(201);
+    const unknown = multipart({ source: 'manual_vtt', foo: 'bar' }, { name: 'a.vtt', content: VTT });
+    expect(expectProblem(await up(unknown.payload, unknown.headers), 400).errors?.[0]?.path).toBe('body.foo');
     // A body the multipart parser cannot read (it ends mid-part; no boundary) is the client's: 400, not 500.
     const cut = '--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.vtt"\r\n\r\nhello';
     expectProblem(await up(cut, { 'content-type': 'multipart/form-data; boundary=xyz' }), 400, 'INVALID_BODY');

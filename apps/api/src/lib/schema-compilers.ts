@@ -34,6 +34,11 @@ function memoized(build: Builder): Builder {
 
 type AjvOptions = { customOptions?: Record<string, unknown> } & Record<string, unknown>;
 
+/** The app's Ajv options (Fastify's `ajv` setting). */
+export const AJV_OPTIONS = {
+  customOptions: { allErrors: true, coerceTypes: 'array' as const, removeAdditional: false, useDefaults: true },
+};
+
 /**
  * Type coercion is for the parts that arrive as text (query string, path parameters, headers): `?page=2`
  * is a number. A JSON body carries its own types, and coercing them turned `{"action": ["reject"]}` into
@@ -53,3 +58,14 @@ export const memoizedCompilers: CompilersFactory = {
   buildValidator: bodyWithoutCoercion(memoized(ValidatorSelector() as unknown as Builder)) as unknown as CompilersFactory['buildValidator'],
   buildSerializer: memoized(SerializerSelector() as unknown as Builder) as unknown as CompilersFactory['buildSerializer'],
 };
+
+export type BodyValidator = ((value: unknown) => boolean) & { errors?: unknown[] | null };
+
+/**
+ * A JSON body validator compiled as the app compiles route bodies, for a body a route must check by hand
+ * (one that may be multipart or JSON): the same rules (lengths in characters), the same Ajv errors.
+ */
+export function compileBodyValidator(schema: unknown): BodyValidator {
+  const build = memoizedCompilers.buildValidator as unknown as Builder;
+  return build({}, AJV_OPTIONS)({ schema, httpPart: 'body' } as { schema: unknown }) as BodyValidator;
+}

@@ -12,7 +12,9 @@ export { PASSWORD_MAX, PASSWORD_MIN };
 type Ctx = Pick<CoreContext, 'db' | 'config' | 'clock' | 'log'>;
 
 function checkPassword(path: string, password: string) {
-  if (password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) {
+  // Characters (code points), as the schemas count them: `.length` counts an emoji twice.
+  const length = [...password].length;
+  if (length < PASSWORD_MIN || length > PASSWORD_MAX) {
     throw badRequest(Code.VALIDATION_FAILED, `${path} must be ${PASSWORD_MIN}-${PASSWORD_MAX} characters`, [
       { path, message: `must be ${PASSWORD_MIN}-${PASSWORD_MAX} characters` },
     ]);
