@@ -428,6 +428,18 @@ describe('ingestion', () => {
     return recordingPayloadOf(fake.recordingEvent(uuid), 'webhook');
   };
 
+  it('a duration past the integer column is dropped, so the meeting is still made', async () => {
+    const event = (duration: number) => {
+      const body = fake.recordingEvent('dur-1') as { payload: { object: Record<string, unknown> } };
+      body.payload.object.duration = duration;
+      return recordingPayloadOf(body, 'webhook');
+    };
+    fake.addRecording({ uuid: 'dur-1', hostId: 'zm-alice', topic: 'Very long', vtt: VTT });
+    expect(event(90).durationMinutes).toBe(90);
+    expect(event(1e12).durationMinutes).toBeUndefined();
+    expect(await ingestRecording(t.ctx, event(1e12), { jobId: 'job-dur-1' })).toMatchObject({ status: 'completed' });
+  });
+
   it('downloads with the bearer token, parses, stores approved knowledge with an inline embedding and completes the meeting', async () => {
     const result = await ingestRecording(t.ctx, payload('ing-1'), { jobId: 'job-ing-1' });
     expect(result).toMatchObject({ status: 'completed', knowledgeCount: 1 });

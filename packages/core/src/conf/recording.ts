@@ -11,7 +11,7 @@ export const RecordingPayload = T.Object({
   hostEmail: T.Optional(T.String({ maxLength: 320 })),
   topic: T.String({ maxLength: 2000 }),
   startTime: T.Optional(T.String({ maxLength: 64 })),
-  durationMinutes: T.Optional(T.Integer({ minimum: 0 })),
+  durationMinutes: T.Optional(T.Integer({ minimum: 0, maximum: 2_147_483_647 })),
   transcriptUrl: T.Optional(T.String({ maxLength: 4000 })),
   /** Replayed by an admin (POST /conf/recording-event): queued even while an earlier job of the event is kept. */
   replay: T.Optional(T.Literal(true)),
