@@ -419,6 +419,65 @@ describe('PUT /auth/password', () => {
   });
 });
 
+describe('revoking sessions while a refresh is under way', () => {
+  // A refresh is held between its rotation and its commit (a trigger sleeps on inserting the new token of
+  // the chosen sign-ins), and the revocation starts meanwhile: the new token must not escape it.
+  beforeAll(async () => {
+    await t.ctx.pool.query(`
+      CREATE TABLE test_paused_families (family_id uuid PRIMARY KEY);
+      CREATE FUNCTION test_pause_refresh() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF EXISTS (SELECT 1 FROM test_paused_families WHERE family_id = NEW.family_id) THEN PERFORM pg_sleep(1.5); END IF;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER test_pause_refresh BEFORE INSERT ON refresh_tokens FOR EACH ROW EXECUTE FUNCTION test_pause_refresh();`);
+  });
+  afterAll(async () => {
+    await t.ctx.pool.query(`DROP TRIGGER test_pause_refresh ON refresh_tokens; DROP FUNCTION test_pause_refresh(); DROP TABLE test_paused_families;`);
+  });
+  async function pausedRefresh(u: { refreshToken: string }) {
+    await t.ctx.pool.query(`INSERT INTO test_paused_families SELECT family_id FROM refresh_tokens WHERE token_hash = $1`, [
+      sha256Hex(u.refreshToken),
+    ]);
+    const refreshing = post('/auth/refresh', { refreshToken: u.refreshToken });
+    await new Promise((r) => setTimeout(r, 200));
+    return refreshing;
+  }
+
+  it('a password change revokes the token a racing refresh was issuing', async () => {
+    const u = await registerUser();
+    const refreshing = pausedRefresh(u);
+    const change = t.app.inject({
+      method: 'PUT',
+      url: '/api/auth/password',
+      headers: bearer(u.accessToken),
+      payload: { currentPassword: u.password, newPassword: 'a-brand-new-password' },
+    });
+    const [refreshed, changed] = await Promise.all([refreshing, change]);
+    expect(changed.statusCode).toBe(200);
+    expect(refreshed.statusCode).toBe(200);
+    expectProblem(await post('/auth/refresh', { refreshToken: refreshed.json().refreshToken }), 401);
+    expect((await post('/auth/refresh', { refreshToken: changed.json().refreshToken })).statusCode).toBe(200);
+  });
+
+  it('a suspension waits for a racing refresh (no deadlock) and revokes its token', async () => {
+    const admin = await t.signIn('admin');
+    const u = await registerUser();
+    const refreshing = pausedRefresh(u);
+    const suspend = t.app.inject({
+      method: 'POST',
+      url: '/api/moderation/suspend',
+      headers: admin.headers,
+      payload: { userId: u.user.id, reason: 'racing a refresh' },
+    });
+    const [refreshed, suspended] = await Promise.all([refreshing, suspend]);
+    expect(suspended.statusCode).toBe(200);
+    expect(refreshed.statusCode).toBe(200);
+    expectProblem(await post('/auth/refresh', { refreshToken: refreshed.json().refreshToken }), 401);
+    expect((await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: bearer(u.accessToken) })).statusCode).toBe(403);
+  });
+});
+
 describe('GET /auth/export', () => {
   it("contains the caller's own data and nothing of anyone else's", async () => {
     const me = await registerUser();

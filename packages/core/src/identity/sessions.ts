@@ -108,6 +108,12 @@ export async function refreshSession(
   const hash = sha256Hex(token);
   const now = ctx.clock.now();
   const rotated = await ctx.db.transaction(async (tx): Promise<RefreshOutcome> => {
+    // The owner's row first, shared: a revocation of the user's tokens (revokeUserTokens) locks it too,
+    // so it waits for this rotation and revokes its new token, or this one waits and finds its token revoked.
+    const [owner] = await tx.select({ userId: refreshTokens.userId }).from(refreshTokens).where(eq(refreshTokens.tokenHash, hash)).limit(1);
+    if (!owner) return { kind: 'rejected' };
+    const [user] = await tx.select(userColumns).from(users).where(eq(users.id, owner.userId)).for('share');
+    if (!user) return { kind: 'rejected' };
     const [used] = await tx
       .update(refreshTokens)
       .set({ rotatedAt: now })
@@ -121,8 +127,6 @@ export async function refreshSession(
       )
       .returning({ userId: refreshTokens.userId, familyId: refreshTokens.familyId });
     if (!used) return { kind: 'rejected' };
-    const [user] = await tx.select(userColumns).from(users).where(eq(users.id, used.userId)).limit(1);
-    if (!user) return { kind: 'rejected' };
     if (isSuspended(user, now)) return { kind: 'suspended' };
     const next = await createRefreshToken(tx, ctx, {
       userId: user.id,
@@ -138,17 +142,18 @@ export async function refreshSession(
 
   // Not usable: unknown, expired, or already used. Reuse of a used token revokes its family.
   const [row] = await ctx.db
-    .select({ familyId: refreshTokens.familyId, rotatedAt: refreshTokens.rotatedAt, revokedAt: refreshTokens.revokedAt })
+    .select({
+      userId: refreshTokens.userId,
+      familyId: refreshTokens.familyId,
+      rotatedAt: refreshTokens.rotatedAt,
+      revokedAt: refreshTokens.revokedAt,
+    })
     .from(refreshTokens)
     .where(eq(refreshTokens.tokenHash, hash))
     .limit(1);
   if (row && (row.rotatedAt || row.revokedAt)) {
-    const revoked = await ctx.db
-      .update(refreshTokens)
-      .set({ revokedAt: now })
-      .where(and(eq(refreshTokens.familyId, row.familyId), isNull(refreshTokens.revokedAt)))
-      .returning({ id: refreshTokens.id });
-    if (row.rotatedAt) ctx.log.warn({ familyId: row.familyId, revoked: revoked.length }, 'refresh token reused: family revoked');
+    const revoked = await revokeUserTokens(ctx.db, row.userId, now, row.familyId);
+    if (row.rotatedAt) ctx.log.warn({ familyId: row.familyId, revoked }, 'refresh token reused: family revoked');
     throw unauthorized('This refresh token was already used; every session of its sign-in was revoked', Code.REFRESH_TOKEN_REUSED);
   }
   throw invalidRefresh();
@@ -215,8 +220,5 @@ export async function logout(ctx: Pick<CoreContext, 'db' | 'clock'>, token: stri
     return;
   }
   if (!row) return;
-  await ctx.db
-    .update(refreshTokens)
-    .set({ revokedAt: now })
-    .where(and(eq(refreshTokens.familyId, row.familyId), isNull(refreshTokens.revokedAt)));
+  await revokeUserTokens(ctx.db, row.userId, now, row.familyId);
 }

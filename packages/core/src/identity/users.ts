@@ -156,14 +156,25 @@ export async function updateProfile(ctx: Pick<CoreContext, 'db' | 'clock'>, user
   return toUserJson(row, ctx.clock.now());
 }
 
-/** Revokes every live refresh token of a user (logout everywhere, password change, suspension). */
-export async function revokeUserTokens(db: DbOrTx, userId: string, now: Date): Promise<number> {
-  const rows = await db
-    .update(refreshTokens)
-    .set({ revokedAt: now })
-    .where(and(eq(refreshTokens.userId, userId), isNull(refreshTokens.revokedAt)))
-    .returning({ id: refreshTokens.id });
-  return rows.length;
+/**
+ * Revokes every live refresh token of a user (logout everywhere, password change, suspension), or of one
+ * sign-in (`familyId`). The user's row is locked first, against which a refresh takes its share lock
+ * before it rotates (sessions.ts): a refresh under way finishes first and its new token is revoked too,
+ * or it starts after and finds its token revoked. Without it a token a refresh inserted, not yet
+ * committed, escaped the revocation (and a suspension racing a refresh deadlocked on the two rows).
+ */
+export async function revokeUserTokens(db: DbOrTx, userId: string, now: Date, familyId?: string): Promise<number> {
+  return db.transaction(async (tx) => {
+    await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('no key update');
+    const rows = await tx
+      .update(refreshTokens)
+      .set({ revokedAt: now })
+      .where(
+        and(eq(refreshTokens.userId, userId), familyId ? eq(refreshTokens.familyId, familyId) : undefined, isNull(refreshTokens.revokedAt)),
+      )
+      .returning({ id: refreshTokens.id });
+    return rows.length;
+  });
 }
 
 /**
