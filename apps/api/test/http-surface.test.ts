@@ -34,6 +34,11 @@ describe('CORS from CORS_ORIGINS', () => {
   it('allows no cross-origin caller by default', async () => {
     const res = await preflight(open, APP_ORIGIN);
     expect(res.headers['access-control-allow-origin']).toBeUndefined();
+    // A plain OPTIONS (no Origin) is 204 here too, with the security headers.
+    const plain = await open.app.inject({ method: 'OPTIONS', url: '/api/health' });
+    expect(plain.statusCode).toBe(204);
+    expect(plain.headers['access-control-allow-origin']).toBeUndefined();
+    expect(plain.headers['x-content-type-options']).toBe('nosniff');
     const get = await open.app.inject({ method: 'GET', url: '/api/health', headers: { origin: APP_ORIGIN } });
     expect(get.headers['access-control-allow-origin']).toBeUndefined();
   });

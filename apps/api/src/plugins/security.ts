@@ -91,7 +91,10 @@ export const securityPlugin = fp(
       done();
     });
     await app.register(cors, {
-      origin,
+      // No origin allowed is an empty list rather than `false`: with `false` the plugin answers every OPTIONS
+      // request 404, a plain OPTIONS (no Origin) included; with a list that matches nothing, a preflight
+      // is answered without Access-Control-Allow-Origin (it grants nothing) and a plain OPTIONS with 204.
+      origin: origin === false ? [] : origin,
       credentials,
       methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
       // last-event-id: a page on another origin resumes the notification stream with fetch (EventSource cannot send a bearer token).
