@@ -12,7 +12,7 @@ import { openapiPlugin } from './plugins/openapi.js';
 import { frameworkError, problemPlugin } from './plugins/problem.js';
 import { rateLimitPlugin } from './plugins/rate-limit.js';
 import { searchPlugin } from './plugins/search.js';
-import { apiSecurityHeaders, securityPlugin } from './plugins/security.js';
+import { apiSecurityHeaders, applySecurityHeaders, securityPlugin } from './plugins/security.js';
 import { apiRoutes } from './routes/index.js';
 
 export interface BuildAppOptions {
@@ -50,7 +50,11 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     ajv: AJV_OPTIONS,
     // Requests during shutdown get a problem response from plugins/problem.ts, not Fastify's bare 503.
     return503OnClosing: false,
-    frameworkErrors: frameworkError,
+    // A URL the router refuses is answered before any hook: the security headers are set here.
+    frameworkErrors: (err, request, reply) => {
+      applySecurityHeaders(request, reply, securityHeaders);
+      return frameworkError(err, request, reply);
+    },
     clientErrorHandler: (err, socket) => answerClientError(err, socket, securityHeaders),
     // The spec writes one path with a trailing slash (GET /knowledge/); every path answers with or without one.
     routerOptions: { ignoreTrailingSlash: true },

@@ -433,7 +433,9 @@ describe('revoking sessions while a refresh is under way', () => {
       CREATE TRIGGER test_pause_refresh BEFORE INSERT ON refresh_tokens FOR EACH ROW EXECUTE FUNCTION test_pause_refresh();`);
   });
   afterAll(async () => {
-    await t.ctx.pool.query(`DROP TRIGGER test_pause_refresh ON refresh_tokens; DROP FUNCTION test_pause_refresh(); DROP TABLE test_paused_families;`);
+    await t.ctx.pool.query(
+      `DROP TRIGGER test_pause_refresh ON refresh_tokens; DROP FUNCTION test_pause_refresh(); DROP TABLE test_paused_families;`,
+    );
   });
   async function pausedRefresh(u: { refreshToken: string }) {
     await t.ctx.pool.query(`INSERT INTO test_paused_families SELECT family_id FROM refresh_tokens WHERE token_hash = $1`, [

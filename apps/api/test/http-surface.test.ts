@@ -111,7 +111,8 @@ describe('security headers and no-store', () => {
   });
 
   it('sends helmet headers on every answer, errors included', async () => {
-    for (const url of ['/api/health', '/api/faq/not-a-uuid', '/api/nowhere']) {
+    // ... the router's own refusals too (a bad percent-escape, an overlong parameter: answered before any hook).
+    for (const url of ['/api/health', '/api/faq/not-a-uuid', '/api/nowhere', '/api/faq/%zz', `/api/faq/${'a'.repeat(101)}`]) {
       const res = await open.app.inject({ method: 'GET', url });
       expect(res.headers['x-content-type-options'], url).toBe('nosniff');
       expect(res.headers['x-frame-options'], url).toBe('SAMEORIGIN');
@@ -133,6 +134,9 @@ describe('security headers and no-store', () => {
       await open.app.inject({ method: 'GET', url: '/api/auth/me', headers: user.headers }),
       await open.app.inject({ method: 'POST', url: '/api/auth/refresh', payload: { refreshToken: 'x' } }),
       await open.app.inject({ method: 'GET', url: '/api/auth/export', headers: user.headers }),
+      // No such route, and a URL the router refuses, under /auth/ too.
+      await open.app.inject({ method: 'GET', url: '/api/auth/nope' }),
+      await open.app.inject({ method: 'PATCH', url: '/api/auth/users/%zz/role', payload: {} }),
     ];
     for (const res of answers) expect(res.headers['cache-control'], `${res.statusCode} ${res.body.slice(0, 80)}`).toBe('no-store');
     expect(answers[3]?.statusCode).toBe(200);

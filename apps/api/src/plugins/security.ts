@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import cors from '@fastify/cors';
-import type { FastifyInstance, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import helmet, { type HelmetOptions } from 'helmet';
 
@@ -22,11 +22,14 @@ export function corsOptions(setting: string): { origin: false | string | string[
  */
 const NO_STORE_PREFIXES = ['/api/auth/', '/api/admin/', '/api/conf/auth', '/api/conf/callback', '/api/conf/token'];
 
-const noStore: onRequestHookHandler = (_request, reply, done) => {
-  reply.header('cache-control', 'no-store');
-  reply.header('pragma', 'no-cache');
-  done();
-};
+/**
+ * What every answer carries: the security headers, and on the no-store paths `Cache-Control: no-store`
+ * (by the request's path, so an unknown route there and an error before routing carry it too).
+ */
+export function applySecurityHeaders(request: FastifyRequest, reply: FastifyReply, securityHeaders: Readonly<Record<string, string>>) {
+  reply.headers(securityHeaders);
+  if (NO_STORE_PREFIXES.some((p) => request.url.startsWith(p))) reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+}
 
 /**
  * Helmet's headers for these options, read once off its middleware: they depend on the options only
@@ -86,8 +89,8 @@ export const securityPlugin = fp(
     const { origin, credentials } = corsOptions(app.ctx.config.CORS_ORIGINS);
     const securityHeaders = apiSecurityHeaders(app.ctx.config.CORS_ORIGINS);
     // Before CORS's own hook, which answers preflights by itself: they carry these headers too.
-    app.addHook('onRequest', (_request, reply, done) => {
-      reply.headers(securityHeaders);
+    app.addHook('onRequest', (request, reply, done) => {
+      applySecurityHeaders(request, reply, securityHeaders);
       done();
     });
     await app.register(cors, {
@@ -104,12 +107,6 @@ export const securityPlugin = fp(
       maxAge: 600,
       // An OPTIONS request without Origin is no CORS preflight but a plain OPTIONS: 204 (it was a text/plain 400).
       strictPreflight: false,
-    });
-    app.addHook('onRoute', (route) => {
-      const url = route.url ?? route.path ?? '';
-      if (!NO_STORE_PREFIXES.some((p) => url.startsWith(p))) return;
-      const own = route.onRequest;
-      route.onRequest = [noStore, ...(own === undefined ? [] : Array.isArray(own) ? own : [own])];
     });
   },
   { name: 'security', dependencies: ['context'] },
