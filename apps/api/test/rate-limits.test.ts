@@ -23,6 +23,9 @@ afterAll(async () => {
 function expect429(res: Parameters<typeof expectProblem>[0]) {
   const body = expectProblem(res, 429, 'RATE_LIMITED');
   expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+  // The rate-limit headers are those of the limit that refused (not the per-request burst limiter's).
+  expect(res.headers['x-ratelimit-remaining']).toBe('0');
+  expect(res.headers['x-ratelimit-reset']).toBe(res.headers['retry-after']);
   return body;
 }
 

@@ -2,6 +2,7 @@ import { type Config, SharedCounters } from '@cfaq/core';
 import rateLimit, { type RateLimitOptions } from '@fastify/rate-limit';
 import type {
   FastifyInstance,
+  FastifyReply,
   FastifyRequest,
   onRequestAsyncHookHandler,
   onResponseAsyncHookHandler,
@@ -125,8 +126,7 @@ export const rateLimitPlugin = fp(
     app.decorate('identityLimit', async (request, reply) => {
       const result = await identity(request);
       if (result.isAllowed || !result.isExceeded) return;
-      reply.header('retry-after', result.ttlInSeconds);
-      throw tooMany(result.max, result.ttlInSeconds);
+      throw limited(reply, result.max, result.ttlInSeconds);
     });
     app.decorate('loginLimit', loginLimitHooks(app, counters, limits.login));
     app.decorate('twoFactorVerifyLimit', (keyOf: (request: FastifyRequest) => string) =>
@@ -139,6 +139,15 @@ export const rateLimitPlugin = fp(
   },
   { name: 'rate-limit', dependencies: ['context', 'auth'] },
 );
+
+/**
+ * A 429 of a limiter of our own, with the headers of the limit that refused it (the burst limiter's,
+ * set earlier on every request, said "remaining 290, resets in 5 s" beside `retry-after: 899`).
+ */
+function limited(reply: FastifyReply, max: number, retryAfter: number) {
+  reply.headers({ 'retry-after': retryAfter, 'x-ratelimit-limit': max, 'x-ratelimit-remaining': 0, 'x-ratelimit-reset': retryAfter });
+  return tooMany(max, retryAfter);
+}
 
 /** The login limiter: failed sign-ins per account and address, and a looser ceiling per address. */
 function loginLimitHooks(app: FastifyInstance, counters: SharedCounters, limit: LoginLimit): AttemptHooks {
@@ -179,8 +188,7 @@ function failedAttemptHooks(
       const over = states.findIndex((state, i) => state.current > (limits[i]?.max ?? 0));
       if (over < 0) return;
       const retryAfter = Math.max(1, Math.ceil((states[over]?.ttl ?? o.timeWindow) / 1000));
-      reply.header('retry-after', retryAfter);
-      throw tooMany(limits[over]?.max ?? 0, retryAfter);
+      throw limited(reply, limits[over]?.max ?? 0, retryAfter);
     },
     async onResponse(request, reply) {
       const keys = (request as CountedRequest)[attemptKeys];
