@@ -116,6 +116,17 @@ describe('a JSON body keeps its types (coercion is for query strings and paths o
     // Query strings still coerce: page=2 is a number.
     expect((await t.app.inject({ method: 'GET', url: '/api/faq?page=2&limit=5' })).statusCode).toBe(200);
   });
+
+  it('lists at most 50 field errors, however many unknown fields a body holds (no amplification)', async () => {
+    const payload: Record<string, unknown> = { email: 'a@b.test', password: 'a-good-password', name: 'Many' };
+    for (let i = 0; i < 2000; i++) payload[`extra${i}`] = 1;
+    const res = await t.app.inject({ method: 'POST', url: '/api/auth/register', payload });
+    const body = expectProblem(res, 400, 'VALIDATION_FAILED');
+    expect(body.errors).toHaveLength(50);
+    expect(body.errors?.[0]?.path).toBe('body.extra0');
+    expect(body.detail).toMatch(/; and 1950 more$/);
+    expect(res.body.length).toBeLessThan(10_000);
+  });
 });
 
 describe('numbers and dates out of range', () => {

@@ -150,6 +150,9 @@ const FASTIFY_CODES: Record<string, [number, ErrorCode]> = {
   FST_INVALID_MULTIPART_CONTENT_TYPE: [415, Code.UNSUPPORTED_MEDIA_TYPE],
 };
 
+/** At most this many field errors are listed in a problem (and named in its detail). */
+export const MAX_LISTED_ERRORS = 50;
+
 /** Every problem leaves the same way: its status, the request id, problem+json, and the path as `instance`. */
 function sendProblem(request: FastifyRequest, reply: FastifyReply, body: ProblemBody) {
   return reply
@@ -190,8 +193,11 @@ export const problemPlugin = fp(
             seen.add(key);
             return true;
           });
-        const detail = errors.map((e) => `${e.path} ${e.message}`).join('; ');
-        body = problem(400, Code.VALIDATION_FAILED, detail, errors);
+        // A body of thousands of unknown fields is one problem, not a megabyte-long answer: the first ones are listed.
+        const listed = errors.slice(0, MAX_LISTED_ERRORS);
+        const more = errors.length - listed.length;
+        const detail = listed.map((e) => `${e.path} ${e.message}`).join('; ') + (more > 0 ? `; and ${more} more` : '');
+        body = problem(400, Code.VALIDATION_FAILED, detail, listed);
       } else if (err.statusCode === 429) {
         body = problem(429, Code.RATE_LIMITED, err.message || 'Too many requests, retry later');
       } else if (err.code && FASTIFY_CODES[err.code]) {
