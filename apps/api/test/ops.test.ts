@@ -37,6 +37,11 @@ describe('operational routes', () => {
   it('echoes a well-formed x-request-id', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/health', headers: { 'x-request-id': 'abc-123' } });
     expect(res.headers['x-request-id']).toBe('abc-123');
+    // The docs (routes without an access level) and the router's refusals too.
+    for (const url of ['/api/docs/json', '/api/docs', '/api/faq/%zz']) {
+      const other = await t.app.inject({ method: 'GET', url, headers: { 'x-request-id': 'abc-124' } });
+      expect(other.headers['x-request-id'], url).toBe('abc-124');
+    }
   });
 
   it('sends x-request-id on errors too: 400, 401 and an unknown route', async () => {

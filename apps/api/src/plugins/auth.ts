@@ -120,16 +120,13 @@ export const authPlugin = fp(
 );
 
 /**
- * The first hook of every route: echoes the request id (so every answer carries it, errors included,
- * without an app-wide hook or an onSend hook around every payload; the not-found handler sets it for
- * unknown routes) and admits the caller by the route's access level (provider routes check their
+ * The first hook of every route: admits the caller by the route's access level (provider routes check their
  * signature in the handler). Callback style: a public request without a token (most traffic) costs
  * no promise.
  */
 function entryHook(app: FastifyInstance, access: Access, twoFactorSetup: boolean): onRequestHookHandler {
   const requireTotp = access === 'admin' && !twoFactorSetup && adminTwoFactorRequired(app.ctx.config);
   return (request, reply, done) => {
-    reply.header('x-request-id', request.id);
     if (access === 'provider') return done();
     const header = request.headers.authorization;
     if (!header) return access === 'public' ? done() : done(unauthorized());

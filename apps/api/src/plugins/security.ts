@@ -89,7 +89,9 @@ export const securityPlugin = fp(
     const { origin, credentials } = corsOptions(app.ctx.config.CORS_ORIGINS);
     const securityHeaders = apiSecurityHeaders(app.ctx.config.CORS_ORIGINS);
     // Before CORS's own hook, which answers preflights by itself: they carry these headers too.
+    // The request id goes out here too: every answer carries it, the docs' included (they have no access hook).
     app.addHook('onRequest', (request, reply, done) => {
+      reply.header('x-request-id', request.id);
       applySecurityHeaders(request, reply, securityHeaders);
       done();
     });
