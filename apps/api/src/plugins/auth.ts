@@ -126,7 +126,7 @@ export const authPlugin = fp(
  */
 function entryHook(app: FastifyInstance, access: Access, twoFactorSetup: boolean): onRequestHookHandler {
   const requireTotp = access === 'admin' && !twoFactorSetup && adminTwoFactorRequired(app.ctx.config);
-  return (request, reply, done) => {
+  return (request, _reply, done) => {
     if (access === 'provider') return done();
     const header = request.headers.authorization;
     if (!header) return access === 'public' ? done() : done(unauthorized());
