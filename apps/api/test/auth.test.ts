@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { hashPassword, sha256Hex } from '@cfaq/core';
+import { hashPassword, sha256Hex, startSession, type TokenSigner } from '@cfaq/core';
 import {
   badges,
   comments,
@@ -460,6 +460,27 @@ describe('revoking sessions while a refresh is under way', () => {
     expect(refreshed.statusCode).toBe(200);
     expectProblem(await post('/auth/refresh', { refreshToken: refreshed.json().refreshToken }), 401);
     expect((await post('/auth/refresh', { refreshToken: changed.json().refreshToken })).statusCode).toBe(200);
+  });
+
+  it('a sign-in whose password changed while it was being checked gets no session', async () => {
+    const u = await registerUser();
+    const [checked] = await t.ctx.db.select().from(users).where(eq(users.id, u.user.id));
+    const changed = await t.app.inject({
+      method: 'PUT',
+      url: '/api/auth/password',
+      headers: bearer(u.accessToken),
+      payload: { currentPassword: u.password, newPassword: 'a-brand-new-password' },
+    });
+    expect(changed.statusCode).toBe(200);
+    const signer = { accessToken: () => 'token', accessTtlSeconds: 900 } as unknown as TokenSigner;
+    // The login checked the old password against this hash; the change committed before it stored its session.
+    await expect(
+      startSession(t.ctx, signer, checked as NonNullable<typeof checked>, {}, { passwordHashes: [checked?.passwordHash as string] }),
+    ).rejects.toMatchObject({ status: 401, code: 'INVALID_CREDENTIALS' });
+    const live = await t.ctx.pool.query(`SELECT count(*)::int AS n FROM refresh_tokens WHERE user_id = $1 AND revoked_at IS NULL`, [
+      u.user.id,
+    ]);
+    expect(live.rows[0].n).toBe(1);
   });
 
   it('a suspension waits for a racing refresh (no deadlock) and revokes its token', async () => {

@@ -203,6 +203,9 @@ describe('loadConfig', () => {
     // A password keeps its spaces, as registration keeps them: the admin signs in with what was set.
     expect(loadConfig({ ADMIN_PASSWORD: ' 1234567' }).ADMIN_PASSWORD).toBe(' 1234567');
     expect(loadConfig({ ADMIN_PASSWORD: 'my admin pass  ' }).ADMIN_PASSWORD).toBe('my admin pass  ');
+    // Characters, as registration counts them: 100 emoji are 100, 4 are too few.
+    expect(loadConfig({ ADMIN_PASSWORD: '😀'.repeat(100) }).ADMIN_PASSWORD).toBe('😀'.repeat(100));
+    expect(() => loadConfig({ ADMIN_PASSWORD: '😀'.repeat(4) })).toThrow(/ADMIN_PASSWORD/);
     for (const value of ['true', 'false', '2']) expect(loadConfig({ TRUST_PROXY: value }).TRUST_PROXY).toBe(value);
     // Any case, as the boolean settings take it.
     expect(loadConfig({ TRUST_PROXY: 'TRUE' }).TRUST_PROXY).toBe('true');

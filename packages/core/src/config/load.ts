@@ -1,6 +1,6 @@
 import { Value } from '@sinclair/typebox/value';
 import { CronExpressionParser } from 'cron-parser';
-import { PASSWORD_MAX, PASSWORD_MIN } from '../identity/password-rule.js';
+import { PASSWORD_MAX, PASSWORD_MIN, passwordLengthAllowed } from '../identity/password-rule.js';
 import {
   DECIMAL,
   databaseUrlProblem,
@@ -126,7 +126,7 @@ function checkValues(c: Config, raw: Record<string, unknown>): void {
     fail('CONF_DOWNLOAD_HOSTS', problem && `${JSON.stringify(host)} is not a host name, *.domain or an IP address`, false);
   }
   if (c.ADMIN_EMAIL !== undefined) fail('ADMIN_EMAIL', emailProblem(c.ADMIN_EMAIL));
-  if (c.ADMIN_PASSWORD !== undefined && (c.ADMIN_PASSWORD.length < PASSWORD_MIN || c.ADMIN_PASSWORD.length > PASSWORD_MAX)) {
+  if (c.ADMIN_PASSWORD !== undefined && !passwordLengthAllowed(c.ADMIN_PASSWORD)) {
     // The rule of registration and password changes; the value is never echoed.
     throw new ConfigError('ADMIN_PASSWORD', `must be ${PASSWORD_MIN}-${PASSWORD_MAX} characters, as every password`);
   }

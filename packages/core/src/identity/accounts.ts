@@ -3,7 +3,7 @@ import { and, eq } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { badRequest, Code, conflict, forbidden, notFound, unauthorized } from '../errors/index.js';
 import { hashPassword, needsRehash, normalizeEmail, verifyPassword } from './password.js';
-import { PASSWORD_MAX, PASSWORD_MIN } from './password-rule.js';
+import { PASSWORD_MAX, PASSWORD_MIN, passwordLengthAllowed } from './password-rule.js';
 import { type ClientMeta, createRefreshToken, type Session, sessionOf, startSession, type TokenSigner } from './sessions.js';
 import { isSuspended, revokeUserTokens, userColumns } from './users.js';
 
@@ -12,9 +12,7 @@ export { PASSWORD_MAX, PASSWORD_MIN };
 type Ctx = Pick<CoreContext, 'db' | 'config' | 'clock' | 'log'>;
 
 function checkPassword(path: string, password: string) {
-  // Characters (code points), as the schemas count them: `.length` counts an emoji twice.
-  const length = [...password].length;
-  if (length < PASSWORD_MIN || length > PASSWORD_MAX) {
+  if (!passwordLengthAllowed(password)) {
     throw badRequest(Code.VALIDATION_FAILED, `${path} must be ${PASSWORD_MIN}-${PASSWORD_MAX} characters`, [
       { path, message: `must be ${PASSWORD_MIN}-${PASSWORD_MAX} characters` },
     ]);
@@ -82,9 +80,11 @@ export async function login(
     throw unauthorized('Email or password is incorrect', Code.INVALID_CREDENTIALS);
   }
   if (isSuspended(row, ctx.clock.now())) throw forbidden('This account is suspended', Code.ACCOUNT_SUSPENDED);
+  const checkedHashes = [row.passwordHash];
   if (needsRehash(row.passwordHash, ctx.config)) {
     // The cost changed since this hash was made: store one at today's cost while the password is at hand.
     const rehashed = await hashPassword(params.password, ctx.config);
+    checkedHashes.push(rehashed);
     await ctx.db
       .update(users)
       .set({ passwordHash: rehashed })
@@ -92,7 +92,8 @@ export async function login(
   }
   if (row.totpEnabled) return { twoFactorRequired: true, challengeToken: signer.challengeToken(row.id, ctx.clock.now()) };
   const { passwordHash: _omit, ...user } = row;
-  return startSession(ctx, signer, user, meta);
+  // A password changed while this one was being checked signs nobody in (its change revoked every session).
+  return startSession(ctx, signer, user, meta, { passwordHashes: checkedHashes });
 }
 
 /**

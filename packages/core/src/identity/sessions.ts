@@ -56,16 +56,37 @@ export async function createRefreshToken(
   return token;
 }
 
-/** A fresh session (new refresh-token family) for a user row that has passed every check. */
+/**
+ * A fresh session (new refresh-token family) for a user row that has passed every check. With
+ * `passwordHashes` (a sign-in by password: the hash it was checked against, and a rehash of it), the
+ * password must still be one of them when the session is stored.
+ */
 export async function startSession(
   ctx: Pick<CoreContext, 'db' | 'config' | 'clock'>,
   signer: TokenSigner,
   user: UserRow,
   meta: ClientMeta = {},
+  opts: { passwordHashes?: string[] } = {},
 ): Promise<Session> {
-  const refreshToken = await createRefreshToken(ctx.db, ctx, { userId: user.id, meta });
-  await ctx.db.update(users).set({ lastLoginAt: ctx.clock.now() }).where(eq(users.id, user.id));
-  return sessionOf(signer, user, refreshToken, ctx.clock.now());
+  const now = ctx.clock.now();
+  const refreshToken = await ctx.db.transaction(async (tx) => {
+    // The user's row locked, as every revocation locks it (revokeUserTokens): a password change or a
+    // suspension that committed while the password was being checked is seen here, and one that comes
+    // after waits for this token and revokes it.
+    const [current] = await tx
+      .select({ ...userColumns, passwordHash: users.passwordHash })
+      .from(users)
+      .where(eq(users.id, user.id))
+      .for('no key update');
+    if (!current || (opts.passwordHashes && !opts.passwordHashes.includes(current.passwordHash))) {
+      throw unauthorized('Email or password is incorrect', Code.INVALID_CREDENTIALS);
+    }
+    if (isSuspended(current, now)) throw forbidden('This account is suspended', Code.ACCOUNT_SUSPENDED);
+    const token = await createRefreshToken(tx, ctx, { userId: user.id, meta });
+    await tx.update(users).set({ lastLoginAt: now }).where(eq(users.id, user.id));
+    return token;
+  });
+  return sessionOf(signer, user, refreshToken, now);
 }
 
 export const sessionOf = (signer: TokenSigner, user: UserRow, refreshToken: string, now: Date): Session => ({
