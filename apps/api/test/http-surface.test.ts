@@ -134,8 +134,10 @@ describe('security headers and no-store', () => {
       await open.app.inject({ method: 'GET', url: '/api/auth/me', headers: user.headers }),
       await open.app.inject({ method: 'POST', url: '/api/auth/refresh', payload: { refreshToken: 'x' } }),
       await open.app.inject({ method: 'GET', url: '/api/auth/export', headers: user.headers }),
-      // No such route, and a URL the router refuses, under /auth/ too.
+      // No such route, and a URL the router refuses, under /auth/ too; and the path spelled with escapes.
       await open.app.inject({ method: 'GET', url: '/api/auth/nope' }),
+      await open.app.inject({ method: 'GET', url: '/api/%61uth/me', headers: user.headers }),
+      await open.app.inject({ method: 'GET', url: '/api/%61uth/n%6Fpe' }),
       await open.app.inject({ method: 'PATCH', url: '/api/auth/users/%zz/role', payload: {} }),
     ];
     for (const res of answers) expect(res.headers['cache-control'], `${res.statusCode} ${res.body.slice(0, 80)}`).toBe('no-store');

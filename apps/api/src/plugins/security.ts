@@ -28,7 +28,23 @@ const NO_STORE_PREFIXES = ['/api/auth/', '/api/admin/', '/api/conf/auth', '/api/
  */
 export function applySecurityHeaders(request: FastifyRequest, reply: FastifyReply, securityHeaders: Readonly<Record<string, string>>) {
   reply.headers(securityHeaders);
-  if (NO_STORE_PREFIXES.some((p) => request.url.startsWith(p))) reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+  const path = routedPath(request);
+  if (NO_STORE_PREFIXES.some((p) => path.startsWith(p))) reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+}
+
+/**
+ * The path the router matched (`/api/%61uth/login` runs `/api/auth/login`: the raw URL would miss the
+ * prefix), else the request's path decoded (an unknown route), else as sent (a malformed escape).
+ */
+function routedPath(request: FastifyRequest): string {
+  const routed = request.routeOptions?.url;
+  if (routed) return routed;
+  const raw = request.url.split('?')[0] ?? '';
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
 }
 
 /**
