@@ -6,6 +6,7 @@ import {
   type JobQueue,
   type MemoryJobQueue,
   recordingPayloadOf,
+  storableRecording,
   unavailable,
 } from '@cfaq/core';
 import { confMeetings, confOauthStates, faqs, transcriptKnowledge, users } from '@cfaq/db/schema/index';
@@ -428,16 +429,29 @@ describe('ingestion', () => {
     return recordingPayloadOf(fake.recordingEvent(uuid), 'webhook');
   };
 
-  it('a duration past the integer column is dropped, so the meeting is still made', async () => {
-    const event = (duration: number) => {
+  it('a duration or start time past what the meeting columns hold is dropped, so the meeting is still made', async () => {
+    const event = (object: Record<string, unknown>) => {
       const body = fake.recordingEvent('dur-1') as { payload: { object: Record<string, unknown> } };
-      body.payload.object.duration = duration;
-      return recordingPayloadOf(body, 'webhook');
+      Object.assign(body.payload.object, object);
+      return storableRecording(recordingPayloadOf(body, 'webhook'));
     };
     fake.addRecording({ uuid: 'dur-1', hostId: 'zm-alice', topic: 'Very long', vtt: VTT });
-    expect(event(90).durationMinutes).toBe(90);
-    expect(event(1e12).durationMinutes).toBeUndefined();
-    expect(await ingestRecording(t.ctx, event(1e12), { jobId: 'job-dur-1' })).toMatchObject({ status: 'completed' });
+    expect(event({ duration: 90, start_time: '2026-11-27T17:00:00Z' })).toMatchObject({
+      durationMinutes: 90,
+      startTime: '2026-11-27T17:00:00Z',
+    });
+    const odd = event({ duration: 1e12, start_time: '-010000-01-01T00:00:00Z' });
+    expect(odd.durationMinutes).toBeUndefined();
+    expect(odd.startTime).toBeUndefined();
+    expect(await ingestRecording(t.ctx, odd, { jobId: 'job-dur-1' })).toMatchObject({ status: 'completed' });
+    // A job queued before the rule (its payload not cleaned) is cleaned when it runs.
+    fake.addRecording({ uuid: 'dur-2', hostId: 'zm-alice', topic: 'Very long too', vtt: VTT });
+    const raw = {
+      ...recordingPayloadOf(fake.recordingEvent('dur-2'), 'webhook'),
+      durationMinutes: 1e12,
+      startTime: '+275760-01-01T00:00:00Z',
+    };
+    expect(await ingestRecording(t.ctx, raw, { jobId: 'job-dur-2' })).toMatchObject({ status: 'completed' });
   });
 
   it('downloads with the bearer token, parses, stores approved knowledge with an inline embedding and completes the meeting', async () => {
@@ -791,7 +805,15 @@ describe('meetings, insights, health, stats, backfill', () => {
 
   it('backfill lists recordings month by month and queues those with transcripts', async () => {
     fake.addRecording({ uuid: 'bf-1', hostId: 'zm-alice', topic: 'Old session', startTime: '2026-01-10T10:00:00Z', vtt: VTT });
-    fake.addRecording({ uuid: 'bf-2', hostId: 'zm-alice', topic: 'Older session', startTime: '2025-12-01T10:00:00Z', vtt: VTT });
+    // Its duration past the meeting column's integer is dropped (it failed the whole backfill: 500).
+    fake.addRecording({
+      uuid: 'bf-2',
+      hostId: 'zm-alice',
+      topic: 'Older session',
+      startTime: '2025-12-01T10:00:00Z',
+      duration: 3_000_000_000,
+      vtt: VTT,
+    });
     fake.addRecording({ uuid: 'bf-novtt', hostId: 'zm-alice', topic: 'No transcript', startTime: '2026-01-05T10:00:00Z' });
     const before = sent().length;
     const res = await t.app.inject({

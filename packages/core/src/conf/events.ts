@@ -11,9 +11,6 @@ export const RECORDING_EVENTS = ['recording.transcript_completed', 'recording.co
 
 const str = (v: unknown) => (typeof v === 'string' && v.length > 0 ? v : undefined);
 
-/** PostgreSQL's integer. */
-const INT_MAX = 2_147_483_647;
-
 /**
  * A provider event body as the job's payload. Only the fields the service uses are read (topic, ids,
  * host, the transcript file); a missing meeting uuid is a 400 naming the field.
@@ -49,8 +46,7 @@ export function recordingPayloadOf(body: Record<string, unknown>, sourcing: 'web
     ...(hostId ? { hostId: hostId.slice(0, 200) } : {}),
     ...(hostEmail ? { hostEmail: hostEmail.slice(0, 320) } : {}),
     ...(startTime ? { startTime: startTime.slice(0, 64) } : {}),
-    // The column is an integer: a duration past it (no meeting lasts 4,000 years) is dropped like a malformed one.
-    ...(typeof object.duration === 'number' && Number.isInteger(object.duration) && object.duration >= 0 && object.duration <= INT_MAX
+    ...(typeof object.duration === 'number' && Number.isInteger(object.duration) && object.duration >= 0
       ? { durationMinutes: object.duration }
       : {}),
     ...(transcript && transcript.downloadUrl.length <= 4000 ? { transcriptUrl: transcript.downloadUrl } : {}),

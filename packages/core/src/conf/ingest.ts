@@ -16,7 +16,7 @@ import {
   noteRetry,
   writeKnowledgeRows,
 } from './knowledge-store.js';
-import type { RecordingPayload } from './recording.js';
+import { meetingStart, type RecordingPayload, storableRecording } from './recording.js';
 import type { InsightsStatus } from './shape.js';
 import { withConfToken } from './tokens.js';
 import { blacklistedBy, sanitizeTopic } from './topic.js';
@@ -204,9 +204,11 @@ export async function fetchAndStore(
  */
 export async function ingestRecording(
   ctx: Ctx,
-  p: RecordingPayload,
+  payload: RecordingPayload,
   meta: { jobId: string; finalAttempt?: boolean },
 ): Promise<IngestResult> {
+  // Cleaned where it is queued; again here for a job queued before a rule was added (it would fail every attempt).
+  const p = storableRecording(payload);
   const topic = sanitizeTopic(p.topic);
   const pattern = blacklistedBy(ctx.config, topic);
   if (pattern) {
@@ -218,7 +220,7 @@ export async function ingestRecording(
   if (!p.transcriptUrl) return { status: 'skipped', reason: 'the event carries no completed transcript file' };
 
   const batchId = await resolveProgramId(ctx, null);
-  const startTime = p.startTime && !Number.isNaN(Date.parse(p.startTime)) ? new Date(p.startTime) : null;
+  const startTime = meetingStart(p.startTime);
   const [created] = await ctx.db
     .insert(confMeetings)
     .values({

@@ -18,6 +18,20 @@ export const RecordingPayload = T.Object({
 });
 export type RecordingPayload = Static<typeof RecordingPayload>;
 
+/** PostgreSQL's integer. */
+const INT_MAX = 2_147_483_647;
+
+/**
+ * A meeting's start time as a date PostgreSQL stores, else null: JavaScript parses years such as
+ * -010000 or +275000 that a timestamptz column refuses.
+ */
+export function meetingStart(value: string | undefined): Date | null {
+  if (!value) return null;
+  const at = new Date(value);
+  const year = at.getUTCFullYear();
+  return Number.isNaN(at.getTime()) || year < 1 || year > 9999 ? null : at;
+}
+
 /** A surrogate half without its pair: not text PostgreSQL can store (nor JSON it accepts). */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
@@ -33,6 +47,11 @@ export function storableRecording(p: RecordingPayload): RecordingPayload {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(p)) out[k] = typeof v === 'string' ? storableText(v) : v;
   const clean = out as RecordingPayload;
+  // The meeting's column is an integer: a duration past it (no meeting lasts 4,000 years) is dropped like a
+  // malformed one (the event was acknowledged, then its meeting insert failed on every attempt).
+  if (clean.durationMinutes !== undefined && !(clean.durationMinutes >= 0 && clean.durationMinutes <= INT_MAX))
+    delete clean.durationMinutes;
+  if (clean.startTime !== undefined && !meetingStart(clean.startTime)) delete clean.startTime;
   // The uuid is the meeting's identity: emptied by the cleaning, it is one again from a hash of the
   // original (two such meetings stay two).
   if (!clean.meetingUuid) clean.meetingUuid = `unstorable-${createHash('sha256').update(p.meetingUuid).digest('hex').slice(0, 32)}`;
