@@ -673,7 +673,10 @@ describe('upload-transcript', () => {
     const noFile = multipart({ source: 'manual_vtt' });
     expect(expectProblem(await up(noFile.payload, noFile.headers), 400).errors?.[0]?.path).toBe('body.file');
     const wrongSource = multipart({ source: 'manual_raw' }, { name: 'a.vtt', content: VTT });
-    expect(expectProblem(await up(wrongSource.payload, wrongSource.headers), 400).errors?.[0]?.path).toBe('body.source');
+    expect(expectProblem(await up(wrongSource.payload, wrongSource.headers), 400).errors?.[0]).toEqual({
+      path: 'body.source',
+      message: 'must be "manual_vtt"',
+    });
     expectProblem(await up('plain text', { 'content-type': 'text/plain' }), 415);
     // Lengths count characters, as on every other route (an emoji is one), and no unknown form field passes.
     const raw = 'Dana: The stipend is paid on the first business day of each month.';

@@ -26,6 +26,8 @@ export function fieldPath(context: string | undefined, e: AjvError): string {
 
 function fieldMessage(e: AjvError): string {
   if (e.keyword === 'required') return 'is required';
+  // A single allowed value names it (Ajv says "must be equal to constant").
+  if (e.keyword === 'const' && e.params && 'allowedValue' in e.params) return `must be ${JSON.stringify(e.params.allowedValue)}`;
   if (e.keyword === 'enum' && Array.isArray(e.params?.allowedValues)) {
     return `must be one of: ${(e.params.allowedValues as unknown[]).map((v) => (v === null ? 'null' : String(v))).join(', ')}`;
   }
