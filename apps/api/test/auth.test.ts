@@ -42,6 +42,15 @@ async function registerUser(overrides: Partial<{ email: string; password: string
   return { ...body, ...(res.json() as { accessToken: string; refreshToken: string; expiresIn: number; user: { id: string } }) };
 }
 
+/** PUT /auth/password from `u`'s password to 'a-brand-new-password'. */
+const changePassword = (u: { accessToken: string; password: string }) =>
+  t.app.inject({
+    method: 'PUT',
+    url: '/api/auth/password',
+    headers: bearer(u.accessToken),
+    payload: { currentPassword: u.password, newPassword: 'a-brand-new-password' },
+  });
+
 /** Moves a token's rotation past the refresh grace window (REFRESH_REUSE_GRACE_SECONDS, 30 s). */
 async function ageRotation(token: string) {
   await t.ctx.db
@@ -382,12 +391,7 @@ describe('GET /auth/me and PATCH /auth/profile', () => {
 describe('PUT /auth/password', () => {
   it('changes the password, revokes the old refresh tokens and answers a new session', async () => {
     const u = await registerUser();
-    const res = await t.app.inject({
-      method: 'PUT',
-      url: '/api/auth/password',
-      headers: bearer(u.accessToken),
-      payload: { currentPassword: u.password, newPassword: 'a-brand-new-password' },
-    });
+    const res = await changePassword(u);
     expect(res.statusCode).toBe(200);
     const fresh = res.json();
     expectProblem(await post('/auth/refresh', { refreshToken: u.refreshToken }), 401);
@@ -449,12 +453,7 @@ describe('revoking sessions while a refresh is under way', () => {
   it('a password change revokes the token a racing refresh was issuing', async () => {
     const u = await registerUser();
     const refreshing = pausedRefresh(u);
-    const change = t.app.inject({
-      method: 'PUT',
-      url: '/api/auth/password',
-      headers: bearer(u.accessToken),
-      payload: { currentPassword: u.password, newPassword: 'a-brand-new-password' },
-    });
+    const change = changePassword(u);
     const [refreshed, changed] = await Promise.all([refreshing, change]);
     expect(changed.statusCode).toBe(200);
     expect(refreshed.statusCode).toBe(200);
@@ -465,12 +464,7 @@ describe('revoking sessions while a refresh is under way', () => {
   it('a sign-in whose password changed while it was being checked gets no session', async () => {
     const u = await registerUser();
     const [checked] = await t.ctx.db.select().from(users).where(eq(users.id, u.user.id));
-    const changed = await t.app.inject({
-      method: 'PUT',
-      url: '/api/auth/password',
-      headers: bearer(u.accessToken),
-      payload: { currentPassword: u.password, newPassword: 'a-brand-new-password' },
-    });
+    const changed = await changePassword(u);
     expect(changed.statusCode).toBe(200);
     const signer = { accessToken: () => 'token', accessTtlSeconds: 900 } as unknown as TokenSigner;
     // The login checked the old password against this hash; the change committed before it stored its session.
