@@ -1,4 +1,5 @@
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
@@ -40,6 +41,23 @@ function joined(info: LockInfo): EmbeddedDatabase {
   };
 }
 
+/** Refusals in a row (200 ms apart, 5 s) after which a lock whose pid lives is another process's pid. */
+const STALE_AFTER_REFUSALS = 25;
+
+/** Whether something accepts connections on the loopback port (the owner's socket server). */
+function listening(port: number): Promise<boolean> {
+  return new Promise((settle) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      settle(ok);
+    };
+    socket.setTimeout(1000, () => done(true));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
 interface LockInfo {
   pid: number;
   port: number;
@@ -66,6 +84,9 @@ export async function openEmbeddedDatabase(dataDir: string): Promise<EmbeddedDat
   mkdirSync(dir, { recursive: true });
   const lockPath = join(dir, 'pglite.lock');
 
+  // How many times in a row the lock named a live process whose port refused: its owner stopping (it
+  // removes the lock within a second or two), or a dead owner whose pid another process now has.
+  let refused = 0;
   for (let attempt = 0; attempt < 50; attempt++) {
     let fd: number;
     try {
@@ -78,9 +99,14 @@ export async function openEmbeddedDatabase(dataDir: string): Promise<EmbeddedDat
       } catch {
         /* the owner is still writing it */
       }
-      if (info && info.pid !== process.pid && isAlive(info.pid)) {
-        if (info.port > 0) return joined(info);
+      const stale = info !== null && info.port > 0 && refused >= STALE_AFTER_REFUSALS;
+      if (info && info.pid !== process.pid && isAlive(info.pid) && !stale) {
+        if (info.port > 0) {
+          if (await listening(info.port)) return joined(info);
+          refused++;
+        }
       } else if (info) {
+        refused = 0;
         rmSync(lockPath, { force: true });
         continue;
       }

@@ -7,6 +7,7 @@ import { serializeError } from './redact.js';
 export type Serve = (runtime: Runtime) => Promise<() => Promise<void>>;
 
 const FORCE_EXIT_MS = 10_000;
+const OWNER_GONE_EXIT_MS = 1_000;
 
 /**
  * The body of every start file: read `.env`, start the runtime, serve, and on SIGTERM/SIGINT stop
@@ -45,6 +46,9 @@ export function runMain(role: ProcessRole, serve: Serve): void {
     // person at the terminal) starts this process again, as the owner or joining the new one.
     void runtime.embedded?.ownerGone.then(() => {
       runtime.log.error({ role }, 'the process that owns the embedded database stopped; exiting');
+      // Nothing in flight can finish without the database: a second for the stop to log, not the 10 s
+      // a worker gives in-flight jobs.
+      setTimeout(() => process.exit(1), OWNER_GONE_EXIT_MS).unref();
       void stop('owner-gone', 1);
     });
     stopServing = await serve(runtime);
