@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { hashPassword, sha256Hex, startSession, type TokenSigner } from '@cfaq/core';
+import { Code, hashPassword, sha256Hex, startSession, type TokenSigner, unauthorized } from '@cfaq/core';
 import {
   badges,
   comments,
@@ -161,6 +161,10 @@ describe('POST /auth/login', () => {
     expect((await post('/auth/login', { email: u.email, password: u.password })).statusCode).toBe(200);
     expect((await stored())?.split('$')[3]?.split(',').sort()).toEqual(['m=1024', 'p=1', 't=1']);
     expect((await post('/auth/login', { email: u.email, password: u.password })).statusCode).toBe(200);
+    // Sign-ins in parallel each re-hash; one hash is stored, and every one of them signs in.
+    await t.ctx.db.update(users).set({ passwordHash: older }).where(eq(users.id, u.user.id));
+    const parallel = await Promise.all(Array.from({ length: 5 }, () => post('/auth/login', { email: u.email, password: u.password })));
+    expect(parallel.map((r) => r.statusCode)).toEqual([200, 200, 200, 200, 200]);
   });
 
   it('refuses a suspended account (403) and lets it in once the suspension has lapsed', async () => {
@@ -469,7 +473,17 @@ describe('revoking sessions while a refresh is under way', () => {
     const signer = { accessToken: () => 'token', accessTtlSeconds: 900 } as unknown as TokenSigner;
     // The login checked the old password against this hash; the change committed before it stored its session.
     await expect(
-      startSession(t.ctx, signer, checked as NonNullable<typeof checked>, {}, { passwordHashes: [checked?.passwordHash as string] }),
+      startSession(
+        t.ctx,
+        signer,
+        checked as NonNullable<typeof checked>,
+        {},
+        {
+          recheck: (current) => {
+            if (current.passwordHash !== checked?.passwordHash) throw unauthorized('changed', Code.INVALID_CREDENTIALS);
+          },
+        },
+      ),
     ).rejects.toMatchObject({ status: 401, code: 'INVALID_CREDENTIALS' });
     const live = await t.ctx.pool.query(`SELECT count(*)::int AS n FROM refresh_tokens WHERE user_id = $1 AND revoked_at IS NULL`, [
       u.user.id,

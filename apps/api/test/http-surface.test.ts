@@ -138,6 +138,7 @@ describe('security headers and no-store', () => {
       await open.app.inject({ method: 'GET', url: '/api/auth/nope' }),
       await open.app.inject({ method: 'GET', url: '/api/%61uth/me', headers: user.headers }),
       await open.app.inject({ method: 'GET', url: '/api/%61uth/n%6Fpe' }),
+      await open.app.inject({ method: 'OPTIONS', url: '/api/auth/login' }),
       await open.app.inject({ method: 'PATCH', url: '/api/auth/users/%zz/role', payload: {} }),
     ];
     for (const res of answers) expect(res.headers['cache-control'], `${res.statusCode} ${res.body.slice(0, 80)}`).toBe('no-store');

@@ -183,6 +183,20 @@ describe('login with two-factor', () => {
     expect(used.filter((r) => r.usedAt)).toHaveLength(3);
   });
 
+  it('a challenge issued before a password change is spent by it (the old password signs nobody in)', async () => {
+    const admin = await enrolledAdmin();
+    const token = await challenge(admin);
+    clock.advance(1000);
+    const changed = await t.app.inject({
+      method: 'PUT',
+      url: '/api/auth/password',
+      headers: admin.headers,
+      payload: { currentPassword: admin.password, newPassword: 'a-brand-new-password' },
+    });
+    expect(changed.statusCode).toBe(200);
+    expectProblem(await post('/auth/2fa/verify', { challengeToken: token, code: admin.recoveryCodes[0] }), 401, 'INVALID_CHALLENGE');
+  });
+
   it('refuses forged, expired or access tokens as challenges (401) and a bad body (400)', async () => {
     const admin = await enrolledAdmin();
     const code = await codeAt(admin.secret);

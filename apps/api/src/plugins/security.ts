@@ -38,7 +38,8 @@ export function applySecurityHeaders(request: FastifyRequest, reply: FastifyRepl
  */
 function routedPath(request: FastifyRequest): string {
   const routed = request.routeOptions?.url;
-  if (routed) return routed;
+  // CORS's `OPTIONS *` route matches any path: the path asked for decides.
+  if (routed && !routed.includes('*')) return routed;
   const raw = request.url.split('?')[0] ?? '';
   try {
     return decodeURIComponent(raw);

@@ -92,8 +92,14 @@ export async function login(
   }
   if (row.totpEnabled) return { twoFactorRequired: true, challengeToken: signer.challengeToken(row.id, ctx.clock.now()) };
   const { passwordHash: _omit, ...user } = row;
-  // A password changed while this one was being checked signs nobody in (its change revoked every session).
-  return startSession(ctx, signer, user, meta, { passwordHashes: checkedHashes });
+  // A password changed while this one was being checked signs nobody in (its change revoked every
+  // session). A hash other than the ones checked here (a parallel sign-in's rehash) is checked again.
+  return startSession(ctx, signer, user, meta, {
+    recheck: async (current) => {
+      if (checkedHashes.includes(current.passwordHash) || (await verifyPassword(current.passwordHash, params.password))) return;
+      throw unauthorized('Email or password is incorrect', Code.INVALID_CREDENTIALS);
+    },
+  });
 }
 
 /**
@@ -117,7 +123,13 @@ export async function changePassword(
   const passwordHash = await hashPassword(params.newPassword, ctx.config);
   const now = ctx.clock.now();
   const { user, refreshToken } = await ctx.db.transaction(async (tx) => {
-    const [updated] = await tx.update(users).set({ passwordHash, updatedAt: now }).where(eq(users.id, userId)).returning(userColumns);
+    // The answer is a new sign-in (lastLoginAt): a two-factor challenge issued before it, with the old
+    // password, is spent (POST /auth/2fa/verify refuses a challenge older than the last sign-in).
+    const [updated] = await tx
+      .update(users)
+      .set({ passwordHash, updatedAt: now, lastLoginAt: now })
+      .where(eq(users.id, userId))
+      .returning(userColumns);
     if (!updated) throw notFound('User', Code.USER_NOT_FOUND);
     await revokeUserTokens(tx, userId, now);
     return { user: updated, refreshToken: await createRefreshToken(tx, ctx, { userId, meta }) };

@@ -56,17 +56,20 @@ export async function createRefreshToken(
   return token;
 }
 
+/** The user's row as a new session finds it, locked. */
+export type LockedUser = UserRow & { passwordHash: string; lastLoginAt: Date | null };
+
 /**
- * A fresh session (new refresh-token family) for a user row that has passed every check. With
- * `passwordHashes` (a sign-in by password: the hash it was checked against, and a rehash of it), the
- * password must still be one of them when the session is stored.
+ * A fresh session (new refresh-token family) for a user row that has passed every check. `recheck`
+ * sees the row again, locked, and throws when what was checked no longer holds (a sign-in by password:
+ * the password changed meanwhile; a two-factor sign-in: another sign-in or a password change since).
  */
 export async function startSession(
   ctx: Pick<CoreContext, 'db' | 'config' | 'clock'>,
   signer: TokenSigner,
   user: UserRow,
   meta: ClientMeta = {},
-  opts: { passwordHashes?: string[] } = {},
+  opts: { recheck?: (current: LockedUser) => void | Promise<void> } = {},
 ): Promise<Session> {
   const now = ctx.clock.now();
   const refreshToken = await ctx.db.transaction(async (tx) => {
@@ -74,13 +77,12 @@ export async function startSession(
     // suspension that committed while the password was being checked is seen here, and one that comes
     // after waits for this token and revokes it.
     const [current] = await tx
-      .select({ ...userColumns, passwordHash: users.passwordHash })
+      .select({ ...userColumns, passwordHash: users.passwordHash, lastLoginAt: users.lastLoginAt })
       .from(users)
       .where(eq(users.id, user.id))
       .for('no key update');
-    if (!current || (opts.passwordHashes && !opts.passwordHashes.includes(current.passwordHash))) {
-      throw unauthorized('Email or password is incorrect', Code.INVALID_CREDENTIALS);
-    }
+    if (!current) throw unauthorized('Email or password is incorrect', Code.INVALID_CREDENTIALS);
+    await opts.recheck?.(current);
     if (isSuspended(current, now)) throw forbidden('This account is suspended', Code.ACCOUNT_SUSPENDED);
     const token = await createRefreshToken(tx, ctx, { userId: user.id, meta });
     await tx.update(users).set({ lastLoginAt: now }).where(eq(users.id, user.id));

@@ -163,10 +163,11 @@ export async function verifyTwoFactorLogin(
   // transaction, so racing uses of one challenge wait for each other: one signs in, the others are
   // refused without using up their codes, and a wrong code gives the claim back. Without this a
   // challenge token, valid 5 minutes, minted a session for every further code sent with it.
+  const claimedAt = ctx.clock.now();
   await ctx.db.transaction(async (tx) => {
     const claimed = await tx
       .update(users)
-      .set({ lastLoginAt: ctx.clock.now() })
+      .set({ lastLoginAt: claimedAt })
       .where(and(eq(users.id, user.id), or(isNull(users.lastLoginAt), lte(users.lastLoginAt, challenge.issuedAt))))
       .returning({ id: users.id });
     if (claimed.length === 0) throw unauthorized('The challenge token was already used; sign in again', Code.INVALID_CHALLENGE);
@@ -174,7 +175,13 @@ export async function verifyTwoFactorLogin(
       throw unauthorized('The code is wrong, expired or already used', Code.INVALID_TWO_FACTOR_CODE);
     }
   });
-  return startSession(ctx, signer, user, meta);
+  // Another sign-in or a password change (which signs in too) between the claim and the session spends it.
+  return startSession(ctx, signer, user, meta, {
+    recheck: (current) => {
+      if (current.lastLoginAt?.getTime() !== claimedAt.getTime())
+        throw unauthorized('The challenge token was already used; sign in again', Code.INVALID_CHALLENGE);
+    },
+  });
 }
 
 /** Turns two-factor off; needs a current code (or a recovery code). Recovery codes are deleted. */
