@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 import { type Static, Type as T } from '@sinclair/typebox';
 
+/** PostgreSQL's integer (the meeting's duration column). */
+const INT_MAX = 2_147_483_647;
+
 /** A recording the provider told us about (webhook, recording-event or backfill), normalised. */
 export const RecordingPayload = T.Object({
   event: T.String({ maxLength: 100 }),
@@ -11,15 +14,12 @@ export const RecordingPayload = T.Object({
   hostEmail: T.Optional(T.String({ maxLength: 320 })),
   topic: T.String({ maxLength: 2000 }),
   startTime: T.Optional(T.String({ maxLength: 64 })),
-  durationMinutes: T.Optional(T.Integer({ minimum: 0, maximum: 2_147_483_647 })),
+  durationMinutes: T.Optional(T.Integer({ minimum: 0, maximum: INT_MAX })),
   transcriptUrl: T.Optional(T.String({ maxLength: 4000 })),
   /** Replayed by an admin (POST /conf/recording-event): queued even while an earlier job of the event is kept. */
   replay: T.Optional(T.Literal(true)),
 });
 export type RecordingPayload = Static<typeof RecordingPayload>;
-
-/** PostgreSQL's integer. */
-const INT_MAX = 2_147_483_647;
 
 /**
  * A meeting's start time as a date PostgreSQL stores, else null: JavaScript parses years such as

@@ -9,6 +9,7 @@ import type { Actor, DbOrTx } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
 import { logPipelineStep } from '../shared/pipeline-log.js';
 import { ADMIN_READER } from './escalated.js';
+import { requireAnswer } from './require-answer.js';
 import { faqApprovedDrop, insertFaq } from './service.js';
 import type { CommunityPendingItem } from './shape.js';
 import { faqColumns, toFaqView } from './view.js';
@@ -275,8 +276,7 @@ async function lockPending(tx: DbOrTx, id: string) {
 export async function promoteFaqNow(ctx: Ctx, actor: Actor, id: string): Promise<CommunityPendingItem> {
   return ctx.db.transaction(async (tx) => {
     const row = await lockPending(tx, id);
-    if (!row.answer.trim())
-      throw unprocessable(Code.FAQ_NO_ANSWER, 'The FAQ has no answer yet; give it one (PUT /faq/:id) before promoting');
+    requireAnswer(row.answer, 'give it one (PUT /faq/:id) before promoting');
     const now = ctx.clock.now();
     await tx
       .update(faqs)

@@ -7,6 +7,7 @@ import { DAY_MS } from '../runtime/clock.js';
 import { type Actor, type DbOrTx, isStaff } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
 import { logPipelineStep } from '../shared/pipeline-log.js';
+import { requireAnswer } from './require-answer.js';
 import { visibleFaq } from './service.js';
 import type { FaqView, ReviewQueueItem, ReviewStatus, ReviewVerdict, Tally, VoteResult } from './shape.js';
 import { faqColumns, toFaqView } from './view.js';
@@ -54,9 +55,8 @@ async function logTransitions(db: DbOrTx, rows: Transition[], at: Date) {
 export async function flagFaq(ctx: Ctx, actor: Actor, id: string, reason: string): Promise<FaqView> {
   return ctx.db.transaction(async (tx) => {
     const current = await visibleFaq(tx, actor, id, { forUpdate: true });
-    // pending_review is public: a draft without an answer (a suggestion) would go out empty, as no publish may.
-    if (current.reviewStatus === 'draft' && !current.answer.trim())
-      throw unprocessable(Code.FAQ_NO_ANSWER, 'The draft has no answer yet; give it one before putting it up for review');
+    // pending_review is public: a draft goes up for review as it would be published.
+    if (current.reviewStatus === 'draft') requireAnswer(current.answer, 'give it one before putting it up for review');
     const again = current.reviewStatus === 'pending_review';
     const now = ctx.clock.now();
     const [row] = await tx

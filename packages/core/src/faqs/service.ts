@@ -9,6 +9,7 @@ import { resolveProgramId } from '../programs/resolve.js';
 import { type Actor, type DbOrTx, isStaff, type Tx } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
 import { categoryExists } from './categories.js';
+import { requireAnswer } from './require-answer.js';
 import type { FaqView, FreshnessTier, ReviewStatus, RevisionView } from './shape.js';
 import { type FaqRow, faqColumns, reviewIntervalFor, toFaqView } from './view.js';
 import { faqVisibleTo } from './visibility.js';
@@ -229,9 +230,7 @@ export async function updateFaqInTx(ctx: Ctx, tx: Tx, actor: Actor, id: string, 
     );
   }
   const publishing = changes.reviewStatus !== undefined && input.reviewStatus === 'approved' && current.reviewStatus === 'draft';
-  // A suggestion may come without an answer; it answers nobody until it has one (as the admin promote says).
-  if (publishing && !(input.answer ?? current.answer).trim())
-    throw unprocessable(Code.FAQ_NO_ANSWER, 'The FAQ has no answer yet; give it one (answer) in the same edit or before publishing');
+  if (publishing) requireAnswer(input.answer ?? current.answer, 'give it one (answer) in the same edit or before publishing');
   if (changes.category) await checkCategory(tx, current.batchId, input.category);
   const now = ctx.clock.now();
   const set: Partial<typeof faqs.$inferInsert> = { updatedBy: actor.id, updatedAt: now };
