@@ -434,7 +434,7 @@ describe('FAQ reports reach staff and staff close them', () => {
         createdAt: clock.now().toISOString(),
       },
     ]);
-    expect(((await get(`/api/admin/faqs/reports?batchId=${MISSING}`, admin)).json() as { total: number }).total).toBe(0);
+    expectProblem(await get(`/api/admin/faqs/reports?batchId=${MISSING}`, admin), 404, 'PROGRAM_NOT_FOUND');
     expectProblem(await get('/api/admin/faqs/reports?status=closed', admin), 400);
 
     expectProblem(await patch(`/api/admin/faqs/reports/${first.id}`, admin, { status: 'open' }), 400);

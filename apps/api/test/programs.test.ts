@@ -355,3 +355,59 @@ describe('concurrent program writes', () => {
     expect(defaults).toHaveLength(1);
   });
 });
+
+describe('program writes that race each other', () => {
+  it('two edits at once, one moving the start past the new end, leave no program ending before it starts', async () => {
+    for (let round = 0; round < 4; round += 1) {
+      const p = await create(`Dates ${round}`, { startDate: '2026-01-01', endDate: '2026-12-31' });
+      const [start, end] = await Promise.all([
+        t.app.inject({ method: 'PATCH', url: `/api/batches/${p.id}`, headers: admin.headers, payload: { startDate: '2026-06-01' } }),
+        t.app.inject({ method: 'PATCH', url: `/api/batches/${p.id}`, headers: admin.headers, payload: { endDate: '2026-03-01' } }),
+      ]);
+      expect([start.statusCode, end.statusCode].sort()).toEqual([200, 422]);
+      const [row] = await t.ctx.db.select().from(batches).where(eq(batches.id, p.id));
+      expect((row?.startDate ?? '') <= (row?.endDate ?? '')).toBe(true);
+    }
+  });
+
+  it('a delete or an unarchive of a program deleted meanwhile is 404, not "the default"', async () => {
+    for (let round = 0; round < 3; round += 1) {
+      const p = await create(`Gone ${round}`);
+      const both = await Promise.all([
+        t.app.inject({ method: 'DELETE', url: `/api/batches/${p.id}`, headers: admin.headers }),
+        t.app.inject({ method: 'DELETE', url: `/api/batches/${p.id}`, headers: admin.headers }),
+        t.app.inject({ method: 'POST', url: `/api/batches/${p.id}/unarchive`, headers: admin.headers }),
+        t.app.inject({ method: 'POST', url: `/api/batches/${p.id}/archive`, headers: admin.headers }),
+      ]);
+      for (const res of both) if (res.statusCode >= 400) expectProblem(res, 404, 'PROGRAM_NOT_FOUND');
+      expect(both.filter((r) => r.statusCode === 204)).toHaveLength(1);
+    }
+  });
+
+  it('parallel creates and renames to one name all succeed with -2, -3, ...', async () => {
+    const created = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        t.app.inject({ method: 'POST', url: '/api/batches', headers: admin.headers, payload: { name: 'Same Name' } }),
+      ),
+    );
+    expect(created.map((r) => r.statusCode)).toEqual(Array(8).fill(201));
+    const others = await Promise.all(Array.from({ length: 6 }, (_, i) => create(`Renamed later ${i}`)));
+    const renamed = await Promise.all(
+      others.map((p) =>
+        t.app.inject({ method: 'PATCH', url: `/api/batches/${p.id}`, headers: admin.headers, payload: { name: 'Same Name' } }),
+      ),
+    );
+    expect(renamed.map((r) => r.statusCode)).toEqual(Array(6).fill(200));
+    const slugs = [...created, ...renamed].map((r) => (r.json() as { slug: string }).slug).sort();
+    expect(new Set(slugs).size).toBe(14);
+    expect(slugs).toContain('same-name');
+    expect(slugs).toContain('same-name-14');
+  });
+
+  it('slugs spell Latin letters that have no accent to strip', async () => {
+    expect((await create('Straße Cohort')).slug).toBe('strasse-cohort');
+    expect((await create('Søren Øresund')).slug).toBe('soren-oresund');
+    expect((await create('Łódź Group')).slug).toBe('lodz-group');
+    expect((await create('Ærø Þing')).slug).toBe('aero-thing');
+  });
+});

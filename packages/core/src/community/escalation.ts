@@ -5,6 +5,7 @@ import type { CoreContext } from '../context.js';
 import { Code, notFound, unprocessable } from '../errors/index.js';
 import { activeAdmins } from '../identity/users.js';
 import { notify } from '../notifications/index.js';
+import { inLiveProgram } from '../programs/live.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import { awardBadge } from '../reputation/badges.js';
 import { HOUR_MS } from '../runtime/clock.js';
@@ -79,6 +80,7 @@ export async function escalateUnansweredPosts(ctx: Ctx): Promise<string[]> {
       ), due as (
         select p.id, counted.n from community_posts p join counted on counted.post_id = p.id
         where p.escalation_status = 'none' and p.deleted_at is null and p.status in ('open', 'pending')
+          and ${inLiveProgram(sql`p.batch_id`, { nullable: true })}
         for update of p skip locked
       )
       update community_posts p set escalation_status = 'escalated', escalated_at = ${now}, updated_at = ${now}
@@ -127,7 +129,7 @@ export async function startTimeTrials(ctx: Ctx): Promise<string[]> {
         select p.id from community_posts p
         where p.status = 'open' and p.deleted_at is null and p.pending_at is null and p.created_at <= ${cutoff}
           and p.accepted_comment_id is null and p.ai_answer_status is distinct from 'approved'
-          and not ${humanAnswered(sql`p.id`)}
+          and not ${humanAnswered(sql`p.id`)} and ${inLiveProgram(sql`p.batch_id`, { nullable: true })}
         for update of p skip locked
       )
       update community_posts p set status = 'pending', pending_at = ${now}, updated_at = ${now}
@@ -252,10 +254,11 @@ export async function listEscalatedPosts(ctx: Pick<CoreContext, 'db'>, q: Escala
   const w = pageWindow(q);
   const status = q.status ?? 'escalated';
   const statuses: ('escalated' | 'resolved' | 'dismissed')[] = status === 'all' ? ['escalated', 'resolved', 'dismissed'] : [status];
+  const batchId = q.batchId ? await resolveProgramId(ctx, q.batchId, { allowArchived: true }) : undefined;
   const where = and(
     inArray(communityPosts.escalationStatus, statuses),
     isNull(communityPosts.deletedAt),
-    q.batchId ? eq(communityPosts.batchId, q.batchId) : undefined,
+    batchId ? eq(communityPosts.batchId, batchId) : inLiveProgram(sql`community_posts.batch_id`, { nullable: true }),
   );
   const [rows, [total]] = await Promise.all([
     ctx.db

@@ -140,7 +140,7 @@ export async function convertInsightToFaq(
     if (!insight) throw notFound('Insight', Code.INSIGHT_NOT_FOUND);
     if (insight.convertedFaqId) throw conflict(Code.INSIGHT_ALREADY_CONVERTED, 'The insight was already converted to a FAQ');
     if (insight.status !== 'approved') throw unprocessable(Code.INSIGHT_NOT_APPROVED, 'Only an approved insight can be converted');
-    const batchId = insight.batchId ?? (await resolveProgramId({ db: tx }, null));
+    const batchId = await resolveProgramId({ db: tx }, insight.batchId, { allowArchived: true });
     const target = input.faqId === null ? null : (input.faqId ?? proposal?.faqId ?? null);
     const written = await writeFaqFromKnowledge(ctx, tx, actor, {
       target,

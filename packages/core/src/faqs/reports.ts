@@ -3,6 +3,8 @@ import { and, count, desc, eq, inArray, lte, type SQL, sql } from 'drizzle-orm';
 import { writeAdminLog } from '../audit/index.js';
 import type { CoreContext } from '../context.js';
 import { Code, conflict, notFound, unprocessable } from '../errors/index.js';
+import { inLiveProgram } from '../programs/live.js';
+import { resolveProgramId } from '../programs/resolve.js';
 import { type Actor, isUniqueViolation } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
 import { visibleFaq } from './service.js';
@@ -100,10 +102,11 @@ export interface FaqReportQuery extends PageQuery {
 export async function listFaqReports(ctx: Pick<CoreContext, 'db'>, q: FaqReportQuery): Promise<Page<FaqReportItem>> {
   const w = pageWindow(q);
   const status = q.status ?? 'open';
+  const batchId = q.batchId ? await resolveProgramId(ctx, q.batchId, { allowArchived: true }) : undefined;
   const where = and(
     status === 'all' ? undefined : eq(faqReports.status, status),
     q.faqId ? eq(faqReports.faqId, q.faqId) : undefined,
-    q.batchId ? eq(faqs.batchId, q.batchId) : undefined,
+    batchId ? eq(faqs.batchId, batchId) : inLiveProgram(sql`faqs.batch_id`),
   );
   const [rows, [total]] = await Promise.all([
     ctx.db
@@ -144,15 +147,21 @@ export async function closeFaqReport(
   input: CloseReportInput,
   ip?: string,
 ): Promise<FaqReportItem> {
+  // A report on a FAQ of a deleted program is gone with the program, as in the list.
+  const inLive = sql`exists (select 1 from faqs f where f.id = faq_reports.faq_id and ${inLiveProgram(sql`f.batch_id`)})`;
   return ctx.db.transaction(async (tx) => {
     const now = ctx.clock.now();
     const [closed] = await tx
       .update(faqReports)
       .set({ status: input.status, resolvedBy: actor.id, resolvedAt: now })
-      .where(and(eq(faqReports.id, id), eq(faqReports.status, 'open')))
+      .where(and(eq(faqReports.id, id), eq(faqReports.status, 'open'), inLive))
       .returning({ id: faqReports.id });
     if (!closed) {
-      const [existing] = await tx.select({ status: faqReports.status }).from(faqReports).where(eq(faqReports.id, id)).limit(1);
+      const [existing] = await tx
+        .select({ status: faqReports.status })
+        .from(faqReports)
+        .where(and(eq(faqReports.id, id), inLive))
+        .limit(1);
       if (!existing) throw notFound('FAQ report', Code.REPORT_NOT_FOUND);
       throw unprocessable(Code.REPORT_NOT_OPEN, `The report is already ${existing.status}`);
     }

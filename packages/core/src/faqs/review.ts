@@ -2,6 +2,7 @@ import { faqs, freshReviewLogs, freshReviewVotes } from '@cfaq/db/schema/index';
 import { and, asc, count, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { Code, unprocessable } from '../errors/index.js';
+import { inLiveProgram } from '../programs/live.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import { DAY_MS } from '../runtime/clock.js';
 import { type Actor, type DbOrTx, isStaff } from '../shared/db.js';
@@ -230,6 +231,7 @@ export function flagDueFaqs(ctx: Ctx): Promise<string[]> {
         where freshness_tier <> 'evergreen' and review_interval_days is not null
           and review_status in ('approved', 'verified')
           and last_verified_date + review_interval_days * interval '1 day' < ${now}
+          and ${inLiveProgram(sql`faqs.batch_id`)}
         for update skip locked
       )
       update faqs f set review_status = 'pending_review', flagged_at = ${now}, review_cycle = f.review_cycle + 1,
@@ -253,6 +255,7 @@ export function escalateOverdueReviews(ctx: Ctx): Promise<string[]> {
       with due as (
         select id, review_status from faqs
         where review_status = 'pending_review' and coalesce(flagged_at, last_checked_at, updated_at) <= ${cutoff}
+          and ${inLiveProgram(sql`faqs.batch_id`)}
         for update skip locked
       )
       update faqs f set review_status = 'update_requested', escalated_at = ${now}, updated_at = ${now}

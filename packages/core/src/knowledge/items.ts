@@ -7,6 +7,7 @@ import type { CoreContext } from '../context.js';
 import { embeddingText } from '../embeddings/embed-row.js';
 import { Code, conflict, notFound, unavailable, unprocessable } from '../errors/index.js';
 import { toFaqView } from '../faqs/view.js';
+import { inLiveProgram } from '../programs/live.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import type { Actor, Tx } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
@@ -84,10 +85,13 @@ export interface ListKnowledgeQuery extends PageQuery {
 /** GET /knowledge/: TranscriptKnowledge and DocumentInsight rows (the knowledge base), newest first. */
 export async function listKnowledge(ctx: Pick<CoreContext, 'db'>, q: ListKnowledgeQuery): Promise<Page<KnowledgeItem>> {
   const w = pageWindow(q);
-  const conds = [sql`true`];
+  const conds = [
+    q.batchId
+      ? sql`k.batch_id = ${await resolveProgramId(ctx, q.batchId, { allowArchived: true })}`
+      : inLiveProgram(sql`k.batch_id`, { nullable: true }),
+  ];
   if (q.type) conds.push(sql`k.type = ${q.type}`);
   if (q.status) conds.push(sql`k.status = ${q.status}`);
-  if (q.batchId) conds.push(sql`k.batch_id = ${q.batchId}`);
   if (q.meetingId) conds.push(sql`k.meeting_id = ${q.meetingId}`);
   if (q.q?.trim())
     conds.push(
@@ -189,7 +193,8 @@ export async function promoteKnowledge(
     if (locked.status === 'promoted' || locked.promotedFaqId)
       throw conflict(Code.KNOWLEDGE_ALREADY_PROMOTED, 'This item was already promoted to a FAQ');
     if (locked.status === 'rejected') throw unprocessable(Code.KNOWLEDGE_REJECTED, 'Approve the item before promoting it');
-    const batchId = item.batchId ?? (await resolveProgramId({ db: tx }, null));
+    // A deleted program takes no new FAQ (404), as a direct write to it; an archived one does (admins write there).
+    const batchId = await resolveProgramId({ db: tx }, item.batchId, { allowArchived: true });
     const written = await writeFaqFromKnowledge(ctx, tx, actor, {
       target: input.faqId === null ? null : (input.faqId ?? proposal?.faqId ?? null),
       batchId,
@@ -282,6 +287,7 @@ export async function processUpvotes(
   opts: { minUpvotes?: number | undefined; batchId?: string | undefined } = {},
 ): Promise<UpvoteKnowledge> {
   const min = opts.minUpvotes ?? UPVOTE_KNOWLEDGE_THRESHOLD;
+  const batchId = opts.batchId ? await resolveProgramId(ctx, opts.batchId, { allowArchived: true }) : undefined;
   const rows = await ctx.db
     .select({
       commentId: comments.id,
@@ -298,7 +304,7 @@ export async function processUpvotes(
         sql`(${comments.isAccepted} or ${comments.isVerified})`,
         isNull(comments.deletedAt),
         isNull(communityPosts.deletedAt),
-        opts.batchId ? eq(communityPosts.batchId, opts.batchId) : undefined,
+        batchId ? eq(communityPosts.batchId, batchId) : inLiveProgram(sql`community_posts.batch_id`, { nullable: true }),
         sql`not exists (select 1 from document_insights d where d.source_type = ${COMMUNITY_KNOWLEDGE_SOURCE} and d.source_ref = ${comments.id}::text)`,
       ),
     )

@@ -3,7 +3,7 @@ import { and, asc, count, eq, isNull, type SQL, sql } from 'drizzle-orm';
 import { markProgramDays } from '../analytics/community-rollup.js';
 import type { CoreContext } from '../context.js';
 import { Code, conflict, notFound, unprocessable } from '../errors/index.js';
-import { isUniqueViolation } from '../shared/db.js';
+import { type DbOrTx, isUniqueViolation } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
 import { type AuditBy, logProgramAction } from './audit.js';
 import type { ProgramView } from './shape.js';
@@ -26,9 +26,39 @@ export const toProgramView = (r: BatchRow): ProgramView => ({
   updatedAt: r.updatedAt,
 });
 
-/** Lower-case ASCII words joined by hyphens ("Spring Cohort 2026!" -> "spring-cohort-2026"). */
+/** Latin letters that Unicode does not decompose into a base letter and a mark, spelt as slug libraries spell them. */
+const LATIN_LETTERS: Record<string, string> = {
+  ß: 'ss',
+  ẞ: 'ss',
+  æ: 'ae',
+  Æ: 'ae',
+  œ: 'oe',
+  Œ: 'oe',
+  ø: 'o',
+  Ø: 'o',
+  ł: 'l',
+  Ł: 'l',
+  đ: 'd',
+  Đ: 'd',
+  ð: 'd',
+  Ð: 'd',
+  þ: 'th',
+  Þ: 'th',
+  ħ: 'h',
+  Ħ: 'h',
+  ı: 'i',
+  ŀ: 'l',
+  Ŀ: 'l',
+  ŧ: 't',
+  Ŧ: 't',
+  ŋ: 'ng',
+  Ŋ: 'ng',
+};
+
+/** Lower-case ASCII words joined by hyphens ("Spring Cohort 2026!" -> "spring-cohort-2026", "Straße" -> "strasse"). */
 export function slugify(name: string): string {
   const s = name
+    .replace(/[ßẞæÆœŒøØłŁđĐðÐþÞħĦıŀĿŧŦŋŊ]/g, (c) => LATIN_LETTERS[c] ?? c)
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
@@ -40,8 +70,8 @@ export function slugify(name: string): string {
 }
 
 /** The first free slug among live programs: base, base-2, base-3, ... */
-async function freeSlug(ctx: Ctx, base: string, exceptId?: string): Promise<string> {
-  const rows = await ctx.db
+async function freeSlug(tx: DbOrTx, base: string, exceptId?: string): Promise<string> {
+  const rows = await tx
     .select({ id: batches.id, slug: batches.slug })
     .from(batches)
     .where(and(isNull(batches.deletedAt), sql`${batches.slug} ~ ${`^${base}(-[0-9]+)?$`}`));
@@ -50,12 +80,24 @@ async function freeSlug(ctx: Ctx, base: string, exceptId?: string): Promise<stri
   for (let n = 2; ; n++) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;
 }
 
-/** Runs a slugged write, retrying when a concurrent write took the same slug first. */
-async function withFreeSlug<T>(ctx: Ctx, name: string, exceptId: string | undefined, write: (slug: string) => Promise<T>): Promise<T> {
+/**
+ * Runs a slugged write in a transaction that holds its base slug's lock, so concurrent writes of one
+ * name take base, base-2, ... in turn. A retry is left for names of different bases that meet ("X 2"
+ * next to a second "X"), where the unique index refuses the later one.
+ */
+async function withFreeSlug<T>(
+  ctx: Ctx,
+  name: string,
+  exceptId: string | undefined,
+  write: (tx: DbOrTx, slug: string) => Promise<T>,
+): Promise<T> {
+  const base = slugify(name);
   for (let attempt = 0; ; attempt++) {
-    const slug = await freeSlug(ctx, slugify(name), exceptId);
     try {
-      return await write(slug);
+      return await ctx.db.transaction(async (tx) => {
+        await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`batches.slug:${base}`}))`);
+        return write(tx, await freeSlug(tx, base, exceptId));
+      });
     } catch (err) {
       if (!isUniqueViolation(err, 'batches_slug_key')) throw err;
       if (attempt >= 5) throw conflict(Code.PROGRAM_SLUG_TAKEN, 'Another program took this slug at the same time; retry');
@@ -76,23 +118,21 @@ function checkDates(startDate: string | null | undefined, endDate: string | null
 
 export async function createProgram(ctx: Ctx, input: ProgramInput, by?: AuditBy): Promise<ProgramView> {
   checkDates(input.startDate, input.endDate);
-  const row = await withFreeSlug(ctx, input.name, undefined, (slug) =>
-    ctx.db.transaction(async (tx) => {
-      const [r] = await tx
-        .insert(batches)
-        .values({
-          name: input.name,
-          slug,
-          description: input.description ?? null,
-          startDate: input.startDate ?? null,
-          endDate: input.endDate ?? null,
-        })
-        .returning();
-      const created = r as BatchRow;
-      await logProgramAction(tx, by, 'created', created.id, { name: created.name, slug: created.slug });
-      return created;
-    }),
-  );
+  const row = await withFreeSlug(ctx, input.name, undefined, async (tx, slug) => {
+    const [r] = await tx
+      .insert(batches)
+      .values({
+        name: input.name,
+        slug,
+        description: input.description ?? null,
+        startDate: input.startDate ?? null,
+        endDate: input.endDate ?? null,
+      })
+      .returning();
+    const created = r as BatchRow;
+    await logProgramAction(tx, by, 'created', created.id, { name: created.name, slug: created.slug });
+    return created;
+  });
   return toProgramView(row);
 }
 
@@ -106,33 +146,48 @@ async function liveProgram(ctx: Ctx, id: string): Promise<BatchRow> {
   return row;
 }
 
+/** The live program's row, locked until the transaction ends (its checks then hold for the write), or 404. */
+async function lockLiveProgram(tx: DbOrTx, id: string): Promise<BatchRow> {
+  const [row] = await tx
+    .select()
+    .from(batches)
+    .where(and(eq(batches.id, id), isNull(batches.deletedAt)))
+    .for('update');
+  if (!row) throw notFound('Program', Code.PROGRAM_NOT_FOUND);
+  return row;
+}
+
 export async function updateProgram(ctx: Ctx, id: string, input: Partial<ProgramInput>, by?: AuditBy): Promise<ProgramView> {
-  const current = await liveProgram(ctx, id);
-  checkDates(
-    input.startDate === undefined ? current.startDate : input.startDate,
-    input.endDate === undefined ? current.endDate : input.endDate,
-  );
+  const before = await liveProgram(ctx, id);
   const values: Partial<typeof batches.$inferInsert> = {};
   if (input.description !== undefined) values.description = input.description;
   if (input.startDate !== undefined) values.startDate = input.startDate;
   if (input.endDate !== undefined) values.endDate = input.endDate;
-  const write = (slug?: string) =>
-    ctx.db.transaction(async (tx) => {
-      const [r] = await tx
-        .update(batches)
-        .set({
-          ...values,
-          ...(input.name !== undefined ? { name: input.name } : {}),
-          ...(slug ? { slug } : {}),
-          updatedAt: ctx.clock.now(),
-        })
-        .where(and(eq(batches.id, id), isNull(batches.deletedAt)))
-        .returning();
-      if (!r) throw notFound('Program', Code.PROGRAM_NOT_FOUND);
-      await logProgramAction(tx, by, 'updated', id, { changes: input });
-      return r;
-    });
-  const row = input.name !== undefined && input.name !== current.name ? await withFreeSlug(ctx, input.name, id, write) : await write();
+  const write = async (tx: DbOrTx, slug?: string) => {
+    // The dates are checked against the locked row: two edits at once (one moving the start, the
+    // other the end) cannot both pass against the same old row and leave the end before the start.
+    const current = await lockLiveProgram(tx, id);
+    checkDates(
+      input.startDate === undefined ? current.startDate : input.startDate,
+      input.endDate === undefined ? current.endDate : input.endDate,
+    );
+    const [r] = await tx
+      .update(batches)
+      .set({
+        ...values,
+        ...(input.name !== undefined ? { name: input.name } : {}),
+        ...(slug ? { slug } : {}),
+        updatedAt: ctx.clock.now(),
+      })
+      .where(eq(batches.id, id))
+      .returning();
+    await logProgramAction(tx, by, 'updated', id, { changes: input });
+    return r as BatchRow;
+  };
+  const row =
+    input.name !== undefined && input.name !== before.name
+      ? await withFreeSlug(ctx, input.name, id, write)
+      : await ctx.db.transaction((tx) => write(tx));
   return toProgramView(row);
 }
 
@@ -165,15 +220,17 @@ export async function setDefaultProgram(ctx: Ctx, id: string, by?: AuditBy): Pro
 
 /** Archives (hidden from public reads, data kept) or unarchives a program. The default program cannot be archived. */
 export async function setProgramArchived(ctx: Ctx, id: string, archived: boolean, by?: AuditBy): Promise<ProgramView> {
-  await liveProgram(ctx, id);
   const row = await ctx.db.transaction(async (tx) => {
+    // Locked first: a program deleted meanwhile is 404, not "the default".
+    const current = await lockLiveProgram(tx, id);
+    if (archived && current.isDefault) throw unprocessable(Code.PROGRAM_IS_DEFAULT, 'The default program cannot be archived');
     const [r] = await tx
       .update(batches)
       // Archiving again keeps the first archivedAt: it says when the program was archived.
       .set({ archivedAt: archived ? sql`coalesce(${batches.archivedAt}, ${ctx.clock.now()})` : null, updatedAt: ctx.clock.now() })
-      .where(and(eq(batches.id, id), isNull(batches.deletedAt), archived ? eq(batches.isDefault, false) : undefined))
+      .where(eq(batches.id, id))
       .returning();
-    if (!r) throw unprocessable(Code.PROGRAM_IS_DEFAULT, 'The default program cannot be archived');
+    if (!r) throw notFound('Program', Code.PROGRAM_NOT_FOUND);
     await logProgramAction(tx, by, archived ? 'archived' : 'unarchived', id);
     return r;
   });
@@ -182,14 +239,15 @@ export async function setProgramArchived(ctx: Ctx, id: string, archived: boolean
 
 /** Soft delete (deletedAt). The default program cannot be deleted. */
 export async function deleteProgram(ctx: Ctx, id: string, by?: AuditBy): Promise<void> {
-  await liveProgram(ctx, id);
   await ctx.db.transaction(async (tx) => {
+    const current = await lockLiveProgram(tx, id);
+    if (current.isDefault) throw unprocessable(Code.PROGRAM_IS_DEFAULT, 'The default program cannot be deleted');
     const [row] = await tx
       .update(batches)
       .set({ deletedAt: ctx.clock.now(), updatedAt: ctx.clock.now() })
-      .where(and(eq(batches.id, id), isNull(batches.deletedAt), eq(batches.isDefault, false)))
+      .where(eq(batches.id, id))
       .returning({ id: batches.id, name: batches.name });
-    if (!row) throw unprocessable(Code.PROGRAM_IS_DEFAULT, 'The default program cannot be deleted');
+    if (!row) throw notFound('Program', Code.PROGRAM_NOT_FOUND);
     await markProgramDays(tx, id);
     await logProgramAction(tx, by, 'deleted', id, { name: row.name });
   });

@@ -3,6 +3,7 @@ import { and, count, desc, eq, gte, ne, type SQL, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { Code, notFound, unprocessable } from '../errors/index.js';
 import { PUBLIC_REVIEW_STATUSES } from '../faqs/visibility.js';
+import { inLiveProgram } from '../programs/live.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import { DAY_MS } from '../runtime/clock.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
@@ -186,7 +187,7 @@ export async function adminListUnresolved(
 ) {
   const programId = p.batchId ? await resolveProgramId(ctx, p.batchId, { allowArchived: true }) : undefined;
   const where = and(
-    programId ? eq(unresolvedSearches.batchId, programId) : undefined,
+    programId ? eq(unresolvedSearches.batchId, programId) : inLiveProgram(sql`unresolved_searches.batch_id`, { nullable: true }),
     p.status ? eq(unresolvedSearches.status, p.status) : undefined,
   );
   return listUnresolved(ctx, where, p);
@@ -194,7 +195,9 @@ export async function adminListUnresolved(
 
 export async function unresolvedStats(ctx: Ctx, p: { batchId?: string | undefined }): Promise<UnresolvedStats> {
   const programId = p.batchId ? await resolveProgramId(ctx, p.batchId, { allowArchived: true }) : undefined;
-  const scope = programId ? eq(unresolvedSearches.batchId, programId) : undefined;
+  const scope = programId
+    ? eq(unresolvedSearches.batchId, programId)
+    : inLiveProgram(sql`unresolved_searches.batch_id`, { nullable: true });
   const weekAgo = new Date(ctx.clock.now().getTime() - 7 * DAY_MS);
   const [s] = await ctx.db
     .select({

@@ -1,0 +1,115 @@
+import { runEscalationCheck } from '@cfaq/core';
+import { comments, communityPosts, faqReports, faqs, unresolvedSearches } from '@cfaq/db/schema/index';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, expectProblem, type TestApp } from './helpers.js';
+
+// A deleted program's rows stay (soft delete), but no job, admin action, list or count reaches them.
+type Who = { headers: { authorization: string }; id: string };
+let t: TestApp;
+let admin: Who;
+let author: Who;
+let others: Who[];
+let gone: string;
+const ids = { knowledge: '', post: '', upvoted: '', report: '', unresolved: '' };
+
+beforeAll(async () => {
+  t = await createTestApp();
+  [admin, author] = await Promise.all([t.signIn('admin'), t.signIn('user')]);
+  others = await Promise.all([t.signIn('user'), t.signIn('user'), t.signIn('user')]);
+  const program = await t.app.inject({ method: 'POST', url: '/api/batches', headers: admin.headers, payload: { name: 'Going away' } });
+  gone = (program.json() as { id: string }).id;
+  const ingested = await t.app.inject({
+    method: 'POST',
+    url: '/api/knowledge/ingest',
+    headers: admin.headers,
+    payload: { title: 'Wombat care guide', content: 'Feed wombats grass and roots in the evening.', batchId: gone },
+  });
+  expect(ingested.statusCode).toBe(201);
+  ids.knowledge = (ingested.json() as { items: { id: string }[] }).items[0]?.id as string;
+  const [faq] = await t.ctx.db
+    .insert(faqs)
+    .values({ batchId: gone, question: 'How do I feed a wombat?', answer: 'Grass.', reviewStatus: 'approved' })
+    .returning({ id: faqs.id });
+  const [report] = await t.ctx.db
+    .insert(faqReports)
+    .values({ faqId: faq?.id as string, reporterId: author.id, reason: 'Outdated' })
+    .returning({ id: faqReports.id });
+  ids.report = report?.id as string;
+  const [post, upvoted] = await t.ctx.db
+    .insert(communityPosts)
+    .values([
+      { batchId: gone, authorId: author.id, title: 'Unanswered wombat question', body: 'Help' },
+      { batchId: gone, authorId: author.id, title: 'Answered wombat question', body: 'Help' },
+    ])
+    .returning({ id: communityPosts.id });
+  ids.post = post?.id as string;
+  ids.upvoted = upvoted?.id as string;
+  await t.ctx.db
+    .insert(comments)
+    .values([
+      ...others.map((o, i) => ({ postId: ids.post, authorId: o.id, body: `not it ${i}`, dna: true })),
+      { postId: ids.upvoted, authorId: (others[0] as Who).id, body: 'Roots, in the evening.', isAccepted: true, upvotes: 3 },
+    ]);
+  const [unresolved] = await t.ctx.db
+    .insert(unresolvedSearches)
+    .values({ batchId: gone, query: 'wombat diet', normalizedQuery: 'wombat diet', count: 3, clientKeys: ['a', 'b', 'c'] })
+    .returning({ id: unresolvedSearches.id });
+  ids.unresolved = unresolved?.id as string;
+  expect((await t.app.inject({ method: 'DELETE', url: `/api/batches/${gone}`, headers: admin.headers })).statusCode).toBe(204);
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const get = (url: string) => t.app.inject({ method: 'GET', url, headers: admin.headers });
+
+describe('a deleted program', () => {
+  it('takes no FAQ from a knowledge promote (404, the item stays approved)', async () => {
+    const res = await t.app.inject({ method: 'PUT', url: `/api/knowledge/${ids.knowledge}/promote`, headers: admin.headers, payload: {} });
+    expectProblem(res, 404, 'PROGRAM_NOT_FOUND');
+    const [row] = await t.ctx.db.select({ n: faqs.id }).from(faqs).where(eq(faqs.question, 'Wombat care guide'));
+    expect(row).toBeUndefined();
+  });
+
+  it('gives process-upvotes nothing to turn into knowledge', async () => {
+    const res = await t.app.inject({ method: 'POST', url: '/api/knowledge/process-upvotes', headers: admin.headers });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ created: 0 });
+  });
+
+  it('has no post escalated by the escalation check, and 404 as an escalation filter', async () => {
+    await runEscalationCheck(t.ctx);
+    const [row] = await t.ctx.db.select().from(communityPosts).where(eq(communityPosts.id, ids.post));
+    expect(row?.escalationStatus).toBe('none');
+    expectProblem(await get(`/api/admin/community/escalated-posts?batchId=${gone}`), 404, 'PROGRAM_NOT_FOUND');
+  });
+
+  it('leaves the report list, and its reports can no longer be closed', async () => {
+    const list = (await get('/api/admin/faqs/reports')).json() as { items: { id: string }[] };
+    expect(list.items.map((i) => i.id)).not.toContain(ids.report);
+    expectProblem(await get(`/api/admin/faqs/reports?batchId=${gone}`), 404, 'PROGRAM_NOT_FOUND');
+    const close = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/admin/faqs/reports/${ids.report}`,
+      headers: admin.headers,
+      payload: { status: 'resolved' },
+    });
+    expectProblem(close, 404, 'REPORT_NOT_FOUND');
+  });
+
+  it('leaves the knowledge list (404 as its filter)', async () => {
+    const list = (await get('/api/knowledge')).json() as { items: { id: string }[] };
+    expect(list.items.map((i) => i.id)).not.toContain(ids.knowledge);
+    expectProblem(await get(`/api/knowledge?batchId=${gone}`), 404, 'PROGRAM_NOT_FOUND');
+  });
+
+  it('leaves the unresolved-search figures and list, which then agree with the dashboard', async () => {
+    const stats = (await get('/api/search/unresolved-stats')).json() as { open: number };
+    expect(stats.open).toBe(0);
+    const list = (await get('/api/search/unresolved-list')).json() as { items: { id: string }[] };
+    expect(list.items.map((i) => i.id)).not.toContain(ids.unresolved);
+    const dashboard = (await get('/api/admin/stats')).json() as { unresolvedOpen: number };
+    expect(dashboard.unresolvedOpen).toBe(stats.open);
+  });
+});
