@@ -172,3 +172,44 @@ describe('reputation routes', () => {
     expectProblem(await post('/reputation/award', admin.headers, { userId: UNKNOWN, points: 3, reason: 'x' }), 404, 'USER_NOT_FOUND');
   });
 });
+
+describe('reputation from community events', () => {
+  const me = async (who: { headers: Record<string, string> }) =>
+    (await get('/reputation/me', who.headers)).json() as { points: number; badges: { name: string }[] };
+  const newPost = async (who: { headers: Record<string, string> }, title: string) =>
+    (await post('/community/posts', who.headers, { title, body: 'Details of the question' })).json() as { id: string };
+
+  it('a withdrawn downvote that lifts its author to 100 points awards rising_star', async () => {
+    const admin = await t.signIn('admin');
+    const author = await t.signIn('user');
+    const voter = await t.signIn('user');
+    const p = await newPost(author, 'A question that was downvoted');
+    expect((await post(`/community/posts/${p.id}/downvote`, voter.headers, {})).statusCode).toBe(200);
+    await post('/reputation/points', admin.headers, { userId: author.id, points: 100, reason: 'welcome' });
+    expect((await me(author)).points).toBe(98);
+    expect((await post(`/community/posts/${p.id}/downvote`, voter.headers, {})).json()).toMatchObject({ myVote: null });
+    const after = await me(author);
+    expect(after.points).toBe(100);
+    expect(after.badges.map((b) => b.name)).toContain('rising_star');
+  });
+
+  it('staff earn nothing for verifying their own comment or converting their own post', async () => {
+    const moderator = await t.signIn('moderator');
+    const asker = await t.signIn('user');
+    const p = await newPost(asker, 'How do I reset my badge?');
+    const c = (await post(`/community/posts/${p.id}/comments`, moderator.headers, { body: 'Ask at the front desk.' })).json() as {
+      id: string;
+    };
+    const verified = await t.app.inject({
+      method: 'PUT',
+      url: `/api/community/posts/${p.id}/comments/${c.id}/verify`,
+      headers: moderator.headers,
+    });
+    expect(verified.statusCode).toBe(200);
+    const own = await newPost(moderator, 'How do staff book rooms?');
+    expect((await post(`/community/posts/${own.id}/convert`, moderator.headers, { answer: 'Through the staff portal.' })).statusCode).toBe(
+      201,
+    );
+    expect(await me(moderator)).toMatchObject({ points: 0, badges: [] });
+  });
+});

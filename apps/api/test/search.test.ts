@@ -347,8 +347,17 @@ describe('unresolved searches', () => {
       t.app.inject({ method: 'POST', url: '/api/search/unresolved', payload: { query }, remoteAddress });
     const first = await log('Where is the Yakometer?', '10.0.3.1');
     expect(first.statusCode).toBe(201);
-    const row = first.json() as { id: string; count: number; status: string; normalizedQuery: string };
+    const row = first.json() as {
+      id: string;
+      count: number;
+      status: string;
+      normalizedQuery: string;
+      createdAt: string;
+      lastSeenAt: string;
+    };
     expect(row).toMatchObject({ count: 1, status: 'open', normalizedQuery: 'where is the yakometer?' });
+    // A new row was first and last seen at the same moment (the database's clock once dated it later).
+    expect(row.createdAt).toBe(row.lastSeenAt);
     const again = await log(' where is the YAKOMETER? ', '10.0.3.1');
     expect(again.json()).toMatchObject({ id: row.id, count: 2 });
     // The public list shows it once three distinct clients logged it.

@@ -74,4 +74,28 @@ describe('SearchLogBuffer', () => {
       ].sort(),
     );
   });
+
+  it('writes a searcher deleted since the search as no user, and drops a row the database refuses rather than the batch', async () => {
+    const tag = `poison ${Date.now()}`;
+    const logs = new SearchLogBuffer({ pool: t.ctx.pool, log: t.ctx.log, clock: t.ctx.clock }, 60_000);
+    const { id: userId } = await createUser(t.ctx);
+    const base = { normalizedQuery: tag, resultCount: 1, cacheHit: false, degraded: false, latencyMs: 1 };
+    logs.add({ ...base, query: `${tag} gone user`, userId });
+    logs.add({ ...base, query: `${tag} no such program`, batchId: '00000000-0000-4000-8000-000000000000' });
+    logs.add({ ...base, query: `${tag} plain` });
+    await t.ctx.pool.query('DELETE FROM users WHERE id = $1', [userId]);
+    expect(await logs.flush()).toBe(2);
+    expect(logs.size).toBe(0);
+    logs.add({ ...base, query: `${tag} later` });
+    expect(await logs.flush()).toBe(1);
+    const { rows } = await t.ctx.pool.query<{ query: string; user_id: string | null }>(
+      'SELECT query, user_id FROM search_logs WHERE normalized_query = $1 ORDER BY query',
+      [tag],
+    );
+    expect(rows).toEqual([
+      { query: `${tag} gone user`, user_id: null },
+      { query: `${tag} later`, user_id: null },
+      { query: `${tag} plain`, user_id: null },
+    ]);
+  });
 });

@@ -15,7 +15,12 @@ export async function awardPoints(tx: DbOrTx, input: AwardPointsInput): Promise<
   return row;
 }
 
-/** Takes back the live award of an event (an undone vote, an unaccepted answer). Null when none was live. */
+/**
+ * Takes back the live award of an event (an undone vote, an unaccepted answer). Null when none was
+ * live. Taking back a debit (a withdrawn downvote) is a credit, and can cross a threshold as well.
+ */
 export async function reversePoints(tx: DbOrTx, sourceKey: string, by: string | null = null): Promise<LedgerRow | null> {
-  return reverseLedger(tx, sourceKey, by);
+  const row = await reverseLedger(tx, sourceKey, by);
+  if (row) await awardThresholdBadges(tx, row);
+  return row;
 }

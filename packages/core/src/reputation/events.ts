@@ -80,10 +80,13 @@ export async function reputationOnAccept(tx: DbOrTx, commentId: string, by: stri
   if (row) await awardBadge(tx, { userId: owner.author_id, batchId: owner.batch_id, name: 'first_answer', data: { commentId } });
 }
 
-/** Staff verified a comment: its author earns comment_verified once, and verified_answer the first time. */
+/**
+ * Staff verified a comment: its author earns comment_verified once, and verified_answer the first time;
+ * not staff verifying their own comment (as no vote or accept of one's own earns anything).
+ */
 export async function reputationOnVerify(tx: DbOrTx, commentId: string, by: string): Promise<void> {
   const owner = await commentOwner(tx, commentId);
-  if (!owner?.author_id || !owner.batch_id) return;
+  if (!owner?.author_id || !owner.batch_id || owner.author_id === by) return;
   const row = await awardPoints(tx, {
     userId: owner.author_id,
     batchId: owner.batch_id,
@@ -97,10 +100,10 @@ export async function reputationOnVerify(tx: DbOrTx, commentId: string, by: stri
   if (row) await awardBadge(tx, { userId: owner.author_id, batchId: owner.batch_id, name: 'verified_answer', data: { commentId } });
 }
 
-/** A post became a FAQ: its author earns post_converted once, and faq_author the first time. */
+/** A post became a FAQ: its author earns post_converted once, and faq_author the first time; not staff converting their own post. */
 export async function reputationOnConvert(tx: DbOrTx, postId: string, by: string): Promise<void> {
   const owner = await postOwner(tx, postId);
-  if (!owner?.author_id || !owner.batch_id) return;
+  if (!owner?.author_id || !owner.batch_id || owner.author_id === by) return;
   const row = await awardPoints(tx, {
     userId: owner.author_id,
     batchId: owner.batch_id,

@@ -1,19 +1,22 @@
 import type { searchLogs } from '@cfaq/db/schema/index';
 import type { CoreContext } from '../context.js';
+import { pgErrorOf } from '../shared/db.js';
 
 export type SearchLogEntry = typeof searchLogs.$inferInsert;
 
 /**
  * One INSERT of column arrays: thirteen parameters whatever the batch size, so a flush costs the API
  * process little (a 500-row VALUES list would be 5,500 parameters to build and parse). Times travel as
- * epoch milliseconds: formatting a Date per row was a visible share of a busy API's CPU.
+ * epoch milliseconds: formatting a Date per row was a visible share of a busy API's CPU. A searcher
+ * deleted since the search is written as no user (the column's own `on delete set null`): the row
+ * would otherwise fail its foreign key and refuse the whole batch.
  */
 async function insertLogs(ctx: Pick<CoreContext, 'pool'>, rows: SearchLogEntry[]): Promise<void> {
   const col = <K extends keyof SearchLogEntry>(k: K) => rows.map((r) => r[k] ?? null);
   await ctx.pool.query(
     `INSERT INTO search_logs (query, normalized_query, user_id, batch_id, result_count, top_result_id, top_source,
        cache_hit, degraded, latency_ms, count, created_at, client_key)
-     SELECT q, nq, u, b, rc, tr, ts, ch, dg, lm, n, to_timestamp(at / 1000.0), ck
+     SELECT q, nq, (SELECT id FROM users WHERE id = u), b, rc, tr, ts, ch, dg, lm, n, to_timestamp(at / 1000.0), ck
      FROM unnest($1::text[], $2::text[], $3::uuid[], $4::uuid[], $5::int[], $6::uuid[], $7::text[],
        $8::bool[], $9::bool[], $10::int[], $11::int[], $12::float8[], $13::text[]) AS l(q, nq, u, b, rc, tr, ts, ch, dg, lm, n, at, ck)`,
     [
@@ -124,13 +127,42 @@ export class SearchLogBuffer {
       try {
         await insertLogs(this.ctx, batch);
       } catch (err) {
-        this.ctx.log.error({ err, pending: this.pending.length }, 'search log flush failed; will retry');
-        return written;
+        if (!refusedByData(err)) {
+          this.ctx.log.error({ err, pending: this.pending.length }, 'search log flush failed; will retry');
+          return written;
+        }
+        // The database refused a row, not the connection: retrying the batch would refuse it for good and
+        // every search after it. Row by row, the rows it takes are written and the ones it refuses dropped.
+        const each = await this.writeEach(batch);
+        written += each.written;
+        this.pending.splice(0, each.done);
+        if (each.done < batch.length) return written;
+        continue;
       }
       this.pending.splice(0, batch.length);
       written += batch.length;
     }
     return written;
+  }
+
+  /** Writes rows one at a time; stops (to retry later) when the database itself fails. */
+  private async writeEach(batch: SearchLogEntry[]): Promise<{ written: number; done: number }> {
+    let written = 0;
+    let done = 0;
+    for (const row of batch) {
+      try {
+        await insertLogs(this.ctx, [row]);
+        written += 1;
+      } catch (err) {
+        if (!refusedByData(err)) {
+          this.ctx.log.error({ err, pending: this.pending.length - done }, 'search log flush failed; will retry');
+          break;
+        }
+        this.ctx.log.error({ err }, 'search log row refused by the database; dropped');
+      }
+      done += 1;
+    }
+    return { written, done };
   }
 
   /** Stops the timer and flushes what is left (the app's onClose hook). */
@@ -140,3 +172,6 @@ export class SearchLogBuffer {
     await this.flush();
   }
 }
+
+/** A data exception or an integrity violation (SQLSTATE classes 22 and 23): the row, not the database, is at fault. */
+const refusedByData = (err: unknown) => /^2[23]/.test(pgErrorOf(err)?.code ?? '');

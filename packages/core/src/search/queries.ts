@@ -124,7 +124,8 @@ const toItem = (r: UnresolvedRow): UnresolvedSearchItem => ({
 
 /**
  * Logs a search that found nothing useful: one open row per program and normalised query, whose
- * count goes up atomically on every repeat (upsert on the partial unique index over open rows).
+ * count goes up atomically on every repeat (upsert on the partial unique index over open rows). Both
+ * dates come from the app's clock (the database's own `now()` could date the row after its last sighting).
  */
 export async function logUnresolvedSearch(
   ctx: Ctx,
@@ -136,8 +137,8 @@ export async function logUnresolvedSearch(
   const keys = key ? sql`ARRAY[${key}]::text[]` : sql`'{}'::text[]`;
   // client_keys gathers distinct searchers up to 16 (enough to tell any sane minimum).
   const inserted = await ctx.db.execute<{ id: string }>(sql`
-    INSERT INTO unresolved_searches (query, normalized_query, batch_id, user_id, last_seen_at, client_keys)
-    VALUES (${p.query.trim()}, ${normalizeQuery(p.query)}, ${programId}, ${p.userId ?? null}, ${now}, ${keys})
+    INSERT INTO unresolved_searches (query, normalized_query, batch_id, user_id, created_at, last_seen_at, client_keys)
+    VALUES (${p.query.trim()}, ${normalizeQuery(p.query)}, ${programId}, ${p.userId ?? null}, ${now}, ${now}, ${keys})
     ON CONFLICT (coalesce(batch_id, '00000000-0000-0000-0000-000000000000'::uuid), normalized_query) WHERE status = 'open'
     DO UPDATE SET count = unresolved_searches.count + 1, last_seen_at = EXCLUDED.last_seen_at,
       client_keys = CASE
