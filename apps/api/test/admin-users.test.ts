@@ -190,6 +190,52 @@ describe('deleting users', () => {
     },
   );
 
+  it("takes their content's locks before their row, as a vote on that content does (the other order deadlocked)", async () => {
+    const admin = await t.signIn('admin');
+    const author = await t.signIn('user');
+    const [p] = await t.ctx.db.insert(communityPosts).values({ authorId: author.id, title: 'voted on', body: 'x' }).returning();
+    // A vote in flight: it holds the post's row and will next need the author's row (the points' foreign key).
+    const vote = await t.ctx.pool.connect();
+    const probe = await t.ctx.pool.connect();
+    try {
+      await vote.query('BEGIN');
+      await vote.query('UPDATE community_posts SET upvotes = upvotes + 1 WHERE id = $1', [p?.id]);
+      const deleting = t.app.inject({ method: 'DELETE', url: `/api/admin/users/${author.id}`, headers: admin.headers });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The delete waits on the post without holding the author's row, so the vote can still take it.
+      await probe.query('BEGIN');
+      await probe.query('SELECT 1 FROM users WHERE id = $1 FOR KEY SHARE NOWAIT', [author.id]);
+      await probe.query('ROLLBACK');
+      await vote.query('COMMIT');
+      expect((await deleting).statusCode).toBe(204);
+    } finally {
+      await probe.query('ROLLBACK').catch(() => {});
+      await vote.query('ROLLBACK').catch(() => {});
+      probe.release();
+      vote.release();
+    }
+  });
+
+  it('withdraws their AI-answer votes: the score follows, and a net of -2 left demotes the answer', async () => {
+    const admin = await t.signIn('admin');
+    const [minus1, plus, minus2] = await Promise.all([t.signIn('user'), t.signIn('user'), t.signIn('user')]);
+    const [p] = await t.ctx.db
+      .insert(communityPosts)
+      .values({ title: 'with an AI answer', body: 'x', aiAnswer: 'An answer.', aiAnswerStatus: 'approved', status: 'answered' })
+      .returning();
+    const vote = (who: { headers: Record<string, string> }, value: number) =>
+      t.app.inject({ method: 'POST', url: `/api/community/posts/${p?.id}/ai-answer/vote`, headers: who.headers, payload: { value } });
+    await vote(minus1, -1);
+    await vote(plus, 1);
+    expect((await vote(minus2, -1)).json()).toMatchObject({ aiAnswerScore: -1, demoted: false });
+    expect((await t.app.inject({ method: 'DELETE', url: `/api/admin/users/${plus.id}`, headers: admin.headers })).statusCode).toBe(204);
+    const [row] = await t.ctx.db
+      .select()
+      .from(communityPosts)
+      .where(eq(communityPosts.id, p?.id as string));
+    expect(row).toMatchObject({ aiAnswerScore: -2, aiAnswerStatus: 'escalated' });
+  });
+
   it('is 403 for a non-admin and 400 for a bad id', async () => {
     const user = await t.signIn('user');
     const admin = await t.signIn('admin');

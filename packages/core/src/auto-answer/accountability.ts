@@ -86,14 +86,28 @@ export async function voteAiAnswer(
       .insert(aiAnswerVotes)
       .values({ postId, userId: actor.id, value, createdAt: ctx.clock.now() })
       .onConflictDoUpdate({ target: [aiAnswerVotes.postId, aiAnswerVotes.userId], set: { value } });
-    const [sum] = await tx
-      .select({ n: sql<number>`coalesce(sum(${aiAnswerVotes.value}), 0)::int` })
-      .from(aiAnswerVotes)
-      .where(eq(aiAnswerVotes.postId, postId));
-    const net = sum?.n ?? 0;
-    await tx.update(communityPosts).set({ aiAnswerScore: net }).where(eq(communityPosts.id, postId));
-    const demoted =
-      net <= DEMOTE_NET_VOTES ? await demote(tx, postId, `the AI answer's votes reached a net of ${net}`, ctx.clock.now()) : false;
+    const demoted = await tallyAiAnswerVotes(tx, postId, ctx.clock.now());
     return stateOf(tx, actor, postId, demoted);
   });
+}
+
+/** Sets the post's aiAnswerScore to its votes' sum; a net of -2 or lower demotes a published answer. True when it did. */
+async function tallyAiAnswerVotes(tx: Tx, postId: string, now: Date): Promise<boolean> {
+  const [sum] = await tx
+    .select({ n: sql<number>`coalesce(sum(${aiAnswerVotes.value}), 0)::int` })
+    .from(aiAnswerVotes)
+    .where(eq(aiAnswerVotes.postId, postId));
+  const net = sum?.n ?? 0;
+  await tx.update(communityPosts).set({ aiAnswerScore: net }).where(eq(communityPosts.id, postId));
+  return net <= DEMOTE_NET_VOTES ? demote(tx, postId, `the AI answer's votes reached a net of ${net}`, now) : false;
+}
+
+/**
+ * Withdraws every AI-answer vote of a user about to be deleted, as if each were taken back: each post's
+ * score follows its remaining votes (the rows would go with the user, the score would keep them), and
+ * a net that falls to -2 demotes the answer as a vote would.
+ */
+export async function withdrawAiAnswerVotesOf(tx: Tx, userId: string, now: Date): Promise<void> {
+  const gone = await tx.delete(aiAnswerVotes).where(eq(aiAnswerVotes.userId, userId)).returning({ postId: aiAnswerVotes.postId });
+  for (const postId of [...new Set(gone.map((g) => g.postId))].sort()) await tallyAiAnswerVotes(tx, postId, now);
 }

@@ -2,6 +2,7 @@ import type { DbOrTx } from '@cfaq/db';
 import { refreshTokens, users } from '@cfaq/db/schema/index';
 import { and, count, desc, eq, gt, ilike, isNull, ne, not, or, type SQL, sql } from 'drizzle-orm';
 import { writeAdminLog } from '../audit/index.js';
+import { withdrawAiAnswerVotesOf } from '../auto-answer/accountability.js';
 import { withdrawVotesOf } from '../community/votes.js';
 import type { CoreContext } from '../context.js';
 import { Code, notFound, unprocessable } from '../errors/index.js';
@@ -236,15 +237,20 @@ export async function changeUserRole(
 }
 
 /**
- * Deletes a user for good. Their votes and FAQ feedback are withdrawn first (counters and the
- * authors' points follow, as for a vote clicked off); the schema decides the rest: personal data
- * (tokens, notifications, reputation, badges) is deleted with them; content they wrote (posts,
- * comments, FAQs) stays with its author set to null. Logged to admin_logs.
+ * Deletes a user for good. Their votes (on posts, comments and AI answers) and FAQ feedback are
+ * withdrawn first (counters, scores and the authors' points follow, as for a vote clicked off); the
+ * schema decides the rest: personal data (tokens, notifications, reputation, badges) is deleted with
+ * them; content they wrote (posts, comments, FAQs) stays with its author set to null. Logged to admin_logs.
  */
 export async function deleteUser(ctx: Pick<CoreContext, 'db' | 'clock'>, actor: AdminActor, params: { userId: string }): Promise<void> {
   await ctx.db.transaction(async (tx) => {
     // Lock first, then read: a concurrent demotion of another admin cannot slip between check and delete.
     await lockAdminSet(tx);
+    // Their posts and comments before their row: a vote on their content locks the content, then their
+    // row (the points' foreign key); the delete took their row, then (setting the author to null) the
+    // content, and every vote arriving meanwhile deadlocked it.
+    await tx.execute(sql`select 1 from community_posts where author_id = ${params.userId} order by id for no key update`);
+    await tx.execute(sql`select 1 from comments where author_id = ${params.userId} order by id for no key update`);
     const [current] = await tx
       .select({ role: users.role, email: users.email })
       .from(users)
@@ -254,6 +260,7 @@ export async function deleteUser(ctx: Pick<CoreContext, 'db' | 'clock'>, actor: 
     if (current.role === 'admin') await assertAnotherActiveAdmin(tx, params.userId, ctx.clock.now());
     await withdrawVotesOf(tx, params.userId);
     await withdrawFeedbackOf(tx, params.userId);
+    await withdrawAiAnswerVotesOf(tx, params.userId, ctx.clock.now());
     await tx.delete(users).where(eq(users.id, params.userId));
     await writeAdminLog(tx, {
       actorId: actor.id === params.userId ? null : actor.id,
