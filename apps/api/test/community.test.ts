@@ -181,6 +181,8 @@ describe('posts', () => {
     expect(row?.deletedAt).toBeInstanceOf(Date);
     const notes = await notesOf(author.id, 'post_deleted');
     expect(notes.filter((n) => (n.data as { postId?: string }).postId === post.id)).toMatchObject([{ batchId: defaultId }]);
+    // The post only, not the moderator who removed it (the export hides the acting staff member).
+    expect(notes.find((n) => (n.data as { postId?: string }).postId === post.id)?.data).toEqual({ postId: post.id });
     expectProblem(await t.app.inject({ method: 'GET', url: `/api/community/posts/${post.id}` }), 404);
     expectProblem(
       await t.app.inject({ method: 'PUT', url: `/api/community/posts/${post.id}`, headers: author.headers, payload: { body: 'x' } }),
@@ -354,6 +356,29 @@ describe('comments and answers', () => {
       404,
     );
     expectProblem(await t.app.inject({ method: 'PUT', url: `/api/community/posts/${post.id}/comments/${c1.id}/accept` }), 401);
+  });
+
+  it('accept moved back and forth: each answerer hears once, the first time their comment is accepted', async () => {
+    const post = await newPost();
+    const c1 = await newComment(post.id);
+    const c2 = await newComment(post.id, stranger, 'Another answer');
+    const accept = async (c: { id: string }) =>
+      expect(
+        (await t.app.inject({ method: 'PUT', url: `/api/community/posts/${post.id}/comments/${c.id}/accept`, headers: author.headers }))
+          .statusCode,
+      ).toBe(200);
+    for (let i = 0; i < 5; i++) {
+      await accept(c1);
+      await accept(c2);
+    }
+    for (const [who, c] of [
+      [answerer, c1],
+      [stranger, c2],
+    ] as const) {
+      const notes = (await notesOf(who.id, 'post_answered')).filter((n) => (n.data as { commentId?: string }).commentId === c.id);
+      expect(notes.map((n) => n.title)).toEqual(['Your answer was accepted']);
+      expect((await dropsOf(who.id, 'post_answered')).filter((d) => d.refId === c.id)).toHaveLength(1);
+    }
   });
 
   it('verify: staff only; marks the comment verified and the post answered', async () => {

@@ -1,11 +1,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { notify, teaDrop } from '@cfaq/core';
+import { NotificationHub, notify, teaDrop } from '@cfaq/core';
 import { batches, users } from '@cfaq/db/schema/index';
 import { eq, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { createTestApp, expectProblem, GENEROUS_LIMITS, type TestApp } from './helpers.js';
 
@@ -169,6 +169,51 @@ describe('notifications', () => {
     expect((await req('GET', '/notifications/tea/unread-count', me.headers)).json().count).toBe(0);
     expect((await req('GET', `/notifications/tea/unread-count?batchId=${otherProgram}`, me.headers)).json().count).toBe(1);
     expectProblem(await req('GET', `/notifications/tea?batchId=${UNKNOWN}`, me.headers), 404);
+  });
+});
+
+describe('a kind switched off hides the program-wide drops of that kind', () => {
+  it('from the list, the unread count, read-all and the stream; other users and other kinds unaffected; on again, they show', async () => {
+    const a = await buildApp({ ctx: t.ctx, logger: false });
+    await a.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const [p] = await t.ctx.db.insert(batches).values({ name: 'Quiet tea', slug: 'quiet-tea' }).returning({ id: batches.id });
+      const me = await t.signIn('user');
+      const other = await t.signIn('user');
+      const wide = (kind: string, title: string) =>
+        t.ctx.db.transaction((tx) => teaDrop(tx, { userId: null, batchId: p!.id, kind, title }));
+      const titles = async (headers: Record<string, string>) =>
+        (await req('GET', `/notifications/tea?batchId=${p!.id}`, headers)).json().items.map((i: { title: string }) => i.title);
+      const unread = async (headers: Record<string, string>) =>
+        (await req('GET', `/notifications/tea/unread-count?batchId=${p!.id}`, headers)).json().count;
+      await wide('faq_approved', 'approved before');
+      expect((await req('PUT', '/notifications/settings', me.headers, { kinds: { faq_approved: false } })).statusCode).toBe(200);
+      const s = readEvents(a, me.headers.authorization, 1);
+      await s.atLeast(0);
+      await sleep(300);
+      await wide('faq_approved', 'approved after');
+      const escalated = await wide('post_escalated', 'other kind');
+      expect((await s.done).map((e) => e.id)).toEqual([`tea:${escalated}`]);
+      await sleep(200);
+      expect(s.raw()).not.toContain('approved');
+      s.close();
+
+      expect(await titles(me.headers)).toEqual(['other kind']);
+      const mine = (await req('GET', `/notifications/tea?batchId=${p!.id}`, me.headers)).json();
+      expect(mine).toMatchObject({ total: 1, unreadCount: 1 });
+      expect(await unread(me.headers)).toBe(1);
+      expect((await req('PATCH', `/notifications/tea/read-all?batchId=${p!.id}`, me.headers)).json()).toEqual({ updated: 1 });
+      // Another user's settings are theirs: they see all three.
+      expect(await titles(other.headers)).toEqual(['other kind', 'approved after', 'approved before']);
+      expect(await unread(other.headers)).toBe(3);
+
+      // Switched on again, the drops show (unread: read-all did not touch what was hidden).
+      await req('PUT', '/notifications/settings', me.headers, { kinds: { faq_approved: true } });
+      expect(await titles(me.headers)).toEqual(['other kind', 'approved after', 'approved before']);
+      expect(await unread(me.headers)).toBe(2);
+    } finally {
+      await a.close();
+    }
   });
 });
 
@@ -343,6 +388,54 @@ describe('GET /notifications/stream', () => {
       expect(after).toBeTruthy();
       g.close();
     } finally {
+      await a.close();
+    }
+  });
+
+  it('a client gone before its stream is set up (here: while the cursor is read) leaves no subscriber behind', async () => {
+    // The hubs' live subscriptions, seen through subscribe (each app has its own hub).
+    const subscribe = vi.spyOn(NotificationHub.prototype, 'subscribe');
+    const live = () => [...new Set(subscribe.mock.contexts as NotificationHub[])].reduce((n, h) => n + h.size, 0);
+    const until = async (ok: () => boolean | Promise<boolean>, what: string) => {
+      for (const end = Date.now() + 5000; !(await ok()); await sleep(20)) if (Date.now() > end) throw new Error(`timed out: ${what}`);
+    };
+    const a = await buildApp({ ctx: t.ctx, logger: false });
+    await a.listen({ port: 0, host: '127.0.0.1' });
+    const lock = openTransaction();
+    try {
+      const me = await t.signIn('user');
+      // The observable is real: a stream set up subscribes, and its close unsubscribes.
+      const s = readEvents(a, me.headers.authorization, 1);
+      await s.atLeast(0);
+      expect(live()).toBe(1);
+      s.close();
+      await until(() => live() === 0, 'the closed stream unsubscribes');
+
+      // The cursor's read waits on a lock; the client goes meanwhile, before the stream exists.
+      await lock.run((tx) => tx.execute(sql`lock table notifications in access exclusive mode`));
+      const { port } = a.server.address() as AddressInfo;
+      const gone = http.get({
+        port,
+        host: '127.0.0.1',
+        path: '/api/notifications/stream',
+        headers: { authorization: me.headers.authorization },
+      });
+      gone.on('error', () => {});
+      await until(async () => {
+        const r = await t.ctx.db.execute<{ n: number }>(
+          sql`select count(*)::int as n from pg_locks where relation = 'notifications'::regclass and not granted`,
+        );
+        return (r.rows[0]?.n ?? 0) > 0;
+      }, 'the stream waits on the lock');
+      gone.destroy();
+      await sleep(200);
+      await lock.commit();
+      // The handler goes on once the lock is gone: it must not subscribe a stream nobody reads.
+      await sleep(500);
+      expect(live()).toBe(0);
+    } finally {
+      await lock.commit().catch(() => {});
+      subscribe.mockRestore();
       await a.close();
     }
   });

@@ -45,6 +45,21 @@ async function answeredEvent(
   });
 }
 
+/**
+ * Whether the user already heard that this comment was accepted: their post_answered notification or
+ * tea drop about it. Only an accept sends those to the comment's author (a new comment's pair goes to
+ * the post's author, who did not write it). Moving the accepted mark away and back takes the
+ * reputation award back and gives it again, but it is news only the first time.
+ */
+async function toldOfAccept(tx: DbOrTx, userId: string, commentId: string): Promise<boolean> {
+  const res = await tx.execute<{ told: boolean }>(sql`
+    select exists (select 1 from notifications
+                   where user_id = ${userId} and kind = 'post_answered' and data ->> 'commentId' = ${commentId})
+        or exists (select 1 from tea_notifications
+                   where user_id = ${userId} and kind = 'post_answered' and ref_type = 'comment' and ref_id = ${commentId}) as told`);
+  return res.rows[0]?.told ?? false;
+}
+
 async function commentById(db: DbOrTx, actor: Actor | null, id: string): Promise<CommentView> {
   const [row] = await db
     .select({ ...commentColumns, myVote: commentMyVote(actor) })
@@ -171,8 +186,8 @@ export async function verifyComment(ctx: Ctx, actor: Actor, postId: string, comm
 /**
  * The post author or staff accept a comment as the answer: the post becomes answered with
  * acceptedCommentId set (a previously accepted comment is unaccepted), the comment isAccepted, and
- * its author gets a post_answered notification and tea drop. Accepting the accepted comment again
- * changes nothing.
+ * its author gets a post_answered notification and tea drop (the first time this comment is accepted
+ * only: moving the mark back to it sends none). Accepting the accepted comment again changes nothing.
  */
 export async function acceptComment(ctx: Ctx, actor: Actor, postId: string, commentId: string): Promise<AcceptResult> {
   await ctx.db.transaction(async (tx) => {
@@ -195,7 +210,7 @@ export async function acceptComment(ctx: Ctx, actor: Actor, postId: string, comm
       .where(eq(communityPosts.id, postId));
     await reputationOnAccept(tx, commentId, actor.id, post.acceptedCommentId);
     await logPostModeration(tx, actor, post, 'accept_answer', { commentId });
-    if (comment.authorId && comment.authorId !== actor.id)
+    if (comment.authorId && comment.authorId !== actor.id && !(await toldOfAccept(tx, comment.authorId, commentId)))
       await answeredEvent(tx, comment.authorId, post, 'Your answer was accepted', commentId);
   });
   return { post: await getPost(ctx, actor, postId), comment: await commentById(ctx.db, actor, commentId) };

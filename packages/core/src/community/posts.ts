@@ -123,7 +123,8 @@ export async function deletePost(ctx: Ctx, actor: Actor, id: string): Promise<vo
         kind: 'post_deleted',
         title: 'Your post was removed',
         body: post.title,
-        data: { postId: id, deletedBy: actor.id },
+        // Not who removed it: the author's own rows (their export too) never name the acting staff member.
+        data: { postId: id },
       });
     }
   });

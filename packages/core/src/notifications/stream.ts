@@ -6,7 +6,7 @@ import type { Logger } from '../runtime/logger.js';
 import { NOTIFICATION_CHANNEL } from './kinds.js';
 import { NOTIFICATION_COLUMNS, toNotificationView } from './reads.js';
 import type { NotificationView, TeaDropView } from './shape.js';
-import { TEA_COLUMNS, type TeaRow, toTeaView } from './tea.js';
+import { TEA_COLUMNS, type TeaRow, toTeaView, wideShownTo } from './tea.js';
 import type { NotificationSignal } from './write.js';
 
 type Row = Parameters<typeof toNotificationView>[0];
@@ -51,8 +51,12 @@ export const STREAM_RECHECK_MAX_MS = 1600;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** The program-wide tea drops of live programs (alias t): archived and deleted programs are hidden from public reads. */
-const liveWide = sql`t.user_id is null and exists (select 1 from batches b where b.id = t.batch_id and b.deleted_at is null and b.archived_at is null)`;
+/**
+ * The program-wide tea drops of live programs (alias t) of kinds the user has on: archived and deleted
+ * programs are hidden from public reads, and a kind switched off in the user's settings hides its drops.
+ */
+const liveWide = (userId: string) =>
+  sql`t.user_id is null and exists (select 1 from batches b where b.id = t.batch_id and b.deleted_at is null and b.archived_at is null) and ${wideShownTo(userId)}`;
 
 /**
  * A read's snapshot and bound (a CTE `s`: snap, bound). The bound is the lowest transaction id that
@@ -141,7 +145,7 @@ export async function streamAfter(
         order by n.stream_xid limit 1),
       (select t.stream_xid from tea_notifications t where t.user_id = ${userId} and t.stream_xid >= ${bound}${after('t', 'tea', cursor)}
         order by t.stream_xid limit 1),
-      (select t.stream_xid from tea_notifications t where ${liveWide} and t.stream_xid >= ${bound}${after('t', 'tea', cursor)}
+      (select t.stream_xid from tea_notifications t where ${liveWide(userId)} and t.stream_xid >= ${bound}${after('t', 'tea', cursor)}
         order by t.stream_xid limit 1)
     ) is not null as held)
     select h.held, x.kind, x.id, x.xid from h left join (
@@ -155,7 +159,7 @@ export async function streamAfter(
           order by t.stream_xid, t.id limit 100)
         union all
         (select t.stream_xid, 'tea', t.id, t.stream_xid::text from tea_notifications t
-          where ${liveWide} and t.stream_xid < ${bound}${after('t', 'tea', cursor)}
+          where ${liveWide(userId)} and t.stream_xid < ${bound}${after('t', 'tea', cursor)}
           order by t.stream_xid, t.id limit 100)
       ) u order by stream_xid, kind, id limit 100
     ) x on true

@@ -39,8 +39,18 @@ export const toTeaView = (r: TeaRow): TeaDropView => ({
   createdAt: toDate(r.created_at),
 });
 
-/** The drops a user sees in a program: their personal ones there and the program-wide ones. */
-const visible = (userId: string, batchId: string) => sql`t.batch_id = ${batchId} and (t.user_id = ${userId} or t.user_id is null)`;
+/**
+ * A program-wide drop (alias t) whose kind the user has not switched off. Such a drop is one row for
+ * everyone, written whatever each reader's settings say, so the per-kind switch applies when it is
+ * read; a personal drop was checked against its user's settings when written (teaDrop). The teaDrops
+ * switch is for personal drops only (README), so it does not hide these.
+ */
+export const wideShownTo = (userId: string) =>
+  sql`not exists (select 1 from notification_settings ns where ns.user_id = ${userId} and ns.kinds -> t.kind = 'false'::jsonb)`;
+
+/** The drops a user sees in a program: their personal ones there and the program-wide ones of kinds they have on. */
+const visible = (userId: string, batchId: string) =>
+  sql`t.batch_id = ${batchId} and (t.user_id = ${userId} or (t.user_id is null and ${wideShownTo(userId)}))`;
 
 export interface TeaQuery extends PageQuery {
   batchId?: string | undefined;

@@ -74,7 +74,8 @@ export async function notify(tx: DbOrTx, input: NotifyInput): Promise<string | n
 
 /**
  * Writes a tea drop in the caller's transaction. Personal drops (userId set) respect the user's
- * teaDrops switch and per-kind switches; program-wide drops (userId null) are always written.
+ * teaDrops switch and per-kind switches; program-wide drops (userId null) are always written, and
+ * each reader's per-kind switches filter them when read (wideShownTo in tea.ts).
  */
 export async function teaDrop(tx: DbOrTx, input: TeaDropInput): Promise<string | null> {
   if (input.userId) {

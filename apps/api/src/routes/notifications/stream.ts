@@ -15,8 +15,8 @@ import { StreamQuery } from './schemas.js';
 /**
  * GET /notifications/stream: server-sent events. Each new notification of the caller is an event
  * `notification` with the notification as data and its id as the event id; each new tea drop they see
- * (personal, or program-wide in any program) an event `tea` with the drop as data and `tea:<id>` as
- * the event id. Both form one sequence, in the order of the writing transactions' ids (a row is sent
+ * (personal, or program-wide in any program and of a kind they have on) an event `tea` with the drop as
+ * data and `tea:<id>` as the event id. Both form one sequence, in the order of the writing transactions' ids (a row is sent
  * once every earlier write transaction has ended, so none can land behind what was sent), and a
  * browser reconnecting with Last-Event-ID gets what it missed of both (up to 100 at a time). A comment
  * line every NOTIFICATION_STREAM_HEARTBEAT_MS keeps proxies from closing the connection.
@@ -40,7 +40,7 @@ export const notificationStream: RoutePlugin = async (app) => {
         summary: 'My new notifications and tea drops as server-sent events',
         description:
           'text/event-stream. Events: `notification` (data: the notification JSON, id: its id) and `tea` (data: the tea drop JSON, ' +
-          'id: `tea:<id>`; your personal drops and the program-wide drops of every program). One sequence in commit-safe order: an event ' +
+          'id: `tea:<id>`; your personal drops and the program-wide drops of every program, but for kinds you switched off). One sequence in commit-safe order: an event ' +
           'is sent once every write transaction that began writing before it has ended, so none is skipped. Send Last-Event-ID (either kind) ' +
           'to resume after it; without it only events committed after connecting are sent. Delivered across API processes through ' +
           'PostgreSQL LISTEN/NOTIFY, typically within a second of the commit (the embedded database falls back to the poll interval, ' +
@@ -65,6 +65,14 @@ export const notificationStream: RoutePlugin = async (app) => {
       const hooked = reply.getHeaders() as OutgoingHttpHeaders;
       reply.hijack();
       const res = reply.raw;
+      // A client gone before this point (during the auth hooks or the cursor's read) emitted its 'close'
+      // before the listeners below exist, and never will again: such a stream would be woken by the hub
+      // and write heartbeats for the life of the process. From here to the listeners nothing awaits, so
+      // a close is either seen now or heard by them.
+      if (request.raw.destroyed || res.destroyed || request.raw.socket.destroyed) {
+        res.end();
+        return;
+      }
       res.writeHead(200, {
         ...hooked,
         'content-type': 'text/event-stream; charset=utf-8',
