@@ -598,6 +598,61 @@ describe('GET /auth/export', () => {
     expect(posts.find((p) => p.title === 'Approved')).toMatchObject({ aiAnswer: 'published AI text', aiAnswerStatus: 'approved' });
   });
 
+  it('carries my FAQ suggestions (as I wrote them), my FAQ flags and my AI-answer votes, and nobody else’s', async () => {
+    const [me, other] = [await registerUser(), await registerUser()];
+    const staff = await t.signIn('admin');
+    const as = (who: { accessToken: string }) => bearer(who.accessToken);
+    const suggest = await post('/faq/suggest', { question: 'Where are my lockers?', answer: 'Next to the gym, I think.' }, as(me));
+    expect(suggest.statusCode, suggest.body).toBe(201);
+    const mine = suggest.json() as { id: string };
+    expect((await post('/faq/suggest', { question: 'Their suggested question?' }, as(other))).statusCode).toBe(201);
+    // Staff rewrite my draft: the rewrite is draft text (staff-only), not mine.
+    const edit = await t.app.inject({
+      method: 'PUT',
+      url: `/api/faq/${mine.id}`,
+      headers: staff.headers,
+      payload: { question: 'Where are the lockers? (staff rewrite)', answer: 'Staff draft answer, room 12.' },
+    });
+    expect(edit.statusCode, edit.body).toBe(200);
+
+    const created = await post('/faq', { question: 'When does the library open?', answer: 'At 8.' }, staff.headers);
+    expect(created.statusCode, created.body).toBe(201);
+    const faq = created.json() as { id: string };
+    expect((await post(`/faq/${faq.id}/flag`, { reason: 'my flag: hours changed' }, as(me))).statusCode).toBe(200);
+    expect((await post(`/faq/${faq.id}/flag`, { reason: 'their flag reason' }, as(other))).statusCode).toBe(200);
+
+    const [answered] = await t.ctx.db
+      .insert(communityPosts)
+      .values({ authorId: other.user.id, title: 'AI answered', body: 'b', aiAnswer: 'published AI text', aiAnswerStatus: 'approved' })
+      .returning();
+    const vote = (who: { accessToken: string }, value: 1 | -1) =>
+      post(`/community/posts/${answered!.id}/ai-answer/vote`, { value }, as(who));
+    expect((await vote(me, 1)).statusCode).toBe(200);
+    expect((await vote(other, -1)).statusCode).toBe(200);
+
+    const res = await t.app.inject({ method: 'GET', url: '/api/auth/export', headers: as(me) });
+    expect(res.statusCode).toBe(200);
+    const data = res.json();
+    expect(data.activity.faqSuggestions).toEqual([
+      {
+        id: mine.id,
+        question: 'Where are my lockers?',
+        answer: 'Next to the gym, I think.',
+        reviewStatus: 'draft',
+        createdAt: expect.any(String),
+      },
+    ]);
+    expect(data.activity.faqFlags).toEqual([{ faqId: faq.id, reason: 'my flag: hours changed', createdAt: expect.any(String) }]);
+    expect(data.votes.aiAnswers).toEqual([{ postId: answered!.id, value: 1, createdAt: expect.any(String) }]);
+    for (const needle of ['staff rewrite', 'Staff draft answer', 'Their suggested question', 'their flag reason'])
+      expect(res.body).not.toContain(needle);
+    // The other user's export has theirs, not mine.
+    const theirs = (await t.app.inject({ method: 'GET', url: '/api/auth/export', headers: as(other) })).json();
+    expect(theirs.activity.faqSuggestions.map((s: { question: string }) => s.question)).toEqual(['Their suggested question?']);
+    expect(theirs.activity.faqFlags.map((f: { reason: string }) => f.reason)).toEqual(['their flag reason']);
+    expect(theirs.votes.aiAnswers.map((v: { value: number }) => v.value)).toEqual([-1]);
+  });
+
   it('needs a token (401)', async () => {
     expectProblem(await t.app.inject({ method: 'GET', url: '/api/auth/export' }), 401);
   });

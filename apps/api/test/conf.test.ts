@@ -11,7 +11,7 @@ import {
 } from '@cfaq/core';
 import { confMeetings, confOauthStates, faqs, transcriptKnowledge, users } from '@cfaq/db/schema/index';
 import { type FakeConfProvider, signConfWebhook, startFakeConfProvider } from '@cfaq/testkit';
-import { eq, sql } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { createTestApp, expectProblem, GENEROUS_LIMITS, type TestApp } from './helpers.js';
@@ -517,6 +517,64 @@ describe('ingestion', () => {
   it('finds the user by host email when the provider id is unknown', async () => {
     const p = { ...payload('ing-email'), hostId: 'zm-unknown', hostEmail: 'ALICE@provider.test' };
     expect(await ingestRecording(t.ctx, p, { jobId: 'j-email' })).toMatchObject({ status: 'completed' });
+  });
+
+  it("a host demoted or suspended after connecting is ignored like an unknown host: no meeting, no knowledge; reinstated, they're ingested again", async () => {
+    fake.users.set('zm-pb', { id: 'zm-pb', email: 'pb@provider.test' });
+    const pb = await t.signIn('admin');
+    expect((await connect(pb, 'zm-pb')).res.statusCode).toBe(200);
+    // A signed webhook delivery, then the job it queued, run as the worker runs it.
+    const deliver = async (uuid: string, change: Record<string, string> = {}) => {
+      fake.addRecording({ uuid, hostId: 'zm-pb', topic: 'Office hours', vtt: VTT });
+      const before = sent().length;
+      expect((await webhook(fake.recordingEvent(uuid))).json()).toEqual({ received: true });
+      const [job] = sent().slice(before);
+      const queued = job?.payload as Parameters<typeof ingestRecording>[1];
+      return ingestRecording(t.ctx, { ...queued, ...change }, { jobId: `j-${uuid}` });
+    };
+    const notAdmin = { status: 'skipped', reason: expect.stringMatching(/no longer an active admin/) };
+
+    const demote = await t.app.inject({
+      method: 'PUT',
+      url: `/api/admin/users/${pb.id}/role`,
+      headers: admin.headers,
+      payload: { role: 'user' },
+    });
+    expect(demote.statusCode, demote.body).toBe(200);
+    expect(await deliver('pb-demoted')).toMatchObject(notAdmin);
+    // Found by host email instead of provider id: the same rule.
+    expect(await deliver('pb-demoted-email', { hostId: 'zm-unknown', hostEmail: 'PB@provider.test' })).toMatchObject(notAdmin);
+
+    await t.ctx.db.update(users).set({ role: 'admin' }).where(eq(users.id, pb.id));
+    const suspend = await t.app.inject({
+      method: 'POST',
+      url: '/api/moderation/suspend',
+      headers: admin.headers,
+      payload: { userId: pb.id, reason: 'audit' },
+    });
+    expect(suspend.statusCode, suspend.body).toBe(200);
+    expect(await deliver('pb-suspended')).toMatchObject(notAdmin);
+
+    const ignored = ['pb-demoted', 'pb-demoted-email', 'pb-suspended'];
+    const meetings = await t.ctx.db.select({ id: confMeetings.id }).from(confMeetings).where(inArray(confMeetings.confMeetingId, ignored));
+    expect(meetings).toHaveLength(0);
+    const knowledge = await t.ctx.db
+      .select({ id: transcriptKnowledge.id })
+      .from(transcriptKnowledge)
+      .innerJoin(confMeetings, eq(confMeetings.id, transcriptKnowledge.meetingId))
+      .where(eq(confMeetings.userId, pb.id));
+    expect(knowledge).toHaveLength(0);
+
+    const unsuspend = await t.app.inject({
+      method: 'POST',
+      url: '/api/moderation/unsuspend',
+      headers: admin.headers,
+      payload: { userId: pb.id },
+    });
+    expect(unsuspend.statusCode, unsuspend.body).toBe(200);
+    expect(await deliver('pb-back')).toMatchObject({ status: 'completed' });
+    const [back] = await t.ctx.db.select().from(confMeetings).where(eq(confMeetings.confMeetingId, 'pb-back'));
+    expect(back?.userId).toBe(pb.id);
   });
 
   it.each([

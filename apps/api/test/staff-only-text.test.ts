@@ -152,6 +152,36 @@ describe('moderation text is for staff only', () => {
       aiAnswerEscalatedReason: null,
     });
   });
+
+  it('which staff member marked a comment "does not answer" is staff-only; the post author\'s own mark is public', async () => {
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/api/community/posts',
+      headers: user.headers,
+      payload: { title: 'Where is the printer?', body: 'Second floor?' },
+    });
+    const postId = created.json().id as string;
+    const comment = async (body: string) =>
+      (
+        await t.app.inject({ method: 'POST', url: `/api/community/posts/${postId}/comments`, headers: other.headers, payload: { body } })
+      ).json().id as string;
+    const [byStaff, byAuthor] = [await comment('Try the library.'), await comment('Ask at the desk.')];
+    const mark = (cid: string, who: Who) =>
+      t.app.inject({ method: 'PUT', url: `/api/community/posts/${postId}/comments/${cid}/dna`, headers: who.headers });
+    expect((await mark(byStaff, moderator)).statusCode).toBe(200);
+    expect((await mark(byAuthor, user)).statusCode).toBe(200);
+    for (const who of [undefined, user, other]) {
+      const res = await get(`/api/community/posts/${postId}/comments`, who);
+      expect(res.statusCode).toBe(200);
+      expect(res.body, who?.id ?? 'anonymous').not.toContain(moderator.id);
+      const items = res.json().items as { id: string; dna: boolean; dnaBy: string | null }[];
+      expect(items.find((c) => c.id === byStaff)).toMatchObject({ dna: true, dnaBy: null });
+      expect(items.find((c) => c.id === byAuthor)).toMatchObject({ dna: true, dnaBy: user.id });
+    }
+    // Staff see which moderator marked it.
+    const staffView = (await get(`/api/community/posts/${postId}/comments`, admin)).json().items as { id: string; dnaBy: string | null }[];
+    expect(staffView.find((c) => c.id === byStaff)?.dnaBy).toBe(moderator.id);
+  });
 });
 
 describe('suggestions and trending publish only what several people searched', () => {

@@ -10,7 +10,7 @@ import { claimFirstResponder } from './escalation.js';
 import { logPostModeration } from './moderation-log.js';
 import { getPost } from './posts.js';
 import type { AcceptResult, CommentView, Vote, VoteOutcome } from './shape.js';
-import { canManagePost, commentColumns, commentMyVote, type PostRow, toCommentView, visibleComment, visiblePost } from './view.js';
+import { canManagePost, commentColumns, commentMyVote, commentViewFor, type PostRow, visibleComment, visiblePost } from './view.js';
 import { castVote } from './votes.js';
 
 type Ctx = Pick<CoreContext, 'db' | 'clock'>;
@@ -62,11 +62,13 @@ async function toldOfAccept(tx: DbOrTx, userId: string, commentId: string): Prom
 
 async function commentById(db: DbOrTx, actor: Actor | null, id: string): Promise<CommentView> {
   const [row] = await db
-    .select({ ...commentColumns, myVote: commentMyVote(actor) })
+    .select({ ...commentColumns, myVote: commentMyVote(actor), postAuthorId: communityPosts.authorId })
     .from(comments)
+    .innerJoin(communityPosts, eq(communityPosts.id, comments.postId))
     .where(eq(comments.id, id))
     .limit(1);
-  return toCommentView(row as Parameters<typeof toCommentView>[0]);
+  const { postAuthorId, ...comment } = row as NonNullable<typeof row>;
+  return commentViewFor(actor, postAuthorId)(comment);
 }
 
 /** A comment on a live post; the post author hears of it (post_answered) unless they wrote it. */
@@ -98,7 +100,7 @@ export async function listComments(
   postId: string,
   q: PageQuery,
 ): Promise<Page<CommentView>> {
-  await visiblePost(ctx.db, actor, postId);
+  const post = await visiblePost(ctx.db, actor, postId);
   const w = pageWindow(q);
   const where = and(eq(comments.postId, postId), isNull(comments.deletedAt));
   const [rows, [total]] = await Promise.all([
@@ -111,7 +113,7 @@ export async function listComments(
       .offset(w.offset),
     ctx.db.select({ n: count() }).from(comments).where(where),
   ]);
-  return toPage(rows.map(toCommentView), total?.n ?? 0, w);
+  return toPage(rows.map(commentViewFor(actor, post.authorId)), total?.n ?? 0, w);
 }
 
 export async function voteComment(

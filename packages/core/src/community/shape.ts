@@ -60,7 +60,13 @@ export const CommentShape = T.Object({
   verifiedBy: Nullable(Uuid),
   verifiedAt: Nullable(DateTime),
   dna: T.Boolean({ description: '"does not answer": marked by the post author or staff' }),
-  dnaBy: Nullable(Uuid),
+  dnaBy: Nullable(
+    T.String({
+      format: 'uuid',
+      description:
+        "who marked it dna when the post's author did; a staff member's mark is null except to staff (which moderator acted is staff-only)",
+    }),
+  ),
   dnaAt: Nullable(DateTime),
   createdAt: DateTime,
   updatedAt: DateTime,

@@ -104,10 +104,18 @@ export const commentMyVote = (actor: Actor | null) =>
     ? sql<Vote | null>`(select v.value from ${commentVotes} v where v.comment_id = comments.id and v.user_id = ${actor.id})`
     : sql<null>`null`;
 
-export const toCommentView = ({ myVote, ...row }: CommentRow & { myVote: number | null }): CommentView => ({
-  ...row,
-  myVote: (myVote ?? null) as Vote | null,
-});
+/**
+ * A comment as `reader` sees it. Who marked it "does not answer" is shown to staff, and to everyone when
+ * the post's author marked it (named on the post anyway); which staff member marked it is staff-only, as
+ * in the comment author's own export.
+ */
+export const commentViewFor =
+  (reader: Actor | null, postAuthorId: string | null) =>
+  ({ myVote, ...row }: CommentRow & { myVote: number | null }): CommentView => ({
+    ...row,
+    dnaBy: isStaff(reader) || (row.dnaBy !== null && row.dnaBy === postAuthorId) ? row.dnaBy : null,
+    myVote: (myVote ?? null) as Vote | null,
+  });
 
 /** A live comment of a visible post, or 404. */
 export async function visibleComment(db: DbOrTx, actor: Actor | null, postId: string, commentId: string) {

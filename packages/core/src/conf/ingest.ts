@@ -1,5 +1,5 @@
 import { confMeetings, users } from '@cfaq/db/schema/index';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { proposeFaqUpdates } from '../knowledge/faq-match.js';
 import { resolveProgramId } from '../programs/resolve.js';
@@ -16,6 +16,7 @@ import {
   noteRetry,
   writeKnowledgeRows,
 } from './knowledge-store.js';
+import { activeAdmin } from './oauth.js';
 import { meetingStart, type RecordingPayload, storableRecording } from './recording.js';
 import type { InsightsStatus } from './shape.js';
 import { withConfToken } from './tokens.js';
@@ -137,11 +138,31 @@ export async function storeOrRetry(
   }
 }
 
-/** Finds the connected user an event belongs to: by provider user id, else by host email. */
-async function findConnectedUser(ctx: Pick<CoreContext, 'db'>, p: RecordingPayload): Promise<{ id: string } | null> {
+/**
+ * The rule `completeConfConnect` (oauth.ts) applies to the connecting user, as a condition on the users
+ * row: an admin (role read now), not under a suspension in force, with two-factor enabled when
+ * ADMIN_2FA_REQUIRED. Only such a user's recordings become approved knowledge: a connection made
+ * while an admin outlives a demotion or a suspension (the tokens stay stored), so the webhook checks
+ * the host again at every event.
+ */
+const hostMayIngest = (ctx: Pick<CoreContext, 'config' | 'clock'>) => sql<boolean>`coalesce(${activeAdmin(ctx, ctx.clock.now())}, false)`;
+
+interface HostUser {
+  id: string;
+  /** The user is an active admin now (hostMayIngest). */
+  activeAdmin: boolean;
+}
+
+/**
+ * Finds the connected user an event belongs to: by provider user id, else by host email (an active
+ * admin first when several accounts carry that email). A provider id names its one account: a match
+ * there that is no longer an active admin is returned as such, never traded for another user by email.
+ */
+async function findConnectedUser(ctx: Pick<CoreContext, 'db' | 'config' | 'clock'>, p: RecordingPayload): Promise<HostUser | null> {
+  const columns = { id: users.id, activeAdmin: hostMayIngest(ctx) };
   if (p.hostId) {
     const [u] = await ctx.db
-      .select({ id: users.id })
+      .select(columns)
       .from(users)
       .where(and(eq(users.confUserId, p.hostId), eq(users.confConnected, true)));
     if (u) return u;
@@ -149,10 +170,10 @@ async function findConnectedUser(ctx: Pick<CoreContext, 'db'>, p: RecordingPaylo
   if (p.hostEmail) {
     const email = p.hostEmail.trim().toLowerCase();
     const [u] = await ctx.db
-      .select({ id: users.id })
+      .select(columns)
       .from(users)
       .where(and(eq(users.confConnected, true), sql`(lower(${users.confEmail}) = ${email} or ${users.email} = ${email})`))
-      .orderBy(users.createdAt)
+      .orderBy(desc(columns.activeAdmin), users.createdAt)
       .limit(1);
     if (u) return u;
   }
@@ -217,6 +238,18 @@ export async function ingestRecording(
   }
   const user = await findConnectedUser(ctx, p);
   if (!user) return { status: 'skipped', reason: 'no user with a connected provider account for this host' };
+  if (!user.activeAdmin) {
+    // Ignored as an unknown host is (no meeting, no knowledge): the host was demoted or suspended after
+    // connecting. Logged, since the provider keeps sending this account's events until it is disconnected.
+    logPipelineStep(ctx.log, {
+      action: 'conf_ingest',
+      id: p.meetingUuid,
+      conf: null,
+      verdict: 'skipped_host_not_admin',
+      extra: { userId: user.id },
+    });
+    return { status: 'skipped', reason: "the host's account is no longer an active admin (demoted or suspended)" };
+  }
   if (!p.transcriptUrl) return { status: 'skipped', reason: 'the event carries no completed transcript file' };
 
   const batchId = await resolveProgramId(ctx, null);

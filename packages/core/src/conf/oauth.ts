@@ -149,7 +149,10 @@ async function requireActiveAdmin(ctx: Ctx, userId: string): Promise<void> {
   }
 }
 
-/** The same rule as a condition on the users row, for the write that follows the provider call. */
-function activeAdmin(ctx: Ctx, now: Date) {
+/**
+ * The same rule as a condition on the users row: for the write that follows the provider call, and for
+ * every webhook event (ingest.ts), since a connection made as an admin outlives a demotion or suspension.
+ */
+export function activeAdmin(ctx: Pick<CoreContext, 'config'>, now: Date) {
   return and(activeAdmins(now), adminTwoFactorRequired(ctx.config) ? eq(users.totpEnabled, true) : undefined);
 }

@@ -1,4 +1,5 @@
 import {
+  aiAnswerVotes,
   aiQuestions,
   badges,
   comments,
@@ -7,6 +8,9 @@ import {
   confMeetings,
   faqFeedback,
   faqReports,
+  faqRevisions,
+  faqs,
+  freshReviewLogs,
   freshReviewVotes,
   moderationLogs,
   notificationSettings,
@@ -18,7 +22,7 @@ import {
   teaNotifications,
   unresolvedSearches,
 } from '@cfaq/db/schema/index';
-import { arrayContains, asc, eq, or, sql } from 'drizzle-orm';
+import { and, arrayContains, asc, eq, or, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { searchClientKey } from '../search/client-key.js';
 import type { UserExport } from './shape.js';
@@ -27,6 +31,22 @@ import { getUser } from './users.js';
 /** JSON-safe copy: dates become ISO strings. */
 type Row = Record<string, unknown>;
 const plain = <T>(rows: T[]): Row[] => JSON.parse(JSON.stringify(rows));
+
+/**
+ * A suggested FAQ's field as its author wrote it: the `from` of the first revision that changed it,
+ * else the row's value. Staff edit a suggestion (a draft) before publishing it, and draft text is
+ * staff-only; the author's own words are theirs to export, a staff member's rewrite is not.
+ */
+const asSuggested = (field: 'question' | 'answer') => {
+  const key = sql.raw(`'${field}'`);
+  // Qualified by hand: drizzle writes a one-table select's columns unqualified, and the subquery's
+  // own columns would then shadow the outer row's.
+  return sql<string>`coalesce((
+    select r.changes -> ${key} ->> 'from' from ${faqRevisions} r
+    where r.faq_id = faqs.id and r.changes -> ${key} is not null
+    order by r.created_at, r.id limit 1
+  ), ${faqs[field]})`;
+};
 
 /**
  * Everything the service holds about the caller, and nothing of anyone else's: rows are selected by
@@ -156,7 +176,7 @@ export async function exportUserData(ctx: Pick<CoreContext, 'db' | 'clock'>, use
       .from(badges)
       .where(eq(badges.userId, userId)),
   ]);
-  const [mod, reports, support, searches, unresolved, questions, meetings] = await Promise.all([
+  const [mod, reports, support, searches, unresolved, questions, meetings, suggestions, flags, aiVotes] = await Promise.all([
     db
       .select({
         action: moderationLogs.action,
@@ -217,13 +237,34 @@ export async function exportUserData(ctx: Pick<CoreContext, 'db' | 'clock'>, use
       })
       .from(confMeetings)
       .where(eq(confMeetings.userId, userId)),
+    db
+      .select({
+        id: faqs.id,
+        question: asSuggested('question'),
+        answer: asSuggested('answer'),
+        reviewStatus: faqs.reviewStatus,
+        createdAt: faqs.createdAt,
+      })
+      .from(faqs)
+      .where(and(eq(faqs.createdBy, userId), eq(faqs.source, 'suggestion')))
+      .orderBy(asc(faqs.createdAt)),
+    // The caller's own flags (POST /faq/:id/flag) with the reason they gave; automatic flags have no actor.
+    db
+      .select({ faqId: freshReviewLogs.faqId, reason: freshReviewLogs.reason, createdAt: freshReviewLogs.createdAt })
+      .from(freshReviewLogs)
+      .where(and(eq(freshReviewLogs.actorId, userId), eq(freshReviewLogs.action, 'flagged')))
+      .orderBy(asc(freshReviewLogs.createdAt)),
+    db
+      .select({ postId: aiAnswerVotes.postId, value: aiAnswerVotes.value, createdAt: aiAnswerVotes.createdAt })
+      .from(aiAnswerVotes)
+      .where(eq(aiAnswerVotes.userId, userId)),
   ]);
   return {
     exportedAt: ctx.clock.now(),
     profile,
     posts: plain(posts),
     comments: plain(myComments),
-    votes: { posts: plain(pv), comments: plain(cv), faqReviews: plain(fv), faqFeedback: plain(fb) },
+    votes: { posts: plain(pv), comments: plain(cv), aiAnswers: plain(aiVotes), faqReviews: plain(fv), faqFeedback: plain(fb) },
     notifications: plain(notes),
     teaDrops: plain(tea),
     notificationSettings: plain(settings)[0] ?? null,
@@ -231,6 +272,8 @@ export async function exportUserData(ctx: Pick<CoreContext, 'db' | 'clock'>, use
     moderation: plain(mod),
     activity: {
       faqReports: plain(reports),
+      faqSuggestions: plain(suggestions),
+      faqFlags: plain(flags),
       supportRequests: plain(support),
       searches: plain(searches),
       unresolvedSearches: plain(unresolved),

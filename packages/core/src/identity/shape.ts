@@ -51,7 +51,7 @@ export const UserExportShape = T.Object({
   profile: UserShape,
   posts: Rows,
   comments: Rows,
-  votes: T.Object({ posts: Rows, comments: Rows, faqReviews: Rows, faqFeedback: Rows }),
+  votes: T.Object({ posts: Rows, comments: Rows, aiAnswers: Rows, faqReviews: Rows, faqFeedback: Rows }),
   notifications: Rows,
   teaDrops: Rows,
   notificationSettings: Nullable(T.Record(T.String(), T.Unknown())),
@@ -59,6 +59,10 @@ export const UserExportShape = T.Object({
   moderation: Rows,
   activity: T.Object({
     faqReports: Rows,
+    /** FAQs the caller suggested (POST /faq/suggest), with the question and answer as they wrote them. */
+    faqSuggestions: Rows,
+    /** The caller's flags of FAQs (POST /faq/:id/flag) and the reasons they gave. */
+    faqFlags: Rows,
     supportRequests: Rows,
     searches: Rows,
     unresolvedSearches: Rows,
