@@ -91,8 +91,10 @@ describe('OpenAPI document', () => {
         else if (ids.has(op.operationId)) gaps.push(`${where}: operationId ${op.operationId} also on ${ids.get(op.operationId)}`);
         else ids.set(op.operationId, where);
         if (!Array.isArray(op.security)) gaps.push(`${where}: no security`);
-        // Only the provider webhook is exempt from the limiters (the provider retries; its signature gates it).
-        if (where !== 'POST /api/conf/webhook' && !Object.keys(op.responses ?? {}).includes('429')) gaps.push(`${where}: no 429`);
+        // Only the provider webhook (the provider retries; its signature gates it) and the probes (a probe
+        // refused by the traffic's budget would take a healthy instance out of its load balancer) are exempt.
+        const exempt = ['POST /api/conf/webhook', 'GET /api/health', 'GET /api/metrics'];
+        if (!exempt.includes(where) && !Object.keys(op.responses ?? {}).includes('429')) gaps.push(`${where}: no 429`);
       }
     }
     expect(gaps).toEqual([]);

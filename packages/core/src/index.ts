@@ -20,6 +20,7 @@ export * from './reputation/index.js';
 export * from './retention/index.js';
 export * from './runtime/bootstrap.js';
 export * from './runtime/clock.js';
+export * from './runtime/health.js';
 export * from './runtime/logger.js';
 export * from './runtime/main.js';
 export * from './search/index.js';

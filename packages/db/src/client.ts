@@ -15,6 +15,9 @@ export interface PoolOptions {
   applicationName?: string;
 }
 
+/** How long a query waits for a connection (a new one, or a free one of the pool) before it fails. */
+export const POOL_CONNECT_TIMEOUT_MS = 30_000;
+
 /** A pg pool whose connections know the `vector` type (registered once per connection). */
 export function createPool(opts: PoolOptions): pg.Pool {
   const pool = new pg.Pool({
@@ -22,6 +25,11 @@ export function createPool(opts: PoolOptions): pg.Pool {
     max: opts.max ?? 10,
     application_name: opts.applicationName ?? 'community-faq',
     idleTimeoutMillis: 30_000,
+    // A server that stops answering (a partition, a hung host) must not hold a request, a health probe
+    // or a start-up forever: a connection not made in this time fails, and TCP keepalive finds a
+    // connection whose peer vanished. Generous, since the pool's queue counts too under load.
+    connectionTimeoutMillis: POOL_CONNECT_TIMEOUT_MS,
+    keepAlive: true,
   });
   // Vectors travel as pgvector's text form: drizzle's vector column and `toSql` from the pgvector
   // package both speak it, so no per-connection type registration is needed.
@@ -39,6 +47,31 @@ export function pgErrorOf(err: unknown): { code: string; constraint?: string } |
   const inner = typeof e?.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code) ? e : e?.cause;
   if (typeof inner?.code !== 'string' || !/^[0-9A-Z]{5}$/.test(inner.code)) return undefined;
   return { code: inner.code, ...(typeof inner.constraint === 'string' ? { constraint: inner.constraint } : {}) };
+}
+
+/** SQLSTATEs of a database that is not there to answer: connection exceptions, shutdown, no connection slots. */
+const UNAVAILABLE_STATES = /^(08...|57P0[1-3]|53300)$/;
+/** Socket errors of a server that is gone or unreachable. */
+const UNAVAILABLE_SOCKET = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+
+/**
+ * Whether `err` says the database is unavailable (down, restarting, unreachable, out of connections,
+ * or the pool could not get a connection in time) rather than that a query was wrong: the request may
+ * be retried later, so it is a 503, not a 500.
+ */
+export function databaseUnavailable(err: unknown): boolean {
+  for (let e = err as { code?: unknown; message?: unknown; cause?: unknown } | null | undefined, depth = 0; e && depth < 4; depth++) {
+    const code = typeof e.code === 'string' ? e.code : undefined;
+    if (code && (UNAVAILABLE_STATES.test(code) || UNAVAILABLE_SOCKET.has(code))) return true;
+    // A FATAL error ends the session: the server refused or dropped the connection (a database not
+    // accepting connections, a shutdown), whatever its SQLSTATE.
+    if ((e as { severity?: unknown }).severity === 'FATAL') return true;
+    const message = typeof e.message === 'string' ? e.message : '';
+    // pg's own wording for a pool wait that timed out and for a connection the server dropped.
+    if (/^timeout exceeded when trying to connect|^Connection terminated|connection error and is not queryable/.test(message)) return true;
+    e = e.cause as typeof e;
+  }
+  return false;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { AppError, Code, type ErrorCode, isErrorCode, pgErrorOf } from '@cfaq/core';
+import { AppError, Code, databaseUnavailable, type ErrorCode, isErrorCode, pgErrorOf } from '@cfaq/core';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { Problem, type ProblemBody, problem } from '../lib/problem.js';
@@ -152,6 +152,9 @@ const FASTIFY_CODES: Record<string, [number, ErrorCode]> = {
   FST_INVALID_MULTIPART_CONTENT_TYPE: [415, Code.UNSUPPORTED_MEDIA_TYPE],
 };
 
+/** What a 503 DATABASE_UNAVAILABLE tells the client to wait before retrying. */
+const DATABASE_RETRY_AFTER_SECONDS = 5;
+
 /** At most this many field errors are listed in a problem (and named in its detail). */
 export const MAX_LISTED_ERRORS = 50;
 
@@ -220,6 +223,12 @@ export const problemPlugin = fp(
       } else if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
         // A plugin's own client error: its code when it is a registered one, else the generic one.
         body = problem(err.statusCode, isErrorCode(err.code) ? err.code : Code.BAD_REQUEST, err.message);
+      } else if (databaseUnavailable(err)) {
+        // Down, restarting, unreachable or out of connections: the client may come back (a load balancer
+        // may send it elsewhere). One warning line per request, without a stack: the cause is outside.
+        request.log.warn({ err: { message: err.message, code: err.code }, route: request.routeOptions.url }, 'database unavailable');
+        reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS));
+        body = problem(503, Code.DATABASE_UNAVAILABLE, 'The database is not answering; retry shortly');
       } else {
         request.log.error({ err }, 'unhandled error');
         body = problem(500, Code.INTERNAL_ERROR, 'An unexpected error occurred');

@@ -121,6 +121,7 @@ export const ERROR_CODES = {
   RATE_LIMITED: { status: 429, title: 'Too many requests; retry after `retry-after` seconds' },
   INTERNAL_ERROR: { status: 500, title: 'An unexpected error (logged with the request id)' },
   CONF_PROVIDER_ERROR: { status: 502, title: 'The meeting provider failed' },
+  DATABASE_UNAVAILABLE: { status: 503, title: 'The database is not answering; retry after `retry-after` seconds' },
   EMBEDDER_UNAVAILABLE: { status: 503, title: 'The embedding model is not available; retry shortly' },
   KNOWLEDGE_SEARCH_UNAVAILABLE: { status: 503, title: 'The knowledge search failed; retry later' },
   QUEUE_UNAVAILABLE: { status: 503, title: 'The job could not be stored; retry later' },

@@ -1,7 +1,7 @@
 import { pgErrorOf } from '@cfaq/db';
 import type { Role } from '../identity/principal.js';
 
-export { type DbOrTx, pgErrorOf, type Tx } from '@cfaq/db';
+export { type DbOrTx, databaseUnavailable, pgErrorOf, type Tx } from '@cfaq/db';
 
 /** The signed-in caller as domain code sees it. */
 export interface Actor {

@@ -1,5 +1,4 @@
-import { Code, safeEqual, unauthorized } from '@cfaq/core';
-import { sql } from 'drizzle-orm';
+import { Code, databaseAnswers, safeEqual, unauthorized } from '@cfaq/core';
 import type { FastifyError, onRequestHookHandler } from 'fastify';
 import { actorOf } from '../../lib/actor.js';
 import { problemResponses } from '../../lib/problem.js';
@@ -23,19 +22,16 @@ function metricsGuard(token: string | undefined): onRequestHookHandler {
 
 /** Operational routes: liveness with a database check, Prometheus metrics, embedder warm-up, frontend logs. */
 export const opsRoutes: RoutePlugin = async (app) => {
+  // Probes are not rate limited: behind a proxy every client shares one address, and a probe refused
+  // with 429 by the traffic's budget would take a healthy instance out of its load balancer.
   app.get(
     '/health',
     {
-      config: { access: 'public' },
+      config: { access: 'public', rateLimit: false },
       schema: { tags: ['ops'], summary: 'Liveness and database check', response: { 200: HealthResponse, 503: HealthResponse } },
     },
     async (_request, reply) => {
-      let database: 'ok' | 'down' = 'ok';
-      try {
-        await app.ctx.db.execute(sql`select 1`);
-      } catch {
-        database = 'down';
-      }
+      const database = (await databaseAnswers(app.ctx)) ? ('ok' as const) : ('down' as const);
       const body = {
         status: database === 'ok' ? ('ok' as const) : ('degraded' as const),
         database,
@@ -49,7 +45,7 @@ export const opsRoutes: RoutePlugin = async (app) => {
   app.get(
     '/metrics',
     {
-      config: { access: 'public' },
+      config: { access: 'public', rateLimit: false },
       schema: {
         tags: ['ops'],
         summary: 'Prometheus metrics (text exposition format); with METRICS_TOKEN set, only for Authorization: Bearer <METRICS_TOKEN>',
