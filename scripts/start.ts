@@ -1,5 +1,5 @@
 import { buildApp, listen } from '@cfaq/api';
-import { runMain } from '@cfaq/core';
+import { runMain, timeLeft } from '@cfaq/core';
 import { startWorker } from '@cfaq/worker';
 
 /**
@@ -11,8 +11,9 @@ runMain('all', async (runtime) => {
   const worker = await startWorker(runtime.ctx, runtime.boss);
   const app = await buildApp({ ctx: runtime.ctx });
   await listen(app, runtime.config);
-  return async () => {
+  return async (deadline) => {
     await app.close();
-    await worker.stop();
+    // What is left of the stop's time, less a second and a half for pg-boss, the pool and the database.
+    await worker.stop(timeLeft(deadline, 1500));
   };
 });

@@ -12,11 +12,12 @@ import { compactCounts, createCoreContext, createLogger, loadConfig, MemoryJobQu
 import { runMigrations } from '@cfaq/db';
 import pg from 'pg';
 import { buildApp } from '../../apps/api/src/app.js';
+import { benchFailed, benchInt } from '../shared.js';
 import { seed } from './seed.js';
 
 const SERVER = process.env.BENCH_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DB = 'bench_analytics';
-const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+const env = (name: string, fallback: number) => benchInt(name, fallback);
 const sizes = {
   users: env('BENCH_USERS', 100_000),
   posts: env('BENCH_POSTS', 100_000),
@@ -60,7 +61,7 @@ async function main() {
     LOG_LEVEL: 'silent',
     DATABASE_URL: url,
     JWT_SECRET: 'bench-jwt-secret-that-is-long-enough-0123456789',
-    ENCRYPTION_KEY: '0f'.repeat(32),
+    ENCRYPTION_KEY: '0123456789abcdef'.repeat(4),
     RATE_LIMIT_USER_BURST_MAX: '10000000',
     EMBEDDER: 'local',
   });
@@ -163,7 +164,4 @@ async function main() {
   await pool.end();
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+main().catch(benchFailed);

@@ -12,9 +12,10 @@ import { createCoreContext, createLogger, loadConfig, MemoryJobQueue, runAutoAns
 import { createPool, runMigrations } from '@cfaq/db';
 import { startFakeOpenAI } from '@cfaq/testkit/fakes/ai/openai';
 import pg from 'pg';
+import { benchInt } from '../shared.js';
 
-const POSTS = Number(process.env.BENCH_POSTS ?? 200);
-const DELAY = Number(process.env.BENCH_DELAY_MS ?? 500);
+const POSTS = benchInt('BENCH_POSTS', 200);
+const DELAY = benchInt('BENCH_DELAY_MS', 500, 0);
 const SERVER = process.env.BENCH_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DB = process.env.BENCH_DATABASE ?? 'community_faq_bench_auto_answer';
 const url = (() => {
@@ -38,7 +39,7 @@ const config = loadConfig({
   ...process.env,
   NODE_ENV: 'test',
   DATABASE_URL: url,
-  ENCRYPTION_KEY: '0f'.repeat(32),
+  ENCRYPTION_KEY: '0123456789abcdef'.repeat(4),
   JWT_SECRET: 'bench-jwt-secret-that-is-long-enough-0123456789',
   OPENAI_API_KEY: fake.apiKey,
   OPENAI_BASE_URL: fake.baseUrl,

@@ -28,12 +28,13 @@ import { confMeetings } from '@cfaq/db/schema/index';
 import pg from 'pg';
 import { PgBoss } from 'pg-boss';
 import { buildApp } from '../../apps/api/src/app.js';
+import { benchFailed, benchInt } from '../shared.js';
 
 const SERVER = process.env.BENCH_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DB = 'bench_conf';
 const SECRET = 'bench-webhook-secret';
-const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
+const DURATION = benchInt('BENCH_SECONDS', 10);
+const CONNECTIONS = benchInt('BENCH_CONNECTIONS', 20);
 /** `webhook`, `transcript` or both (default). */
 const PART = process.env.BENCH_PART ?? 'all';
 /** The machine's load average (1, 5, 15 minutes), printed with every figure: on a shared machine it decides what a figure means. */
@@ -81,16 +82,16 @@ async function main() {
     LOG_LEVEL: 'silent',
     DATABASE_URL: url,
     JWT_SECRET: 'bench-jwt-secret-that-is-long-enough-0123456789',
-    ENCRYPTION_KEY: '0f'.repeat(32),
+    ENCRYPTION_KEY: '0123456789abcdef'.repeat(4),
     CONF_WEBHOOK_SECRET_TOKEN: SECRET,
     RATE_LIMIT_USER_BURST_MAX: '10000000',
     // EMBEDDER=local to compare with the default sentence embedder.
     ...(process.env.EMBEDDER ? { EMBEDDER: process.env.EMBEDDER } : {}),
   });
   // The job queue's pool as an API process opens it (JOB_QUEUE_POOL_MAX), unless BENCH_BOSS_MAX says otherwise.
-  const bossMax = Number(process.env.BENCH_BOSS_MAX ?? config.JOB_QUEUE_POOL_MAX);
+  const bossMax = benchInt('BENCH_BOSS_MAX', config.JOB_QUEUE_POOL_MAX);
   // Group commit of the acknowledgements' job inserts as an API process does it (JOB_SEND_BATCH_MAX), unless BENCH_BATCH_MAX says otherwise (1 = off).
-  const batchMax = Number(process.env.BENCH_BATCH_MAX ?? config.JOB_SEND_BATCH_MAX);
+  const batchMax = benchInt('BENCH_BATCH_MAX', config.JOB_SEND_BATCH_MAX);
   const boss = new PgBoss({ connectionString: url, schema: 'pgboss', max: bossMax, supervise: false, schedule: false });
   boss.on('error', () => {});
   await boss.start();
@@ -283,7 +284,4 @@ async function transcriptBench(ctx: ReturnType<typeof createCoreContext>) {
   if (tf) useSentenceKernels(tf, true);
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+main().catch(benchFailed);

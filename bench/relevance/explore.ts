@@ -22,6 +22,8 @@ import {
   wordVectors,
 } from '@cfaq/core';
 import pg from 'pg';
+// An unreachable BENCH_SERVER_URL is one line, not a stack.
+import '../shared.js';
 import { STOPWORDS } from '../../packages/core/src/embeddings/stopwords.js';
 import { datasetNames, readDataset } from './datasets.js';
 
@@ -58,7 +60,7 @@ const ONLY = process.env.BENCH_RELEVANCE_DATA?.split(',').map((s) => s.trim());
 const TYPOS = process.env.TYPOS === '1';
 const pct = (x: number) => (100 * x).toFixed(1);
 const DUP_GAPS = (process.env.DUP_GAPS ?? '0.01,0.015,0.02,0.025').split(',').map(Number);
-const client = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
+const client = new pg.Client({ connectionString: process.env.BENCH_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' });
 await client.connect();
 async function lexemes(texts: string[]): Promise<Map<string, number>[]> {
   const { rows } = await client.query<{ n: number; lexeme: string; tf: number }>(

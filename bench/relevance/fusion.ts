@@ -28,6 +28,8 @@ import {
   VECTOR_CUTOFF,
 } from '@cfaq/core';
 import pg from 'pg';
+// An unreachable BENCH_SERVER_URL is one line, not a stack.
+import '../shared.js';
 import { selectedDatasets } from './datasets.js';
 
 const pct = (x: number) => (100 * x).toFixed(1);

@@ -33,6 +33,8 @@ import {
 } from '@cfaq/core';
 import { runMigrations } from '@cfaq/db';
 import pg from 'pg';
+// An unreachable BENCH_SERVER_URL is one line, not a stack.
+import '../shared.js';
 import { type Dataset, datasetNames, readDataset, selectedDatasets } from './datasets.js';
 
 const SERVER_URL = process.env.BENCH_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';

@@ -24,10 +24,11 @@ import {
   PER_LIST,
   pickDuplicate,
 } from '@cfaq/core';
+import { benchInt } from '../shared.js';
 import { type Dataset, selectedDatasets } from './datasets.js';
 
 const SIZES = (process.env.SIZES ?? '3,10,30,1000').split(',').map(Number);
-const DRAWS = Number(process.env.DRAWS ?? 40);
+const DRAWS = benchInt('DRAWS', 40);
 const CALIBRATIONS = (process.env.CALIBRATIONS ?? '0.59,0.64').split(',').map(Number);
 const pct = (a: number, b: number) => (b ? ((100 * a) / b).toFixed(1) : '-');
 

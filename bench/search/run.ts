@@ -37,10 +37,11 @@ import {
 } from '@cfaq/core';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { benchFailed, benchInt } from '../shared.js';
 import { Corpus } from './corpus.js';
 import { benchUrl, ROWS, seed, VECTORS, queryVectors as vectorsOfQueries } from './seed.js';
 
-const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const DURATION = benchInt('BENCH_DURATION', 10);
 /** Issue 19: fused SQL p50 <= 15 ms at 100,000 + 100,000 rows, <= 20 ms at 300,000 + 300,000 (p99 <= 50 ms at both). */
 const P50_TARGET = ROWS > 100_000 ? 20 : 15;
 const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? 'sql,recall,text,api').split(',').map((x) => x.trim()));
@@ -298,10 +299,10 @@ async function overlap(client: pg.PoolClient, queries: string[], programId: stri
   return out;
 }
 
-const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP ?? 3);
+const WARMUP_SECONDS = benchInt('BENCH_WARMUP', 3, 0);
 /** Cached queries the hit runs rotate over, and hello-world / hit run pairs. */
 const HIT_QUERIES = 50;
-const HIT_PAIRS = Number(process.env.BENCH_HIT_PAIRS ?? 3);
+const HIT_PAIRS = benchInt('BENCH_HIT_PAIRS', 3);
 
 /**
  * One measured load run, after an unmeasured warm-up of the same requests: every target is compared
@@ -438,7 +439,7 @@ async function serviceStatements(embedder: Embedder, query: string): Promise<str
     ...process.env,
     LOG_LEVEL: 'warn',
     DATABASE_URL: benchUrl(),
-    ENCRYPTION_KEY: '0f'.repeat(32),
+    ENCRYPTION_KEY: '0123456789abcdef'.repeat(4),
     JWT_SECRET: 'bench-jwt-secret-that-is-long-enough-0123456789',
   });
   const ctx = createCoreContext({ config, log: createLogger({ level: 'warn' }), pool, embedder, jobs: new MemoryJobQueue() });
@@ -608,7 +609,4 @@ async function main() {
   for (const t of targets) out(t);
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+main().catch(benchFailed);

@@ -10,17 +10,18 @@ import {
 } from '@cfaq/core';
 import { runMigrations } from '@cfaq/db';
 import pg from 'pg';
+import { benchInt } from '../shared.js';
 import { Corpus } from './corpus.js';
 
 export const BENCH_DB = process.env.BENCH_DATABASE ?? 'community_faq_bench';
 export const SERVER_URL = process.env.BENCH_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-export const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
+export const ROWS = benchInt('BENCH_ROWS', 100_000);
 /**
  * Approved rows per knowledge table (transcript knowledge, document insights), which POST /search
  * fuses as two more sources: ROWS / 100 by default (1,000 each at 100,000 FAQs), so their four
  * sub-queries do real work in the timed statement; BENCH_KNOWLEDGE_ROWS overrides.
  */
-export const KNOWLEDGE_ROWS = Number(process.env.BENCH_KNOWLEDGE_ROWS ?? Math.round(ROWS / 100));
+export const KNOWLEDGE_ROWS = benchInt('BENCH_KNOWLEDGE_ROWS', Math.round(ROWS / 100), 0);
 const KNOWLEDGE_VERSION = 'knowledge-v1';
 
 export function benchUrl(): string {

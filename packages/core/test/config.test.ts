@@ -5,7 +5,9 @@ import { TEST_ENV } from '@cfaq/testkit';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, ConfigSchema, ensureDataDir, loadConfig } from '../src/config/index.js';
 
-const key = 'ab'.repeat(32);
+const key = '0123456789abcdef'.repeat(4);
+/** A production JWT secret: long, and not one letter repeated. */
+const jwt = 'prod-jwt-secret-0123456789-abcdefghij';
 
 describe('loadConfig', () => {
   it("applies the spec's defaults", () => {
@@ -102,6 +104,29 @@ describe('loadConfig', () => {
     ['AUTO_ANSWER_MIN_POST_AGE_HOURS', '0x10'],
     ['FAQ_ESCALATION_DAYS', 'Infinity'],
     ['RETENTION_INTERVAL_HOURS', '1e2'],
+    // Windows and intervals past ten years passed and failed later (an invalid Date on every
+    // escalation run, a pg-boss INTERVAL of 6e+24 minutes after the worker's migrations).
+    ['AUTO_ANSWER_INTERVAL_HOURS', '100000000000000000000000'],
+    ['AUTO_ANSWER_INTERVAL_HOURS', '87601'],
+    ['FAQ_AUDIT_INTERVAL_HOURS', '87601'],
+    ['RETENTION_INTERVAL_HOURS', '87601'],
+    ['PROMOTION_INTERVAL_MINUTES', '5256001'],
+    ['UNANSWERED_ESCALATION_CHECK_MINUTES', '5256001'],
+    ['UNANSWERED_ESCALATION_DAYS', '99999999999999'],
+    ['AUTO_ANSWER_MIN_POST_AGE_HOURS', '87601'],
+    ['AUTO_ANSWER_COOLDOWN_HOURS', '87601'],
+    ['PROMOTION_OBJECTION_WINDOW_HOURS', '87601'],
+    ['FAQ_ESCALATION_DAYS', '3651'],
+    // Under a minute was rounded up to one minute without a word.
+    ['AUTO_ANSWER_INTERVAL_HOURS', '0.01'],
+    ['FAQ_AUDIT_INTERVAL_HOURS', '0.001'],
+    ['RETENTION_INTERVAL_HOURS', '0.016'],
+    ['PROMOTION_INTERVAL_MINUTES', '0.5'],
+    ['UNANSWERED_ESCALATION_CHECK_MINUTES', '0.99'],
+    // A token with a space was taken and could never be presented as `Bearer <token>`.
+    ['METRICS_TOKEN', 'two words'],
+    ['METRICS_TOKEN', 'tab\tinside'],
+    ['METRICS_TOKEN', 'jeton-été'],
   ])('a bad %s stops with an error naming it', (setting, value) => {
     let caught: unknown;
     try {
@@ -129,7 +154,7 @@ describe('loadConfig', () => {
   });
 
   it("refuses a password-hash cost under OWASP's argon2id floor in production only", () => {
-    const prod = { NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(40), ENCRYPTION_KEY: key };
+    const prod = { NODE_ENV: 'production', JWT_SECRET: jwt, ENCRYPTION_KEY: key };
     expect(() => loadConfig({ ...prod, PASSWORD_HASH_MEMORY_KIB: '1024' })).toThrow(/PASSWORD_HASH_MEMORY_KIB/);
     expect(() => loadConfig({ ...prod, PASSWORD_HASH_ITERATIONS: '1' })).toThrow(/PASSWORD_HASH_ITERATIONS/);
     expect(loadConfig({ ...prod, PASSWORD_HASH_MEMORY_KIB: '19456', PASSWORD_HASH_ITERATIONS: '2' }).PASSWORD_HASH_MEMORY_KIB).toBe(19456);
@@ -139,8 +164,46 @@ describe('loadConfig', () => {
 
   it('requires JWT_SECRET and ENCRYPTION_KEY in production', () => {
     expect(() => loadConfig({ NODE_ENV: 'production', ENCRYPTION_KEY: key })).toThrow(/JWT_SECRET/);
-    expect(() => loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(40) })).toThrow(/ENCRYPTION_KEY/);
-    expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(40), ENCRYPTION_KEY: key }).NODE_ENV).toBe('production');
+    expect(() => loadConfig({ NODE_ENV: 'production', JWT_SECRET: jwt })).toThrow(/ENCRYPTION_KEY/);
+    expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: jwt, ENCRYPTION_KEY: key }).NODE_ENV).toBe('production');
+  });
+
+  it('accepts intervals and windows from one minute up to ten years in their unit', () => {
+    const c = loadConfig({
+      AUTO_ANSWER_INTERVAL_HOURS: '87600',
+      FAQ_AUDIT_INTERVAL_HOURS: '0.0167',
+      RETENTION_INTERVAL_HOURS: '0.5',
+      PROMOTION_INTERVAL_MINUTES: '1',
+      UNANSWERED_ESCALATION_CHECK_MINUTES: '5256000',
+      UNANSWERED_ESCALATION_DAYS: '87600',
+      AUTO_ANSWER_COOLDOWN_HOURS: '0',
+      FAQ_ESCALATION_DAYS: '3650',
+    });
+    expect(c).toMatchObject({ AUTO_ANSWER_INTERVAL_HOURS: 87600, FAQ_AUDIT_INTERVAL_HOURS: 0.0167, UNANSWERED_ESCALATION_DAYS: 87600 });
+    expect(() => loadConfig({ PROMOTION_INTERVAL_MINUTES: '0.5' })).toThrow(
+      /^Invalid setting PROMOTION_INTERVAL_MINUTES: must be at least 1: jobs are scheduled in whole minutes/,
+    );
+  });
+
+  it('refuses a METRICS_TOKEN no client could send as a bearer token, naming it without echoing it', () => {
+    expect(() => loadConfig({ METRICS_TOKEN: 'my metrics token' })).toThrow(
+      /^Invalid setting METRICS_TOKEN: must be printable ASCII without spaces/,
+    );
+    expect(() => loadConfig({ METRICS_TOKEN: 'my metrics token' })).not.toThrow(/my metrics/);
+    expect(loadConfig({ METRICS_TOKEN: ' abc-DEF_123.~+/= ' }).METRICS_TOKEN).toBe('abc-DEF_123.~+/=');
+  });
+
+  it('refuses placeholder secrets in production only: one letter repeated, one byte repeated', () => {
+    const prod = { NODE_ENV: 'production', JWT_SECRET: jwt, ENCRYPTION_KEY: key };
+    expect(() => loadConfig({ ...prod, JWT_SECRET: 'a'.repeat(32) })).toThrow(
+      /^Invalid setting JWT_SECRET: must have at least 8 distinct characters/,
+    );
+    expect(() => loadConfig({ ...prod, JWT_SECRET: 'abcabcabcabcabcabcabcabcabcabcab' })).toThrow(/JWT_SECRET/);
+    expect(() => loadConfig({ ...prod, ENCRYPTION_KEY: '0'.repeat(64) })).toThrow(/^Invalid setting ENCRYPTION_KEY: must be random bytes/);
+    expect(() => loadConfig({ ...prod, ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') })).toThrow(/ENCRYPTION_KEY/);
+    expect(loadConfig({ ...prod, JWT_SECRET: 'abcdefgh'.repeat(4) }).JWT_SECRET).toBe('abcdefgh'.repeat(4));
+    // Outside production the same values start (tests and local runs use fixed secrets).
+    expect(() => loadConfig({ JWT_SECRET: 'a'.repeat(32), ENCRYPTION_KEY: '0'.repeat(64) })).not.toThrow();
   });
 
   it('accepts a base64 encryption key of 32 bytes, and refuses text that only decodes to 32 bytes', () => {

@@ -1,3 +1,4 @@
+import { type AddressInfo, createServer } from 'node:net';
 import pg from 'pg';
 import { describe, expect, inject, it } from 'vitest';
 import { startFailure } from '../src/runtime/main.js';
@@ -34,5 +35,32 @@ describe('why a process could not start', () => {
     const text = startFailure('worker', missing);
     expect(text).toMatch(/^worker failed to start: Invalid setting DATABASE_URL: the database does not exist/);
     expect(text.split('\n')).toHaveLength(1);
+  });
+});
+
+describe('a DATABASE_URL whose TLS cannot be set up', () => {
+  it('sslmode=require against a server without SSL is one line naming DATABASE_URL, without a stack', async () => {
+    // A server that answers the SSL request as PostgreSQL without SSL does: 'N'.
+    const server = createServer((socket) => socket.once('data', () => socket.end('N')));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const client = new pg.Client({ connectionString: `postgres://u:secret-pass@127.0.0.1:${port}/x?sslmode=require` });
+      const err = await client.connect().catch((e) => e);
+      const text = startFailure('api', err);
+      expect(text).toBe(
+        'api failed to start: Invalid setting DATABASE_URL: the server does not support SSL connections: enable SSL on the server, or drop sslmode from the URL (sslmode=disable)',
+      );
+      expect(text).not.toContain('secret-pass');
+    } finally {
+      server.close();
+    }
+  });
+
+  it("a certificate Node refuses is one line naming DATABASE_URL and Node's code", () => {
+    const err = Object.assign(new Error('self-signed certificate in certificate chain'), { code: 'SELF_SIGNED_CERT_IN_CHAIN' });
+    expect(startFailure('worker', err)).toBe(
+      "worker failed to start: Invalid setting DATABASE_URL: the TLS connection to the server failed (SELF_SIGNED_CERT_IN_CHAIN: self-signed certificate in certificate chain); check sslmode and the server's certificate",
+    );
   });
 });

@@ -5,7 +5,7 @@ export const TEST_ENV: Record<string, string> = {
   NODE_ENV: 'test',
   LOG_LEVEL: 'silent',
   JWT_SECRET: 'test-jwt-secret-that-is-long-enough-0123456789',
-  ENCRYPTION_KEY: '0f'.repeat(32),
+  ENCRYPTION_KEY: '0123456789abcdef'.repeat(4),
   ADMIN_EMAIL: 'admin@example.test',
   ADMIN_PASSWORD: 'admin-password-for-tests',
   MIGRATE_ON_START: 'false',

@@ -14,6 +14,11 @@ export const searchPlugin = fp(
   async (app: FastifyInstance) => {
     const search = createSearchService(app.ctx);
     app.decorate('searchService', search);
+    // Written as the shutdown begins, so a stop forced later (requests that outlive it) loses only the
+    // searches still in flight; onClose writes those once they have ended.
+    app.addHook('preClose', async () => {
+      await search.logs.flush();
+    });
     app.addHook('onClose', async () => {
       await search.close();
     });

@@ -131,7 +131,33 @@ function checkValues(c: Config, raw: Record<string, unknown>): void {
     throw new ConfigError('ADMIN_PASSWORD', `must be ${PASSWORD_MIN}-${PASSWORD_MAX} characters, as every password`);
   }
   if (c.DATABASE_URL !== undefined) fail('DATABASE_URL', databaseUrlProblem(c.DATABASE_URL), false);
+  // Sent as `Authorization: Bearer <token>`, which /api/metrics reads as one run of non-space characters;
+  // a token with a space (or a letter Node reads as latin1 from the header) could never be presented.
+  if (c.METRICS_TOKEN !== undefined && !/^[\x21-\x7e]+$/.test(c.METRICS_TOKEN)) {
+    throw new ConfigError('METRICS_TOKEN', 'must be printable ASCII without spaces: it is sent as Authorization: Bearer <token>');
+  }
+  for (const [setting, minutesPerUnit] of SCHEDULE_INTERVALS) {
+    if (c[setting] * minutesPerUnit < 1) {
+      const least = minutesPerUnit === 1 ? '1' : '0.0167 (one minute)';
+      fail(setting, `must be at least ${least}: jobs are scheduled in whole minutes`);
+    }
+  }
 }
+
+/**
+ * The settings that schedule a job, with the minutes in one of their unit. pg-boss schedules in whole
+ * minutes (jobs/contract.ts rounds), so an interval under a minute is refused, not rounded up to one.
+ */
+const SCHEDULE_INTERVALS = [
+  ['AUTO_ANSWER_INTERVAL_HOURS', 60],
+  ['FAQ_AUDIT_INTERVAL_HOURS', 60],
+  ['RETENTION_INTERVAL_HOURS', 60],
+  ['PROMOTION_INTERVAL_MINUTES', 1],
+  ['UNANSWERED_ESCALATION_CHECK_MINUTES', 1],
+] as const satisfies readonly (readonly [keyof Config, number])[];
+
+/** Fewest distinct characters a production JWT_SECRET may have (32 × `a` has one). */
+const JWT_SECRET_MIN_DISTINCT = 8;
 
 function checkCrossField(c: Config): void {
   if (c.JWT_SECRET !== undefined && c.JWT_SECRET.length < 32) {
@@ -141,6 +167,17 @@ function checkCrossField(c: Config): void {
   if (c.NODE_ENV === 'production') {
     for (const key of ['JWT_SECRET', 'ENCRYPTION_KEY'] as const) {
       if (!c[key]) throw new ConfigError(key, 'is required in production');
+    }
+    // Placeholders, not random secrets: a JWT_SECRET of one letter repeated lets anyone forge tokens,
+    // a key of one byte repeated decrypts the stored provider secrets. Generated ones never look like this.
+    if (new Set(c.JWT_SECRET).size < JWT_SECRET_MIN_DISTINCT) {
+      throw new ConfigError(
+        'JWT_SECRET',
+        `must have at least ${JWT_SECRET_MIN_DISTINCT} distinct characters in production (a random secret)`,
+      );
+    }
+    if (new Set(decodeEncryptionKey(c.ENCRYPTION_KEY as string)).size === 1) {
+      throw new ConfigError('ENCRYPTION_KEY', 'must be random bytes in production, not one byte repeated');
     }
     // OWASP's argon2id floor (19 MiB, 2 passes): the low costs the tests run with never reach production.
     if (c.PASSWORD_HASH_MEMORY_KIB < 19_456) throw new ConfigError('PASSWORD_HASH_MEMORY_KIB', 'must be at least 19456 in production');

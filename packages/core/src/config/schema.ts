@@ -6,6 +6,26 @@ const Ratio = (def: number, description?: string) =>
   T.Number({ default: def, minimum: 0, maximum: 1, ...(description ? { description } : {}) });
 const Bool = (def: boolean, description?: string) => T.Boolean({ default: def, ...(description ? { description } : {}) });
 const Str = (description: string) => T.Optional(T.String({ minLength: 1, description }));
+/**
+ * Ten years in each unit: the upper bound of every time window and schedule interval. Unbounded, a
+ * huge value passed startup and failed later: an invalid Date (every escalation run failed), a pg-boss
+ * INTERVAL written as `6e+24` (the worker stopped after its migrations).
+ */
+export const TEN_YEARS = { minutes: 5_256_000, hours: 87_600, days: 3650 } as const;
+/** A time window (a cooldown, an age, an escalation delay): fractions allowed, 0 up to ten years. */
+const Window = (def: number, unit: 'hours' | 'days', description: string) =>
+  T.Number({ default: def, minimum: 0, maximum: TEN_YEARS[unit], description: `${description} (0 to ${TEN_YEARS[unit]} ${unit})` });
+/**
+ * The interval of a scheduled job. pg-boss schedules at minute resolution (jobs/contract.ts rounds to
+ * whole minutes), so less than a minute is refused at startup (load.ts) rather than rounded up to one.
+ */
+const Interval = (def: number, unit: 'hours' | 'minutes', description: string) =>
+  T.Number({
+    default: def,
+    exclusiveMinimum: 0,
+    maximum: TEN_YEARS[unit],
+    description: `${description} (${unit === 'hours' ? '0.0167' : '1'} to ${TEN_YEARS[unit]} ${unit}: at least one minute, rounded to whole minutes)`,
+  });
 const Provider = T.Union([T.Literal('openai'), T.Literal('anthropic'), T.Literal('gemini'), T.Literal('ollama')]);
 
 /**
@@ -17,7 +37,7 @@ export const ConfigSchema = T.Object({
   NODE_ENV: T.Union([T.Literal('development'), T.Literal('production'), T.Literal('test')], {
     default: 'development',
     description:
-      'development, production or test; production makes JWT_SECRET and ENCRYPTION_KEY mandatory and the conf webhook fail closed without CONF_WEBHOOK_SECRET_TOKEN',
+      'development, production or test; production makes JWT_SECRET and ENCRYPTION_KEY mandatory (and refuses placeholders: a JWT_SECRET of fewer than 8 distinct characters, an ENCRYPTION_KEY of one byte repeated) and the conf webhook fail closed without CONF_WEBHOOK_SECRET_TOKEN',
   }),
   HOST: T.String({ default: '0.0.0.0', description: 'IP address or host name the API listens on' }),
   PORT: Int(3000, 0, 65535, 'port the API listens on'),
@@ -179,13 +199,9 @@ export const ConfigSchema = T.Object({
   AUTO_ANSWER_APPROVE_THRESHOLD: Ratio(0.85, 'minimum confidence to auto-post'),
   AUTO_ANSWER_SUGGEST_THRESHOLD: Ratio(0.6, 'minimum confidence to queue for review'),
   AUTO_ANSWER_BATCH_SIZE: Int(20, 1, 1000, 'posts per run'),
-  AUTO_ANSWER_MIN_POST_AGE_HOURS: T.Number({ default: 2, minimum: 0, description: 'minimum post age' }),
-  AUTO_ANSWER_INTERVAL_HOURS: T.Number({ default: 24, exclusiveMinimum: 0, description: 'scheduler interval' }),
-  AUTO_ANSWER_COOLDOWN_HOURS: T.Number({
-    default: 24,
-    minimum: 0,
-    description: 'no new attempt on a post within this many hours of the last',
-  }),
+  AUTO_ANSWER_MIN_POST_AGE_HOURS: Window(2, 'hours', 'minimum post age'),
+  AUTO_ANSWER_INTERVAL_HOURS: Interval(24, 'hours', 'scheduler interval'),
+  AUTO_ANSWER_COOLDOWN_HOURS: Window(24, 'hours', 'no new attempt on a post within this many hours of the last'),
   AUTO_ANSWER_PROVIDER: T.Optional(
     T.Union(Provider.anyOf, { description: 'openai, anthropic, gemini or ollama; auto-detected from configured keys when unset' }),
   ),
@@ -212,7 +228,7 @@ export const ConfigSchema = T.Object({
     'score below this flags (the correct/drift_detected boundary; the spec lists 0.65 but its verdict table flags every score below 0.80, see README "FAQ audit")',
   ),
   FAQ_AUDIT_CONTRADICTION_THRESHOLD: Ratio(0.6, "score below this is a contradiction (the verdict table's 0.60)"),
-  FAQ_AUDIT_INTERVAL_HOURS: T.Number({ default: 6, exclusiveMinimum: 0, description: 'scheduler interval' }),
+  FAQ_AUDIT_INTERVAL_HOURS: Interval(6, 'hours', 'scheduler interval'),
   FAQ_AUDIT_PROVIDER: T.Optional(
     T.Union(Provider.anyOf, { description: 'openai, anthropic, gemini or ollama; auto-detected from configured keys when unset' }),
   ),
@@ -222,7 +238,7 @@ export const ConfigSchema = T.Object({
 
   // Freshness review
   FAQ_VERIFY_THRESHOLD: Int(3, 1, 1000, 'votes to verify or escalate'),
-  FAQ_ESCALATION_DAYS: T.Number({ default: 3, minimum: 0, description: 'days in pending_review before auto-escalation' }),
+  FAQ_ESCALATION_DAYS: Window(3, 'days', 'days in pending_review before auto-escalation'),
   FAQ_SEASONAL_DAYS: Int(15, 1, 3650, 'seasonal review interval'),
   FAQ_VOLATILE_DAYS: Int(4, 1, 3650, 'volatile review interval'),
   FAQ_FRESHNESS_CRON_SCHEDULE: T.String({ default: '0 6 * * *', description: 'cron (UTC) of the freshness check, default 06:00 daily' }),
@@ -244,13 +260,9 @@ export const ConfigSchema = T.Object({
     3650,
     'days a withdrawn tea drop keeps its place in the notification stream (a client whose last event it was resumes after it; older, it starts from now)',
   ),
-  RETENTION_INTERVAL_HOURS: T.Number({ default: 24, exclusiveMinimum: 0, description: 'retention job interval' }),
-  PROMOTION_INTERVAL_MINUTES: T.Number({ default: 15, exclusiveMinimum: 0, description: 'community FAQ promotion cycle' }),
-  PROMOTION_OBJECTION_WINDOW_HOURS: T.Number({
-    default: 48,
-    minimum: 0,
-    description: 'community-pending FAQs are promoted after this long without objection',
-  }),
+  RETENTION_INTERVAL_HOURS: Interval(24, 'hours', 'retention job interval'),
+  PROMOTION_INTERVAL_MINUTES: Interval(15, 'minutes', 'community FAQ promotion cycle'),
+  PROMOTION_OBJECTION_WINDOW_HOURS: Window(48, 'hours', 'community-pending FAQs are promoted after this long without objection'),
   PROMOTION_MIN_SUPPORT: Int(
     3,
     0,
@@ -258,11 +270,13 @@ export const ConfigSchema = T.Object({
     'net votes (upvotes - downvotes) a converted post needs for its community FAQ to be nominated and promoted automatically',
   ),
   RETENTION_BATCH_SIZE: Int(5000, 100, 100000, 'rows the retention job deletes per statement (each its own short transaction)'),
-  UNANSWERED_ESCALATION_CHECK_MINUTES: T.Number({ default: 60, exclusiveMinimum: 0, description: 'escalation interval' }),
+  UNANSWERED_ESCALATION_CHECK_MINUTES: Interval(60, 'minutes', 'escalation interval'),
   UNANSWERED_ESCALATION_DAYS: T.Number({
     default: 16,
     exclusiveMinimum: 0,
-    description: 'unanswered window of the time-trial; the spec describes it as 16 hours, so the value is read as hours',
+    // Read as hours (see its description), so bounded by ten years in hours.
+    maximum: TEN_YEARS.hours,
+    description: `unanswered window of the time-trial; the spec describes it as 16 hours, so the value is read as hours (above 0, at most ${TEN_YEARS.hours})`,
   }),
   UNANSWERED_ESCALATION_COMMENTS: Int(3, 1, 1000, 'unanswered comments that escalate a post'),
   JOB_SUPERVISE_INTERVAL_SECONDS: Int(

@@ -21,8 +21,12 @@ export interface Runtime {
   boss: PgBoss;
   log: Logger;
   embedded: EmbeddedDatabase | null;
-  close(): Promise<void>;
+  /** Stops pg-boss (waiting for its jobs until `deadline`, epoch ms; 8 s without one), the pool and the embedded database. */
+  close(deadline?: number): Promise<void>;
 }
+
+/** Milliseconds left until `deadline` (epoch ms), less `reserve`, and never below `floor`. */
+export const timeLeft = (deadline: number, reserve = 0, floor = 250) => Math.max(floor, deadline - Date.now() - reserve);
 
 export interface RuntimeOptions {
   role: ProcessRole;
@@ -88,10 +92,12 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
       boss,
       log,
       embedded,
-      async close() {
+      async close(deadline) {
         if (closed) return;
         closed = true;
-        await boss.stop({ graceful: true, timeout: 8000, close: true }).catch((err) => log.error({ err }, 'pg-boss stop failed'));
+        // The pool and the embedded database need a moment after pg-boss: it gets what is left but that.
+        const timeout = deadline === undefined ? 8000 : timeLeft(deadline, 500);
+        await boss.stop({ graceful: true, timeout, close: true }).catch((err) => log.error({ err }, 'pg-boss stop failed'));
         await pool.end().catch(() => {});
         await embedded?.close();
       },

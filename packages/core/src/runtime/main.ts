@@ -3,10 +3,18 @@ import { pgErrorOf } from '../shared/db.js';
 import { type ProcessRole, type Runtime, startRuntime } from './bootstrap.js';
 import { serializeError } from './redact.js';
 
-/** What a started process gives back: how to stop what it serves, before the runtime closes. */
-export type Serve = (runtime: Runtime) => Promise<() => Promise<void>>;
+/**
+ * What a started process gives back: how to stop what it serves, before the runtime closes, by
+ * `deadline` (epoch ms) so the runtime still has its share of the stop's time.
+ */
+export type Serve = (runtime: Runtime) => Promise<(deadline: number) => Promise<void>>;
 
 const FORCE_EXIT_MS = 10_000;
+/**
+ * The whole stop's budget: serving, then pg-boss, the pool and the embedded database share it, each
+ * given what is left (they waited 8 s each in turn, past the forced exit). Inside FORCE_EXIT_MS.
+ */
+const STOP_BUDGET_MS = 9_000;
 const OWNER_GONE_EXIT_MS = 1_000;
 
 /**
@@ -22,16 +30,17 @@ export function runMain(role: ProcessRole, serve: Serve): void {
   }
   const main = async () => {
     const runtime = await startRuntime({ role });
-    let stopServing: (() => Promise<void>) | null = null;
+    let stopServing: ((deadline: number) => Promise<void>) | null = null;
     let stopping = false;
     const stop = async (signal: string, exitCode = 0) => {
       if (stopping) return;
       stopping = true;
       runtime.log.info({ signal, role }, `${role} stopping`);
       setTimeout(() => process.exit(1), FORCE_EXIT_MS).unref();
+      const deadline = Date.now() + STOP_BUDGET_MS;
       try {
-        await stopServing?.();
-        await runtime.close();
+        await stopServing?.(deadline);
+        await runtime.close(deadline);
         runtime.log.info({ role }, `${role} stopped`);
         process.exit(exitCode);
       } catch (err) {
@@ -89,13 +98,26 @@ export function startFailure(role: string, err: unknown, opts: { databaseUrlSet?
 }
 
 /**
+ * TLS failures of the connection to the server (Node's certificate and handshake codes): the URL asks
+ * for TLS (`sslmode=require`, `verify-full`, ...) that this server cannot give or prove.
+ */
+const TLS_CODES = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|HOSTNAME_MISMATCH$)/;
+
+/**
  * The database DATABASE_URL names cannot be used at all: nothing listens there, the host is unknown,
- * the database does not exist, or the server refuses the user. One line naming the setting (the URL
- * itself is not shown: it may hold a password).
+ * the database does not exist, the server refuses the user, or the TLS its `sslmode` asks for cannot
+ * be set up. One line naming the setting (the URL itself is not shown: it may hold a password).
  */
 function databaseUnreachable(err: unknown): string | null {
   const code = pgErrorOf(err)?.code ?? (err as { code?: unknown } | null)?.code;
   const message = err instanceof Error ? err.message : String(err);
+  // node-postgres raises these without a code when the server answers the SSL request with no (or garbage).
+  if (/^The server does not support SSL connections$|^There was an error establishing an SSL connection$/.test(message)) {
+    return `${message[0]?.toLowerCase()}${message.slice(1)}: enable SSL on the server, or drop sslmode from the URL (sslmode=disable)`;
+  }
+  if (typeof code === 'string' && TLS_CODES.test(code)) {
+    return `the TLS connection to the server failed (${code}: ${message}); check sslmode and the server's certificate`;
+  }
   switch (code) {
     case 'ECONNREFUSED':
     case 'ENOTFOUND':
