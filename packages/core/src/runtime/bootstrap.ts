@@ -98,7 +98,10 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
         // The pool and the embedded database need a moment after pg-boss: it gets what is left but that.
         const timeout = deadline === undefined ? 8000 : timeLeft(deadline, 500);
         await boss.stop({ graceful: true, timeout, close: true }).catch((err) => log.error({ err }, 'pg-boss stop failed'));
-        await pool.end().catch(() => {});
+        // pool.end() waits for every client to come back: a job still waiting on a row lock holds one.
+        // By the deadline the process goes without it (the server ends that session with the connection).
+        const ended = pool.end().catch(() => {});
+        await (deadline === undefined ? ended : Promise.race([ended, new Promise((r) => setTimeout(r, timeLeft(deadline, 200)).unref())]));
         await embedded?.close();
       },
     };
