@@ -445,18 +445,28 @@ describe('revoking sessions while a refresh is under way', () => {
       `DROP TRIGGER test_pause_refresh ON refresh_tokens; DROP FUNCTION test_pause_refresh(); DROP TABLE test_paused_families;`,
     );
   });
+  /**
+   * Starts a refresh of `u`'s token and resolves once it sleeps in the trigger, holding its locks (its
+   * owner's row, its rotated token): what the caller starts next races a refresh already under way.
+   */
   async function pausedRefresh(u: { refreshToken: string }) {
     await t.ctx.pool.query(`INSERT INTO test_paused_families SELECT family_id FROM refresh_tokens WHERE token_hash = $1`, [
       sha256Hex(u.refreshToken),
     ]);
     const refreshing = post('/auth/refresh', { refreshToken: u.refreshToken });
-    await new Promise((r) => setTimeout(r, 200));
-    return refreshing;
+    for (let i = 0; i < 500; i += 1) {
+      const { rows } = await t.ctx.pool.query(
+        `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event = 'PgSleep' AND query ILIKE 'insert into "refresh_tokens"%'`,
+      );
+      if (rows.length > 0) break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    return { refreshing };
   }
 
   it('a password change revokes the token a racing refresh was issuing', async () => {
     const u = await registerUser();
-    const refreshing = pausedRefresh(u);
+    const { refreshing } = await pausedRefresh(u);
     const change = changePassword(u);
     const [refreshed, changed] = await Promise.all([refreshing, change]);
     expect(changed.statusCode).toBe(200);
@@ -494,7 +504,7 @@ describe('revoking sessions while a refresh is under way', () => {
   it('a suspension waits for a racing refresh (no deadlock) and revokes its token', async () => {
     const admin = await t.signIn('admin');
     const u = await registerUser();
-    const refreshing = pausedRefresh(u);
+    const { refreshing } = await pausedRefresh(u);
     const suspend = t.app.inject({
       method: 'POST',
       url: '/api/moderation/suspend',
