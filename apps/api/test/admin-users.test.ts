@@ -236,6 +236,46 @@ describe('deleting users', () => {
     expect(row).toMatchObject({ aiAnswerScore: -2, aiAnswerStatus: 'escalated' });
   });
 
+  it('withdraws their AI-answer votes only once it holds the posts, as a vote does (a vote summing meanwhile kept a stale score)', async () => {
+    const admin = await t.signIn('admin');
+    const voter = await t.signIn('user');
+    const [p] = await t.ctx.db
+      .insert(communityPosts)
+      .values({ title: 'answered by AI', body: 'x', aiAnswer: 'An answer.', aiAnswerStatus: 'approved', status: 'answered' })
+      .returning();
+    const voted = await t.app.inject({
+      method: 'POST',
+      url: `/api/community/posts/${p?.id}/ai-answer/vote`,
+      headers: voter.headers,
+      payload: { value: 1 },
+    });
+    expect(voted.statusCode).toBe(200);
+    const holder = await t.ctx.pool.connect();
+    const probe = await t.ctx.pool.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM community_posts WHERE id = $1 FOR UPDATE', [p?.id]);
+      const deleting = t.app.inject({ method: 'DELETE', url: `/api/admin/users/${voter.id}`, headers: admin.headers });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The delete waits on the post before it touches the vote (it deleted the vote first, then waited).
+      await probe.query('BEGIN');
+      await probe.query('SELECT 1 FROM ai_answer_votes WHERE user_id = $1 FOR UPDATE NOWAIT', [voter.id]);
+      await probe.query('ROLLBACK');
+      await holder.query('COMMIT');
+      expect((await deleting).statusCode).toBe(204);
+    } finally {
+      await probe.query('ROLLBACK').catch(() => {});
+      await holder.query('ROLLBACK').catch(() => {});
+      probe.release();
+      holder.release();
+    }
+    const [row] = await t.ctx.db
+      .select()
+      .from(communityPosts)
+      .where(eq(communityPosts.id, p?.id as string));
+    expect(row?.aiAnswerScore).toBe(0);
+  });
+
   it('is 403 for a non-admin and 400 for a bad id', async () => {
     const user = await t.signIn('user');
     const admin = await t.signIn('admin');

@@ -409,5 +409,7 @@ describe('program writes that race each other', () => {
     expect((await create('Søren Øresund')).slug).toBe('soren-oresund');
     expect((await create('Łódź Group')).slug).toBe('lodz-group');
     expect((await create('Ærø Þing')).slug).toBe('aero-thing');
+    expect((await create('Gənclər Proqramı')).slug).toBe('gencler-proqrami');
+    expect((await create('Ɖɔkɔtɛ Cohort')).slug).toBe('dokote-cohort');
   });
 });

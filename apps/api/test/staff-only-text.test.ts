@@ -178,6 +178,15 @@ describe('moderation text is for staff only', () => {
       expect(items.find((c) => c.id === byStaff)).toMatchObject({ dna: true, dnaBy: null });
       expect(items.find((c) => c.id === byAuthor)).toMatchObject({ dna: true, dnaBy: user.id });
     }
+    // Which staff member verified a comment is staff-only too.
+    const verified = await t.app.inject({
+      method: 'PUT',
+      url: `/api/community/posts/${postId}/comments/${byAuthor}/verify`,
+      headers: moderator.headers,
+    });
+    expect(verified.statusCode).toBe(200);
+    const publicView = (await get(`/api/community/posts/${postId}/comments`)).json().items as { id: string; verifiedBy: string | null }[];
+    expect(publicView.find((c) => c.id === byAuthor)).toMatchObject({ isVerified: true, verifiedBy: null });
     // Staff see which moderator marked it.
     const staffView = (await get(`/api/community/posts/${postId}/comments`, admin)).json().items as { id: string; dnaBy: string | null }[];
     expect(staffView.find((c) => c.id === byStaff)?.dnaBy).toBe(moderator.id);

@@ -108,6 +108,11 @@ async function tallyAiAnswerVotes(tx: Tx, postId: string, now: Date): Promise<bo
  * a net that falls to -2 demotes the answer as a vote would.
  */
 export async function withdrawAiAnswerVotesOf(tx: Tx, userId: string, now: Date): Promise<void> {
+  // The posts first, in id order, as a vote locks its post before it sums: a vote summing at the same
+  // time would otherwise write a score that still counts this user's vote, or miss its own.
+  await tx.execute(
+    sql`select 1 from community_posts where id in (select post_id from ai_answer_votes where user_id = ${userId}) order by id for update`,
+  );
   const gone = await tx.delete(aiAnswerVotes).where(eq(aiAnswerVotes.userId, userId)).returning({ postId: aiAnswerVotes.postId });
   for (const postId of [...new Set(gone.map((g) => g.postId))].sort()) await tallyAiAnswerVotes(tx, postId, now);
 }

@@ -57,7 +57,7 @@ export const CommentShape = T.Object({
   downvotes: T.Integer(),
   isAccepted: T.Boolean(),
   isVerified: T.Boolean(),
-  verifiedBy: Nullable(Uuid),
+  verifiedBy: Nullable(T.String({ format: 'uuid', description: 'the staff member who verified it: staff only (null to others)' })),
   verifiedAt: Nullable(DateTime),
   dna: T.Boolean({ description: '"does not answer": marked by the post author or staff' }),
   dnaBy: Nullable(

@@ -106,14 +106,16 @@ export const commentMyVote = (actor: Actor | null) =>
 
 /**
  * A comment as `reader` sees it. Who marked it "does not answer" is shown to staff, and to everyone when
- * the post's author marked it (named on the post anyway); which staff member marked it is staff-only, as
- * in the comment author's own export.
+ * the post's author marked it (named on the post anyway); which staff member marked or verified it is
+ * staff-only, as in the comment author's own export.
  */
 export const commentViewFor =
   (reader: Actor | null, postAuthorId: string | null) =>
   ({ myVote, ...row }: CommentRow & { myVote: number | null }): CommentView => ({
     ...row,
     dnaBy: isStaff(reader) || (row.dnaBy !== null && row.dnaBy === postAuthorId) ? row.dnaBy : null,
+    // Only staff verify: which one is staff-only, as which one marked a comment "does not answer".
+    verifiedBy: isStaff(reader) ? row.verifiedBy : null,
     myVote: (myVote ?? null) as Vote | null,
   });
 

@@ -27,38 +27,19 @@ export const toProgramView = (r: BatchRow): ProgramView => ({
 });
 
 /** Latin letters that Unicode does not decompose into a base letter and a mark, spelt as slug libraries spell them. */
-const LATIN_LETTERS: Record<string, string> = {
-  ß: 'ss',
-  ẞ: 'ss',
-  æ: 'ae',
-  Æ: 'ae',
-  œ: 'oe',
-  Œ: 'oe',
-  ø: 'o',
-  Ø: 'o',
-  ł: 'l',
-  Ł: 'l',
-  đ: 'd',
-  Đ: 'd',
-  ð: 'd',
-  Ð: 'd',
-  þ: 'th',
-  Þ: 'th',
-  ħ: 'h',
-  Ħ: 'h',
-  ı: 'i',
-  ŀ: 'l',
-  Ŀ: 'l',
-  ŧ: 't',
-  Ŧ: 't',
-  ŋ: 'ng',
-  Ŋ: 'ng',
-};
+const LATIN_LETTERS: Record<string, string> = Object.fromEntries(
+  (
+    'ß ss|ẞ ss|æ ae|Æ ae|œ oe|Œ oe|ø o|Ø o|ł l|Ł l|đ d|Đ d|ð d|Ð d|þ th|Þ th|ħ h|Ħ h|ı i|ŀ l|Ŀ l|ŧ t|Ŧ t|ŋ ng|Ŋ ng|' +
+    'ə e|Ə e|ɛ e|Ɛ e|ɔ o|Ɔ o|ɖ d|Ɖ d|ƒ f|Ƒ f|ƙ k|Ƙ k|ɓ b|Ɓ b|ɗ d|Ɗ d|ƴ y|Ƴ y|ɲ ny|Ɲ ny|ʋ v|Ʋ v|ɣ g|Ɣ g|ĸ q|ſ s'
+  )
+    .split('|')
+    .map((pair) => pair.split(' ') as [string, string]),
+);
 
 /** Lower-case ASCII words joined by hyphens ("Spring Cohort 2026!" -> "spring-cohort-2026", "Straße" -> "strasse"). */
 export function slugify(name: string): string {
   const s = name
-    .replace(/[ßẞæÆœŒøØłŁđĐðÐþÞħĦıŀĿŧŦŋŊ]/g, (c) => LATIN_LETTERS[c] ?? c)
+    .replace(/[^ -~]/g, (c) => LATIN_LETTERS[c] ?? c)
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
