@@ -575,6 +575,40 @@ describe('ingestion', () => {
     expect(await deliver('pb-back')).toMatchObject({ status: 'completed' });
     const [back] = await t.ctx.db.select().from(confMeetings).where(eq(confMeetings.confMeetingId, 'pb-back'));
     expect(back?.userId).toBe(pb.id);
+
+    // A retry of a job whose first try left its meeting pending (a failed download), the host demoted
+    // since: the meeting is failed, not pending for good, and may be re-processed.
+    const [stuck] = await t.ctx.db
+      .insert(confMeetings)
+      .values({
+        confMeetingId: 'pb-stuck',
+        userId: pb.id,
+        confUserId: 'zm-pb',
+        topic: 'Office hours',
+        status: 'pending',
+        sourcing: 'webhook',
+        payload: { event: 'recording.transcript_completed', jobId: 'j-pb-stuck', transcriptUrl: 'https://example.test/t.vtt' },
+      })
+      .returning({ id: confMeetings.id });
+    await t.ctx.db.update(users).set({ role: 'user' }).where(eq(users.id, pb.id));
+    const retried = await ingestRecording(
+      t.ctx,
+      {
+        event: 'recording.transcript_completed',
+        sourcing: 'webhook',
+        meetingUuid: 'pb-stuck',
+        hostId: 'zm-pb',
+        topic: 'Office hours',
+        transcriptUrl: 'https://example.test/t.vtt',
+      },
+      { jobId: 'j-pb-stuck' },
+    );
+    expect(retried).toMatchObject({ ...notAdmin, meetingId: stuck?.id });
+    const [failed] = await t.ctx.db
+      .select()
+      .from(confMeetings)
+      .where(eq(confMeetings.id, stuck?.id as string));
+    expect(failed?.status).toBe('failed');
   });
 
   it.each([

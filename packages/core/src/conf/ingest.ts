@@ -248,7 +248,15 @@ export async function ingestRecording(
       verdict: 'skipped_host_not_admin',
       extra: { userId: user.id },
     });
-    return { status: 'skipped', reason: "the host's account is no longer an active admin (demoted or suspended)" };
+    const reason = "the host's account is no longer an active admin (demoted or suspended)";
+    // A retry of this job whose meeting an earlier try left pending (a failed download): failed now, so it
+    // is not pending for good and an admin may re-process it.
+    const [own] = await ctx.db.select(MEETING_STATE_COLUMNS).from(confMeetings).where(eq(confMeetings.confMeetingId, p.meetingUuid));
+    if (own && own.status === 'pending' && own.payload?.jobId === meta.jobId) {
+      await markMeetingFailed(ctx, own.id, reason);
+      return { status: 'skipped', reason, meetingId: own.id };
+    }
+    return { status: 'skipped', reason };
   }
   if (!p.transcriptUrl) return { status: 'skipped', reason: 'the event carries no completed transcript file' };
 
