@@ -1,4 +1,4 @@
-import { runEscalationCheck } from '@cfaq/core';
+import { promoteDue, runEscalationCheck } from '@cfaq/core';
 import { comments, communityPosts, faqReports, faqs, unresolvedSearches } from '@cfaq/db/schema/index';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,7 +11,7 @@ let admin: Who;
 let author: Who;
 let others: Who[];
 let gone: string;
-const ids = { knowledge: '', post: '', upvoted: '', report: '', unresolved: '' };
+const ids = { knowledge: '', post: '', upvoted: '', report: '', unresolved: '', suggested: '', escalated: '', pending: '' };
 
 beforeAll(async () => {
   t = await createTestApp();
@@ -56,6 +56,30 @@ beforeAll(async () => {
     .values({ batchId: gone, query: 'wombat diet', normalizedQuery: 'wombat diet', count: 3, clientKeys: ['a', 'b', 'c'] })
     .returning({ id: unresolvedSearches.id });
   ids.unresolved = unresolved?.id as string;
+  const [suggested, escalated, source] = await t.ctx.db
+    .insert(communityPosts)
+    .values([
+      { batchId: gone, authorId: author.id, title: 'AI answered', body: 'Help', aiAnswer: 'An answer.', aiAnswerStatus: 'suggested' },
+      { batchId: gone, authorId: author.id, title: 'Escalated', body: 'Help', escalationStatus: 'escalated', escalatedAt: new Date() },
+      { batchId: gone, authorId: author.id, title: 'Popular', body: 'Help', upvotes: 10 },
+    ])
+    .returning({ id: communityPosts.id });
+  ids.suggested = suggested?.id as string;
+  ids.escalated = escalated?.id as string;
+  const [pending] = await t.ctx.db
+    .insert(faqs)
+    .values({
+      batchId: gone,
+      question: 'Popular',
+      answer: 'Yes.',
+      reviewStatus: 'draft',
+      source: 'community_post',
+      sourceId: source?.id as string,
+      promotionStatus: 'community_pending',
+      promotionEligibleAt: new Date(Date.now() - 60_000),
+    })
+    .returning({ id: faqs.id });
+  ids.pending = pending?.id as string;
   expect((await t.app.inject({ method: 'DELETE', url: `/api/batches/${gone}`, headers: admin.headers })).statusCode).toBe(204);
 });
 afterAll(async () => {
@@ -111,5 +135,43 @@ describe('a deleted program', () => {
     expect(list.items.map((i) => i.id)).not.toContain(ids.unresolved);
     const dashboard = (await get('/api/admin/stats')).json() as { unresolvedOpen: number };
     expect(dashboard.unresolvedOpen).toBe(stats.open);
+  });
+
+  it('is 404 as a batchId on every route that takes one', async () => {
+    for (const url of [
+      '/api/admin/auto-answer/queue',
+      '/api/conf/insights',
+      '/api/conf/meetings',
+      '/api/admin/escalated',
+      '/api/admin/audit/results',
+      '/api/faq',
+    ]) {
+      expectProblem(await get(`${url}?batchId=${gone}`), 404, 'PROGRAM_NOT_FOUND');
+    }
+  });
+
+  it('has no AI answer in the review queue, and none published from it', async () => {
+    const queue = (await get('/api/admin/auto-answer/queue')).json() as { items: { postId: string }[] };
+    expect(queue.items.map((i) => i.postId)).not.toContain(ids.suggested);
+    const approve = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/admin/auto-answer/${ids.suggested}`,
+      headers: admin.headers,
+      payload: { action: 'approve' },
+    });
+    expectProblem(approve, 404, 'POST_NOT_FOUND');
+  });
+
+  it('has no escalated post resolved, and no community-pending FAQ promoted by the cycle', async () => {
+    const resolve = await t.app.inject({
+      method: 'POST',
+      url: `/api/admin/community/escalated-posts/${ids.escalated}/resolve`,
+      headers: admin.headers,
+      payload: {},
+    });
+    expectProblem(resolve, 404, 'POST_NOT_FOUND');
+    expect(await promoteDue(t.ctx)).not.toContain(ids.pending);
+    const [row] = await t.ctx.db.select().from(faqs).where(eq(faqs.id, ids.pending));
+    expect(row?.reviewStatus).toBe('draft');
   });
 });

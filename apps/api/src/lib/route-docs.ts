@@ -1,6 +1,7 @@
 import type { RouteOptions } from 'fastify';
 import type { Access } from './access.js';
 import { problemResponses } from './problem.js';
+import { takesProgramQuery } from './program-param.js';
 
 /**
  * What the registration hook writes into every documented route's schema, from what it knows of
@@ -14,6 +15,7 @@ import { problemResponses } from './problem.js';
  *   the route's own code runs, so a body-less write such as an upvote answers them too;
  * - 401 and 403 on signed-in routes (no, bad or expired token; suspended, wrong role, admin without 2FA);
  * - 429 wherever a rate limiter applies (every route unless `config.rateLimit: false`);
+ * - 404 where the query takes a `batchId` (an unknown or deleted program, program-param.ts);
  * - `security`: the bearer scheme on signed-in routes, the provider's signature on provider routes,
  *   `[]` on public ones;
  * - `operationId`: camelCase from method and path (`GET /api/faq/:id` → `getFaqById`) unless the
@@ -99,6 +101,8 @@ export function documentRoute(route: RouteOptions & { path?: string }, access: A
   if (access === 'user' || access === 'staff' || access === 'admin') statuses.push(401, 403);
   if (parsesBody) statuses.push(413, 415);
   if (route.config?.rateLimit !== false) statuses.push(429);
+  // An unknown or deleted program named by the query's batchId (program-param.ts).
+  if (takesProgramQuery(route)) statuses.push(404);
   route.schema = {
     ...schema,
     operationId,

@@ -3,6 +3,7 @@ import jwt from '@fastify/jwt';
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { ACCESS_LEVELS, type Access, ROLES_FOR } from '../lib/access.js';
+import { programQueryCheck, takesProgramQuery } from '../lib/program-param.js';
 import { documentRoute } from '../lib/route-docs.js';
 
 /** Lifetime of a two-factor challenge token (typ '2fa'): long enough to open an authenticator app. */
@@ -106,6 +107,10 @@ export const authPlugin = fp(
       }
       // The OpenAPI entry: standard problem responses, security and operationId from the access level.
       documentRoute(route, access, operationIds);
+      if (takesProgramQuery(route)) {
+        const own = route.preHandler;
+        route.preHandler = [...(own === undefined ? [] : Array.isArray(own) ? own : [own]), programQueryCheck(app)];
+      }
       // The route's own first onRequest hook, with its access level bound here rather than read from
       // request.routeOptions (an object built on every read) on every request. First, so the
       // rate limiters after it key signed-in callers by user.

@@ -5,6 +5,7 @@ import type { AiAnswerStatus } from '../community/shape.js';
 import type { CoreContext } from '../context.js';
 import { Code, notFound, unprocessable } from '../errors/index.js';
 import { notify, teaDrop } from '../notifications/index.js';
+import { inLiveProgram } from '../programs/live.js';
 import type { Actor } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
 import { reopenUnlessHumanAnswered } from './reopen.js';
@@ -40,7 +41,7 @@ export async function listReviewQueue(ctx: Pick<CoreContext, 'db'>, q: QueueQuer
   const where = and(
     isNull(communityPosts.deletedAt),
     q.status ? eq(communityPosts.aiAnswerStatus, q.status) : inArray(communityPosts.aiAnswerStatus, ['suggested', 'escalated']),
-    q.batchId ? eq(communityPosts.batchId, q.batchId) : undefined,
+    q.batchId ? eq(communityPosts.batchId, q.batchId) : inLiveProgram(sql`community_posts.batch_id`, { nullable: true }),
   );
   const [rows, [total]] = await Promise.all([
     ctx.db
@@ -115,7 +116,14 @@ export async function reviewAiAnswer(
     const [post] = await tx
       .select()
       .from(communityPosts)
-      .where(and(eq(communityPosts.id, postId), isNull(communityPosts.deletedAt)))
+      // A deleted program's post is gone with it: its answer is not published now.
+      .where(
+        and(
+          eq(communityPosts.id, postId),
+          isNull(communityPosts.deletedAt),
+          inLiveProgram(sql`community_posts.batch_id`, { nullable: true }),
+        ),
+      )
       .for('update')
       .limit(1);
     if (!post) throw notFound('Post', Code.POST_NOT_FOUND);
@@ -233,7 +241,7 @@ export async function calibration(
   const by = q.publishedBy ?? 'auto';
   const conds: SQL[] = [];
   if (by !== 'all') conds.push(eq(aiAnswerOutcomes.publishedBy, by));
-  if (q.batchId) conds.push(eq(aiAnswerOutcomes.batchId, q.batchId));
+  conds.push(q.batchId ? eq(aiAnswerOutcomes.batchId, q.batchId) : inLiveProgram(sql`ai_answer_outcomes.batch_id`, { nullable: true }));
   // null for an outcome without a confidence (least() alone would skip the null and answer 19).
   const conf = sql`round(${aiAnswerOutcomes.confidence}::numeric, 4)`;
   const bucket = sql<

@@ -286,13 +286,26 @@ async function closePostEscalation(
     const [moved] = await tx
       .update(communityPosts)
       .set({ escalationStatus: to, escalationResolvedAt: now, escalationResolvedBy: actor.id, escalationNote: note, updatedAt: now })
-      .where(and(eq(communityPosts.id, id), eq(communityPosts.escalationStatus, 'escalated'), isNull(communityPosts.deletedAt)))
+      .where(
+        and(
+          eq(communityPosts.id, id),
+          eq(communityPosts.escalationStatus, 'escalated'),
+          isNull(communityPosts.deletedAt),
+          inLiveProgram(sql`community_posts.batch_id`, { nullable: true }),
+        ),
+      )
       .returning({ id: communityPosts.id, batchId: communityPosts.batchId });
     if (!moved) {
       const [exists] = await tx
         .select({ id: communityPosts.id })
         .from(communityPosts)
-        .where(and(eq(communityPosts.id, id), isNull(communityPosts.deletedAt)))
+        .where(
+          and(
+            eq(communityPosts.id, id),
+            isNull(communityPosts.deletedAt),
+            inLiveProgram(sql`community_posts.batch_id`, { nullable: true }),
+          ),
+        )
         .limit(1);
       if (!exists) throw notFound('Post', Code.POST_NOT_FOUND);
       throw unprocessable(Code.POST_NOT_ESCALATED, 'Only an escalated post can be resolved or dismissed');

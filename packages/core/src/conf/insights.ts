@@ -6,6 +6,7 @@ import type { FreshnessTier } from '../faqs/shape.js';
 import { toFaqView } from '../faqs/view.js';
 import { proposalColumns, proposeFaqUpdates } from '../knowledge/faq-match.js';
 import { writeFaqFromKnowledge } from '../knowledge/faq-write.js';
+import { inLiveProgram } from '../programs/live.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import type { Actor } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
@@ -48,7 +49,7 @@ export async function listInsights(ctx: Pick<CoreContext, 'db'>, q: ListInsights
   const where = and(
     q.status ? eq(confInsights.status, q.status) : undefined,
     q.meetingId ? eq(confInsights.meetingId, q.meetingId) : undefined,
-    q.batchId ? eq(confInsights.batchId, q.batchId) : undefined,
+    q.batchId ? eq(confInsights.batchId, q.batchId) : inLiveProgram(sql`conf_insights.batch_id`, { nullable: true }),
   );
   const [rows, [total]] = await Promise.all([
     ctx.db

@@ -2,6 +2,7 @@ import { confInsights, confMeetings, transcriptKnowledge, users } from '@cfaq/db
 import { and, count, desc, eq, inArray, max, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { Code, conflict, notFound } from '../errors/index.js';
+import { inLiveProgram } from '../programs/live.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
 import { type InsightsRecord, insightsView } from './extract-insights.js';
@@ -67,7 +68,7 @@ export async function listMeetings(ctx: Pick<CoreContext, 'db'>, q: ListMeetings
   const where = and(
     q.status ? eq(confMeetings.status, q.status) : undefined,
     q.sourcing ? eq(confMeetings.sourcing, q.sourcing) : undefined,
-    q.batchId ? eq(confMeetings.batchId, q.batchId) : undefined,
+    q.batchId ? eq(confMeetings.batchId, q.batchId) : inLiveProgram(sql`conf_meetings.batch_id`, { nullable: true }),
   );
   const [rows, [total]] = await Promise.all([
     ctx.db

@@ -1,6 +1,7 @@
 import { faqs, pipelineResults } from '@cfaq/db/schema/index';
 import { and, count, desc, eq, gte, inArray, like, lte, type SQL, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
+import { inLiveProgram } from '../programs/live.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
 import { timeBound } from '../shared/time-bounds.js';
 import { AUDIT_VERDICTS, type AuditResultItem, type AuditStats, type AuditVerdict } from './shape.js';
@@ -21,7 +22,7 @@ function conditions(q: Pick<AuditResultsQuery, 'verdict' | 'flagged' | 'from' | 
     q.flagged !== undefined ? eq(pipelineResults.flagged, q.flagged) : undefined,
     q.from ? gte(pipelineResults.checkedAt, timeBound('query.from', q.from, 'from')) : undefined,
     q.to ? lte(pipelineResults.checkedAt, timeBound('query.to', q.to, 'to')) : undefined,
-    q.batchId ? eq(pipelineResults.batchId, q.batchId) : undefined,
+    q.batchId ? eq(pipelineResults.batchId, q.batchId) : inLiveProgram(sql`pipeline_results.batch_id`, { nullable: true }),
     q.faqId ? eq(pipelineResults.targetId, q.faqId) : undefined,
   ) as SQL;
 }
@@ -90,7 +91,7 @@ export async function auditStats(ctx: Pick<CoreContext, 'db'>, q: Pick<AuditResu
           inArray(faqs.reviewStatus, ['pending_review', 'update_requested']),
           eq(faqs.flagType, 'auto'),
           like(faqs.flagReason, '[AI Audit]%'),
-          q.batchId ? eq(faqs.batchId, q.batchId) : undefined,
+          q.batchId ? eq(faqs.batchId, q.batchId) : inLiveProgram(sql`faqs.batch_id`),
         ),
       ),
     ctx.db

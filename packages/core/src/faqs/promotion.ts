@@ -3,6 +3,7 @@ import { and, count, desc, eq, inArray, isNull, or, type SQL, sql } from 'drizzl
 import { writeAdminLog } from '../audit/index.js';
 import type { CoreContext } from '../context.js';
 import { Code, notFound, unprocessable } from '../errors/index.js';
+import { inLiveProgram } from '../programs/live.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import { HOUR_MS } from '../runtime/clock.js';
 import type { Actor, DbOrTx } from '../shared/db.js';
@@ -136,7 +137,7 @@ export async function promoteDue(ctx: Ctx): Promise<string[]> {
         join community_posts p on p.id = f.source_id and f.source = 'community_post'
         where f.promotion_status = 'community_pending' and f.review_status = 'draft'
           and f.promotion_eligible_at <= ${now} and btrim(f.answer) <> ''
-          and p.deleted_at is null and p.upvotes - p.downvotes >= ${min}
+          and p.deleted_at is null and p.upvotes - p.downvotes >= ${min} and ${inLiveProgram(sql`f.batch_id`)}
         for update of f skip locked
       )
       update faqs f set review_status = 'approved', promotion_status = 'promoted', last_verified_date = ${now}, updated_at = ${now}

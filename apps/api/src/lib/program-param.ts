@@ -1,0 +1,21 @@
+import { resolveProgramId } from '@cfaq/core';
+import type { FastifyInstance, preHandlerAsyncHookHandler, RouteOptions } from 'fastify';
+
+/** Whether the route's query takes a `batchId` (a program filter or target). */
+export function takesProgramQuery(route: RouteOptions): boolean {
+  const query = route.schema?.querystring as { properties?: Record<string, unknown> } | undefined;
+  return query?.properties !== undefined && 'batchId' in query.properties;
+}
+
+/**
+ * A `batchId` in the query names a program: an unknown or deleted one is 404 PROGRAM_NOT_FOUND on every
+ * route that takes it, before the route runs. Without this, a list filtered by it answered an empty
+ * page, or a deleted program's rows. Archived programs pass: routes that hide them from the public
+ * refuse them themselves (with the same 404).
+ */
+export function programQueryCheck(app: FastifyInstance): preHandlerAsyncHookHandler {
+  return async (request) => {
+    const batchId = (request.query as { batchId?: unknown } | undefined)?.batchId;
+    if (typeof batchId === 'string') await resolveProgramId(app.ctx, batchId, { allowArchived: true });
+  };
+}
