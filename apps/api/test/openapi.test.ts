@@ -91,9 +91,9 @@ describe('OpenAPI document', () => {
         else if (ids.has(op.operationId)) gaps.push(`${where}: operationId ${op.operationId} also on ${ids.get(op.operationId)}`);
         else ids.set(op.operationId, where);
         if (!Array.isArray(op.security)) gaps.push(`${where}: no security`);
-        // Only the provider webhook (the provider retries; its signature gates it) and the probes (a probe
+        // Only the provider webhook (the provider retries; its signature gates it) and the health probe (a probe
         // refused by the traffic's budget would take a healthy instance out of its load balancer) are exempt.
-        const exempt = ['POST /api/conf/webhook', 'GET /api/health', 'GET /api/metrics'];
+        const exempt = ['POST /api/conf/webhook', 'GET /api/health'];
         if (!exempt.includes(where) && !Object.keys(op.responses ?? {}).includes('429')) gaps.push(`${where}: no 429`);
       }
     }

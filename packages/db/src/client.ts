@@ -30,11 +30,17 @@ export function createPool(opts: PoolOptions): pg.Pool {
     // connection whose peer vanished. Generous, since the pool's queue counts too under load.
     connectionTimeoutMillis: POOL_CONNECT_TIMEOUT_MS,
     keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
   });
   // Vectors travel as pgvector's text form: drizzle's vector column and `toSql` from the pgvector
   // package both speak it, so no per-connection type registration is needed.
   // An idle client's error (server restart) must not crash the process.
   pool.on('error', () => {});
+  // Nor a checked-out one's: pg-pool listens only while a client is idle, and a backend terminated
+  // mid-transaction (a restart, a failover, pg_terminate_backend) made the socket's end an unhandled
+  // 'error' that took the whole process down. The query itself still fails (503), and the client is
+  // discarded when it is released.
+  pool.on('connect', (client) => client.on('error', () => {}));
   return pool;
 }
 
@@ -49,10 +55,27 @@ export function pgErrorOf(err: unknown): { code: string; constraint?: string } |
   return { code: inner.code, ...(typeof inner.constraint === 'string' ? { constraint: inner.constraint } : {}) };
 }
 
-/** SQLSTATEs of a database that is not there to answer: connection exceptions, shutdown, no connection slots. */
-const UNAVAILABLE_STATES = /^(08...|57P0[1-3]|53300)$/;
+/**
+ * SQLSTATEs of a database that is not there to answer: connection exceptions, shutdown, no connection
+ * slots, and a read-only transaction (a standby after a failover refuses writes until it is promoted).
+ */
+const UNAVAILABLE_STATES = /^(08...|57P0[1-3]|53300|25006)$/;
 /** Socket errors of a server that is gone or unreachable. */
-const UNAVAILABLE_SOCKET = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+const UNAVAILABLE_SOCKET = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'EADDRNOTAVAIL',
+  // The host name no longer resolves: `docker compose stop db` takes the name `db` with it.
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 
 /**
  * Whether `err` says the database is unavailable (down, restarting, unreachable, out of connections,

@@ -22,7 +22,7 @@ function metricsGuard(token: string | undefined): onRequestHookHandler {
 
 /** Operational routes: liveness with a database check, Prometheus metrics, embedder warm-up, frontend logs. */
 export const opsRoutes: RoutePlugin = async (app) => {
-  // Probes are not rate limited: behind a proxy every client shares one address, and a probe refused
+  // The health probe is not rate limited: behind a proxy every client shares one address, and a probe refused
   // with 429 by the traffic's budget would take a healthy instance out of its load balancer.
   app.get(
     '/health',
@@ -42,10 +42,12 @@ export const opsRoutes: RoutePlugin = async (app) => {
     },
   );
 
+  // Metrics stay rate limited: a scrape every 15 s is far inside the budget, and the limit keeps a
+  // caller from guessing METRICS_TOKEN at speed.
   app.get(
     '/metrics',
     {
-      config: { access: 'public', rateLimit: false },
+      config: { access: 'public' },
       schema: {
         tags: ['ops'],
         summary: 'Prometheus metrics (text exposition format); with METRICS_TOKEN set, only for Authorization: Bearer <METRICS_TOKEN>',
