@@ -1,8 +1,9 @@
-import { fixedClock, type MemoryJobQueue } from '@cfaq/core';
+import { fixedClock, type MemoryJobQueue, runAutoAnswer } from '@cfaq/core';
 import {
   adminLogs,
   aiAnswerOutcomes,
   aiConfigs,
+  batches,
   comments,
   communityPosts,
   notifications,
@@ -372,5 +373,32 @@ describe('AI configuration', () => {
     const reset = await inject('POST', '/api/admin/ai/config/reset-usage', admin);
     expect(reset.statusCode).toBe(200);
     expect((await inject('GET', '/api/admin/ai/config', admin)).json().usage.totals.calls).toBe(0);
+  });
+});
+
+describe('a run stopped mid-way', () => {
+  it("leaves its claimed posts to its job's retry (same job id), not to another run", async () => {
+    const [own] = await t.ctx.db.insert(batches).values({ name: 'Stopped run', slug: 'stopped-run' }).returning({ id: batches.id });
+    const batchId = own?.id as string;
+    const jobId = '0190f3a2-7c4e-7a10-8000-00000000abcd';
+    // What a claim left behind when the worker stopped during the provider call.
+    const [row] = await t.ctx.db
+      .insert(communityPosts)
+      .values({
+        batchId,
+        authorId: author.id,
+        title: 'Claimed, then the worker stopped',
+        body: 'Details.',
+        createdAt: hoursAgo(30),
+        aiAnswerClaim: jobId,
+        aiAnswerAttemptedAt: NOW,
+        aiAnswerAttempts: 1,
+      })
+      .returning({ id: communityPosts.id });
+    const another = await runAutoAnswer(t.ctx, { trigger: 'schedule', all: true, batchId, runId: '0190f3a2-7c4e-7a10-8000-00000000ffff' });
+    expect(another.processed).toBe(0);
+    const retry = await runAutoAnswer(t.ctx, { trigger: 'schedule', all: true, batchId, runId: jobId });
+    expect(retry.processed).toBe(1);
+    expect((await reload(row?.id as string)).aiAnswerClaim).toBeNull();
   });
 });

@@ -4,6 +4,7 @@ import { and, count, desc, eq, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { CoreContext } from '../context.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
+import { isUuid } from '../shared/uuid.js';
 import type { AuditLogItem } from './shape.js';
 
 /** A context (`{ db }`), the database itself, or an open transaction (so the log commits with the write). */
@@ -78,7 +79,6 @@ export interface AuditLogQuery extends PageQuery {
 
 const actor = alias(users, 'actor');
 const target = alias(users, 'target');
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Newest first, paginated; names of actor and target user joined in (null once deleted). */
 export async function listAuditLogs(ctx: Pick<CoreContext, 'db'>, q: AuditLogQuery): Promise<Page<AuditLogItem>> {
@@ -117,7 +117,7 @@ export async function listAuditLogs(ctx: Pick<CoreContext, 'db'>, q: AuditLogQue
     return toPage(items, total?.n ?? 0, w);
   }
   // Moderation targets are user ids: anything else matches nothing (and must not reach a uuid cast).
-  if (q.targetId && !UUID_RE.test(q.targetId)) return toPage([], 0, w);
+  if (q.targetId && !isUuid(q.targetId)) return toPage([], 0, w);
   const conds: SQL[] = [];
   if (q.action) conds.push(eq(moderationLogs.action, q.action));
   if (q.actorId) conds.push(eq(moderationLogs.actorId, q.actorId));

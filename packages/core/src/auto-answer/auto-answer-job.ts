@@ -1,5 +1,6 @@
 import { Type as T } from '@sinclair/typebox';
 import { DEFAULT_POLICY, defineJob } from '../jobs/contract.js';
+import { isUuid } from '../shared/uuid.js';
 import { runAutoAnswer } from './run.js';
 
 /**
@@ -18,5 +19,13 @@ export const autoAnswerJob = defineJob({
   }),
   policy: { ...DEFAULT_POLICY, retryLimit: 1, retryDelaySeconds: 60, expireInSeconds: 60 * 60 },
   schedule: (config) => ({ everyMinutes: config.AUTO_ANSWER_INTERVAL_HOURS * 60 }),
-  handler: (ctx, p) => runAutoAnswer(ctx, { trigger: p.trigger ?? 'schedule', all: p.all ?? false, batchId: p.batchId, postId: p.postId }),
+  // The job's id is the run's claim: a retry after a stop mid-run takes back what the stopped try claimed.
+  handler: (ctx, p, meta) =>
+    runAutoAnswer(ctx, {
+      trigger: p.trigger ?? 'schedule',
+      all: p.all ?? false,
+      batchId: p.batchId,
+      postId: p.postId,
+      runId: isUuid(meta.id) ? meta.id : undefined,
+    }),
 });

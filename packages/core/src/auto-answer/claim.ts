@@ -15,6 +15,11 @@ export interface ClaimFilter {
   postId?: string | undefined;
   /** An admin run on one post skips the age and cooldown rules (not the state rules). */
   ignoreAgeAndCooldown?: boolean;
+  /**
+   * The run's own claim (its job's id): posts an earlier try of the same job claimed and never finished
+   * (the worker stopped mid-run) are taken back, past the lease and the cooldown their claim started.
+   */
+  ownClaim?: string | undefined;
   limit: number;
 }
 
@@ -33,6 +38,7 @@ function eligibleWhere(p: string, f: ClaimFilter, params: unknown[], now: Date, 
     params.push(v);
     return `$${params.length}`;
   };
+  const own = f.ownClaim ? ` OR ${p}.ai_answer_claim = ${add(f.ownClaim)}` : '';
   const conds = [
     `${p}.status = 'open'`,
     `${p}.deleted_at IS NULL`,
@@ -40,12 +46,12 @@ function eligibleWhere(p: string, f: ClaimFilter, params: unknown[], now: Date, 
     // A demoted AI answer waits for a human (or a change of the post's text).
     `${p}.ai_answer_not_helpful_at IS NULL`,
     `(${p}.batch_id IS NULL OR EXISTS (SELECT 1 FROM batches b WHERE b.id = ${p}.batch_id AND b.deleted_at IS NULL))`,
-    `(${p}.ai_answer_claim IS NULL OR ${p}.ai_answer_attempted_at < ${add(new Date(now.getTime() - CLAIM_LEASE_MINUTES * 60_000))})`,
+    `(${p}.ai_answer_claim IS NULL OR ${p}.ai_answer_attempted_at < ${add(new Date(now.getTime() - CLAIM_LEASE_MINUTES * 60_000))}${own})`,
   ];
   if (!f.ignoreAgeAndCooldown) {
     conds.push(`${p}.created_at <= ${add(new Date(now.getTime() - ctx.config.AUTO_ANSWER_MIN_POST_AGE_HOURS * 3_600_000))}`);
     conds.push(
-      `(${p}.ai_answer_attempted_at IS NULL OR ${p}.ai_answer_attempted_at <= ${add(new Date(now.getTime() - ctx.config.AUTO_ANSWER_COOLDOWN_HOURS * 3_600_000))})`,
+      `(${p}.ai_answer_attempted_at IS NULL OR ${p}.ai_answer_attempted_at <= ${add(new Date(now.getTime() - ctx.config.AUTO_ANSWER_COOLDOWN_HOURS * 3_600_000))}${own})`,
     );
   }
   if (f.batchId) conds.push(`${p}.batch_id = ${add(f.batchId)}`);

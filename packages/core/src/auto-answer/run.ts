@@ -30,6 +30,8 @@ export interface RunOptions {
   approveThreshold?: number | undefined;
   suggestThreshold?: number | undefined;
   signal?: AbortSignal;
+  /** The job's id when a job runs it: a retry of the job takes back the posts its earlier try claimed. */
+  runId?: string | undefined;
 }
 
 /** Runs `fn` over `items` with at most `limit` in flight. */
@@ -64,13 +66,13 @@ export function thresholdsOf(
 
 export async function runAutoAnswer(ctx: CoreContext, opts: RunOptions): Promise<RunReport> {
   const started = performance.now();
-  const runId = randomUUID();
+  const runId = opts.runId ?? randomUUID();
   const dryRun = opts.dryRun === true || opts.trigger === 'dry_run';
   const thresholds = thresholdsOf(ctx, opts);
   const resolved = await resolveAi(ctx);
   const sensitive = sensitiveMatcher(ctx.config.AUTO_ANSWER_SENSITIVE_TOPICS);
   const batchSize = ctx.config.AUTO_ANSWER_BATCH_SIZE;
-  const filter = { batchId: opts.batchId, postId: opts.postId, ignoreAgeAndCooldown: !!opts.postId };
+  const filter = { batchId: opts.batchId, postId: opts.postId, ignoreAgeAndCooldown: !!opts.postId, ownClaim: opts.runId };
   const counts = { approved: 0, suggested: 0, escalated: 0, skipped: 0, errors: 0 };
   const items: RunItem[] = [];
 

@@ -3,6 +3,7 @@ import type { CoreContext } from '../context.js';
 import { loadPrincipal } from '../identity/principal.js';
 import { ChannelListener } from '../runtime/channel-listener.js';
 import type { Logger } from '../runtime/logger.js';
+import { isUuid } from '../shared/uuid.js';
 import { NOTIFICATION_CHANNEL } from './kinds.js';
 import { NOTIFICATION_COLUMNS, toNotificationView } from './reads.js';
 import type { NotificationView, TeaDropView } from './shape.js';
@@ -49,8 +50,6 @@ export type StreamEvent =
 export const STREAM_RECHECK_MIN_MS = 100;
 export const STREAM_RECHECK_MAX_MS = 1600;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * The program-wide tea drops of live programs (alias t) of kinds the user has on: archived and deleted
  * programs are hidden from public reads, and a kind switched off in the user's settings hides its drops.
@@ -81,11 +80,11 @@ const STREAM_BOUND = sql`s as materialized (
  */
 export async function streamCursor(ctx: Pick<CoreContext, 'db'>, userId: string, lastEventId: string | null): Promise<StreamCursor> {
   const teaId = lastEventId?.startsWith('tea:') ? lastEventId.slice(4) : null;
-  const byNotification = lastEventId && UUID.test(lastEventId) ? sql`n.id = ${lastEventId} and n.user_id = ${userId}` : sql`false`;
+  const byNotification = isUuid(lastEventId) ? sql`n.id = ${lastEventId} and n.user_id = ${userId}` : sql`false`;
   // A drop the stream sent: the user's own or a program-wide one, live or not any more (its program
   // archived since, or withdrawn: then its place is in tea_withdrawals), so a resume never starts over.
   const teaOf = (alias: 't' | 'w') =>
-    teaId && UUID.test(teaId)
+    isUuid(teaId)
       ? sql`${sql.raw(alias)}.id = ${teaId} and (${sql.raw(alias)}.user_id = ${userId} or ${sql.raw(alias)}.user_id is null)`
       : sql`false`;
   const res = await ctx.db.execute<{ snapshot: string; bound: string; xid: string | null; kind: StreamKind | null; id: string | null }>(sql`
