@@ -31,9 +31,8 @@ describe('operator scripts stop with one line', () => {
     const r = run('bench/search/run.ts', [], { BENCH_ROWS: 'abc' });
     expect(r.status).toBe(1);
     expectOneLine(r.stderr, 'Invalid setting BENCH_ROWS: must be a whole number of at least 1 (value: "abc")');
-    const zero = run('bench/auto-answer/run.ts', [], { BENCH_POSTS: '0' });
-    expect(zero.status).toBe(1);
-    expectOneLine(zero.stderr, /^Invalid setting BENCH_POSTS: must be a whole number of at least 1/);
+    // Every benchmark reads its numbers through the same benchInt (bench/shared.ts): one spawn shows it
+    // (each costs the suite seconds of CPU loading the benchmark).
   }, 60_000);
 
   it('a benchmark whose database server refuses the connection says so, without a stack', () => {

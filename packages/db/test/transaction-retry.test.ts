@@ -41,7 +41,8 @@ describe('db.transaction', () => {
   it('runs a deadlock victim again, so both sides of a deadlock commit', async () => {
     const { results, runs } = await crossLocks(createDb(pool));
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled']);
-    expect(runs).toBe(3); // the victim ran twice
+    // The victim ran again (at least twice in all: on a loaded machine its retry can meet the other side once more).
+    expect(runs).toBeGreaterThanOrEqual(3);
     const rows = await pool.query<{ n: number }>('select n from pair order by id');
     expect(rows.rows.map((r) => r.n)).toEqual([2, 2]);
   });
