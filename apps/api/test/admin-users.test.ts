@@ -166,6 +166,36 @@ describe('the last admin', () => {
   });
 });
 
+/**
+ * Deletes `userId` while another transaction holds a row lock (`lock`, a write in flight), and runs
+ * `probe` (a NOWAIT lock, which throws when the delete already holds that row) while the delete waits.
+ */
+async function deleteWhileLocked(
+  admin: { headers: Record<string, string> },
+  userId: string,
+  lock: [string, unknown[]],
+  probe: [string, unknown[]],
+) {
+  const holder = await t.ctx.pool.connect();
+  const prober = await t.ctx.pool.connect();
+  try {
+    await holder.query('BEGIN');
+    await holder.query(...lock);
+    const deleting = t.app.inject({ method: 'DELETE', url: `/api/admin/users/${userId}`, headers: admin.headers });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await prober.query('BEGIN');
+    await prober.query(...probe);
+    await prober.query('ROLLBACK');
+    await holder.query('COMMIT');
+    expect((await deleting).statusCode).toBe(204);
+  } finally {
+    await prober.query('ROLLBACK').catch(() => {});
+    await holder.query('ROLLBACK').catch(() => {});
+    prober.release();
+    holder.release();
+  }
+}
+
 describe('deleting users', () => {
   it.each(['/api/auth/users/:id', '/api/admin/users/:id'])(
     'DELETE %s removes the user, keeps their posts authorless, logs it',
@@ -194,26 +224,14 @@ describe('deleting users', () => {
     const admin = await t.signIn('admin');
     const author = await t.signIn('user');
     const [p] = await t.ctx.db.insert(communityPosts).values({ authorId: author.id, title: 'voted on', body: 'x' }).returning();
-    // A vote in flight: it holds the post's row and will next need the author's row (the points' foreign key).
-    const vote = await t.ctx.pool.connect();
-    const probe = await t.ctx.pool.connect();
-    try {
-      await vote.query('BEGIN');
-      await vote.query('UPDATE community_posts SET upvotes = upvotes + 1 WHERE id = $1', [p?.id]);
-      const deleting = t.app.inject({ method: 'DELETE', url: `/api/admin/users/${author.id}`, headers: admin.headers });
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      // The delete waits on the post without holding the author's row, so the vote can still take it.
-      await probe.query('BEGIN');
-      await probe.query('SELECT 1 FROM users WHERE id = $1 FOR KEY SHARE NOWAIT', [author.id]);
-      await probe.query('ROLLBACK');
-      await vote.query('COMMIT');
-      expect((await deleting).statusCode).toBe(204);
-    } finally {
-      await probe.query('ROLLBACK').catch(() => {});
-      await vote.query('ROLLBACK').catch(() => {});
-      probe.release();
-      vote.release();
-    }
+    // A vote in flight holds the post's row and will next need the author's row (the points' foreign key):
+    // the delete waits on the post without holding the author's row, so the vote can still take it.
+    await deleteWhileLocked(
+      admin,
+      author.id,
+      ['UPDATE community_posts SET upvotes = upvotes + 1 WHERE id = $1', [p?.id]],
+      ['SELECT 1 FROM users WHERE id = $1 FOR KEY SHARE NOWAIT', [author.id]],
+    );
   });
 
   it('withdraws their AI-answer votes: the score follows, and a net of -2 left demotes the answer', async () => {
@@ -250,25 +268,13 @@ describe('deleting users', () => {
       payload: { value: 1 },
     });
     expect(voted.statusCode).toBe(200);
-    const holder = await t.ctx.pool.connect();
-    const probe = await t.ctx.pool.connect();
-    try {
-      await holder.query('BEGIN');
-      await holder.query('SELECT 1 FROM community_posts WHERE id = $1 FOR UPDATE', [p?.id]);
-      const deleting = t.app.inject({ method: 'DELETE', url: `/api/admin/users/${voter.id}`, headers: admin.headers });
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      // The delete waits on the post before it touches the vote (it deleted the vote first, then waited).
-      await probe.query('BEGIN');
-      await probe.query('SELECT 1 FROM ai_answer_votes WHERE user_id = $1 FOR UPDATE NOWAIT', [voter.id]);
-      await probe.query('ROLLBACK');
-      await holder.query('COMMIT');
-      expect((await deleting).statusCode).toBe(204);
-    } finally {
-      await probe.query('ROLLBACK').catch(() => {});
-      await holder.query('ROLLBACK').catch(() => {});
-      probe.release();
-      holder.release();
-    }
+    // The delete waits on the post before it touches the vote (it deleted the vote first, then waited).
+    await deleteWhileLocked(
+      admin,
+      voter.id,
+      ['SELECT 1 FROM community_posts WHERE id = $1 FOR UPDATE', [p?.id]],
+      ['SELECT 1 FROM ai_answer_votes WHERE user_id = $1 FOR UPDATE NOWAIT', [voter.id]],
+    );
     const [row] = await t.ctx.db
       .select()
       .from(communityPosts)
