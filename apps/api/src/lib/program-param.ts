@@ -8,8 +8,8 @@ export function takesProgramQuery(route: RouteOptions): boolean {
 }
 
 /**
- * A `batchId` in the query names a program: an unknown or deleted one is 404 PROGRAM_NOT_FOUND on every
- * route that takes it, before the route runs. Without this, a list filtered by it answered an empty
+ * A `batchId` in the query names a program: an unknown or deleted one is 404 PROGRAM_NOT_FOUND on the
+ * staff and admin routes that take it, before the route runs (public and signed-in reads resolve theirs). Without this, a list filtered by it answered an empty
  * page, or a deleted program's rows. Archived programs pass: routes that hide them from the public
  * refuse them themselves (with the same 404).
  */

@@ -107,7 +107,9 @@ export const authPlugin = fp(
       }
       // The OpenAPI entry: standard problem responses, security and operationId from the access level.
       documentRoute(route, access, operationIds);
-      if (takesProgramQuery(route)) {
+      // Staff and admin lists only: public and signed-in reads resolve their program themselves (and hide
+      // archived ones), so a check here would read the program twice on the hottest routes.
+      if ((access === 'staff' || access === 'admin') && takesProgramQuery(route)) {
         const own = route.preHandler;
         route.preHandler = [...(own === undefined ? [] : Array.isArray(own) ? own : [own]), programQueryCheck(app)];
       }
