@@ -78,9 +78,9 @@ describe('a database outage', () => {
         headers: user.headers,
         payload: { title: 'Written while the server goes', body: 'Details' },
       });
-      // The request's transaction waits on the lock; then its backend is terminated (a restart, a failover).
+      // The request's transaction waits on the lock (up to 15 s on a loaded machine); then its backend is terminated (a restart, a failover).
       let killed = 0;
-      for (let i = 0; i < 100 && killed === 0; i += 1) {
+      for (let i = 0; i < 500 && killed === 0; i += 1) {
         await new Promise((r) => setTimeout(r, 30));
         const { rows } = await locker.query(
           `SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity
