@@ -4,6 +4,7 @@ import {
   comments,
   communityPosts,
   faqs,
+  moderationLogs,
   notificationSettings,
   notifications,
   postVotes,
@@ -422,6 +423,15 @@ describe('comments and answers', () => {
     const cleared = await dna(cs[2]?.id as string, 'DELETE');
     expect(cleared.json()).toMatchObject({ dna: false, dnaBy: null });
     expect(await countUnansweredComments(t.ctx, post.id)).toBe(2);
+    // Only a change is written and logged: unmarking an unmarked comment and re-marking a marked one
+    // answer 200 as they are, log nothing, and keep who marked it first.
+    const logged = async () => (await t.ctx.db.select().from(moderationLogs).where(eq(moderationLogs.targetUserId, author.id))).length;
+    const logsBefore = await logged();
+    for (let i = 0; i < 2; i++) expect((await dna(cs[2]?.id as string, 'DELETE', moderator.headers)).json()).toMatchObject({ dna: false });
+    const remarked = await dna(cs[0]?.id as string, 'PUT', moderator.headers);
+    expect(remarked.statusCode).toBe(200);
+    expect(remarked.json()).toMatchObject({ dna: true, dnaBy: author.id });
+    expect(await logged()).toBe(logsBefore);
     // accepting a dna comment clears its mark; an accepted comment cannot be marked
     await t.app.inject({ method: 'PUT', url: `/api/community/posts/${post.id}/comments/${cs[0]?.id}/accept`, headers: author.headers });
     expect(await countUnansweredComments(t.ctx, post.id)).toBe(1);

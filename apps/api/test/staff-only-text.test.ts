@@ -126,6 +126,8 @@ describe('moderation text is for staff only', () => {
         aiAnswerSource: 'ai_generated',
         aiAnswerEscalatedReason: 'sensitive: mentions self-harm',
         aiAnswerEscalatedAt: new Date(),
+        aiAnswerReviewedAt: new Date(),
+        aiAnswerReviewedBy: moderator.id,
       })
       .where(eq(communityPosts.id, postId));
     for (const who of [undefined, user, other]) {
@@ -139,17 +141,22 @@ describe('moderation text is for staff only', () => {
         aiAnswerStatus: 'escalated',
         aiAnswer: null,
         aiAnswerEscalatedReason: null,
+        aiAnswerReviewedBy: null,
       });
+      // Which staff member reviewed the answer is staff-only (as verifiedBy), the time is not.
+      for (const url of [`/api/community/posts/${postId}`, '/api/community/posts']) expect((await get(url, who)).body).not.toContain(moderator.id);
     }
     expect((await get(`/api/community/posts/${postId}`, moderator)).json()).toMatchObject({
       aiAnswer: 'Unreviewed machine answer',
       aiAnswerEscalatedReason: 'sensitive: mentions self-harm',
+      aiAnswerReviewedBy: moderator.id,
     });
     // Once approved the answer is public; the reason stays staff-only.
     await t.ctx.db.update(communityPosts).set({ aiAnswerStatus: 'approved' }).where(eq(communityPosts.id, postId));
     expect((await get(`/api/community/posts/${postId}`)).json()).toMatchObject({
       aiAnswer: 'Unreviewed machine answer',
       aiAnswerEscalatedReason: null,
+      aiAnswerReviewedBy: null,
     });
   });
 

@@ -141,17 +141,27 @@ export async function setCommentDna(ctx: Ctx, actor: Actor, postId: string, comm
     throw unprocessable(Code.COMMENT_IS_ANSWER, 'An accepted or verified comment answers the post');
   const now = ctx.clock.now();
   await ctx.db.transaction(async (tx) => {
-    // The mark needs a comment that is still no answer when it is written: an accept or verify racing
-    // it (which clear the mark) would otherwise leave a comment both accepted and "does not answer".
-    const marked = await tx
+    // Only a change is written and logged: marking a marked comment keeps who marked it first, and
+    // unmarking an unmarked one logs nothing. The mark also needs a comment that is still no answer
+    // when it is written: an accept or verify racing it (which clear the mark) would otherwise leave a
+    // comment both accepted and "does not answer".
+    const changed = await tx
       .update(comments)
       .set(dna ? { dna: true, dnaBy: actor.id, dnaAt: now, updatedAt: now } : { dna: false, dnaBy: null, dnaAt: null, updatedAt: now })
       .where(
-        dna ? and(eq(comments.id, commentId), eq(comments.isAccepted, false), eq(comments.isVerified, false)) : eq(comments.id, commentId),
+        dna
+          ? and(eq(comments.id, commentId), eq(comments.dna, false), eq(comments.isAccepted, false), eq(comments.isVerified, false))
+          : and(eq(comments.id, commentId), eq(comments.dna, true)),
       )
       .returning({ id: comments.id });
-    if (marked.length === 0) throw unprocessable(Code.COMMENT_IS_ANSWER, 'An accepted or verified comment answers the post');
-    await logPostModeration(tx, actor, post, dna ? 'mark_dna' : 'unmark_dna', { commentId });
+    if (changed.length > 0) {
+      await logPostModeration(tx, actor, post, dna ? 'mark_dna' : 'unmark_dna', { commentId });
+      return;
+    }
+    if (!dna) return;
+    const [current] = await tx.select({ dna: comments.dna }).from(comments).where(eq(comments.id, commentId));
+    // Gone since it was read (its post deleted): the read below answers 404.
+    if (current && !current.dna) throw unprocessable(Code.COMMENT_IS_ANSWER, 'An accepted or verified comment answers the post');
   });
   return commentById(ctx.db, actor, commentId);
 }

@@ -44,12 +44,14 @@ export const postMyVote = (actor: Actor | null) =>
 /**
  * A post as `reader` may see it. An AI answer that is not approved (suggested or escalated) waits for
  * staff review, and the escalation reason is moderation text: for anyone else the answer, its
- * confidence and source, and the reason are null (the statuses and times stay visible).
+ * confidence and source, and the reason are null (the statuses and times stay visible). Which staff
+ * member reviewed the answer is staff-only, as `verifiedBy` and a staff `dnaBy` are.
  */
 export const toPostView = ({ myVote, ...row }: PostRow & { myVote: number | null }, reader: Actor | null): PostView => {
   const view: PostView = { ...row, myVote: (myVote ?? null) as Vote | null };
   if (isStaff(reader)) return view;
   view.aiAnswerEscalatedReason = null;
+  view.aiAnswerReviewedBy = null;
   if (row.aiAnswerStatus !== 'approved') {
     view.aiAnswer = null;
     view.aiAnswerConfidence = null;
