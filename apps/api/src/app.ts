@@ -63,6 +63,17 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   // Every body is JSON (or multipart where a route registers it): a text/plain body is the wrong media
   // type (415), not a malformed object (400). Fastify would otherwise parse it into a string.
   app.removeContentTypeParser('text/plain');
+  // An empty JSON body is no body: clients that send `content-type: application/json` on every request
+  // (fetch wrappers, SDKs) call body-less routes (votes, verify, promote) that way. Fastify's parser
+  // refused it (400); a route that needs a body still says so, naming `body`. Anything else goes to
+  // Fastify's own parser, with its prototype-poisoning checks.
+  const jsonParser = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body.toString();
+    if (text.trim() === '') return done(null, undefined);
+    return jsonParser(request, text, done);
+  });
 
   await app.register(contextPlugin, { ctx: opts.ctx });
   await app.register(problemPlugin);

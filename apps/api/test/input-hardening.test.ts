@@ -223,3 +223,39 @@ describe('a value outside a union of literals is one error naming the allowed va
     }
   });
 });
+
+describe('an empty JSON body is no body', () => {
+  const json = { 'content-type': 'application/json' };
+  it('lets body-less routes run and names `body` where one is needed; other bodies parse as before', async () => {
+    // Clients that send content-type: application/json on every request call body-less routes that way.
+    for (const payload of ['', '  \n']) {
+      const vote = await t.app.inject({
+        method: 'POST',
+        url: `/api/community/posts/${postId}/upvote`,
+        headers: { ...admin.headers, ...json },
+        payload,
+      });
+      expect(vote.statusCode, JSON.stringify(payload)).toBe(200);
+      expect(vote.json()).toMatchObject({ upvotes: 1, myVote: 1 });
+      await t.app.inject({ method: 'POST', url: `/api/community/posts/${postId}/upvote`, headers: admin.headers });
+    }
+    const post = await t.app.inject({ method: 'POST', url: '/api/community/posts', headers: { ...user.headers, ...json }, payload: '' });
+    expect(fieldOf(post)).toBe('body');
+    expectProblem(await t.app.inject({ method: 'POST', url: '/api/search', headers: json, payload: '{"query": ' }), 400, 'INVALID_JSON');
+    // Fastify's own parser still refuses prototype poisoning.
+    expect(
+      (await t.app.inject({ method: 'POST', url: '/api/search', headers: json, payload: '{"__proto__": {"x": 1}, "query": "a"}' }))
+        .statusCode,
+    ).toBe(400);
+    expect(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/search',
+          headers: { 'content-type': 'application/json; charset=utf-8' },
+          payload: '{"query": "how do I renew"}',
+        })
+      ).statusCode,
+    ).toBe(200);
+  });
+});
