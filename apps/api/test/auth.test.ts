@@ -427,6 +427,27 @@ describe('PUT /auth/password', () => {
   });
 });
 
+describe('two password changes at once', () => {
+  it('the second, checked against the password the first replaced, is refused: the password that works is the one answered 200', async () => {
+    const u = await registerUser();
+    const change = (newPassword: string) =>
+      t.app.inject({
+        method: 'PUT',
+        url: '/api/auth/password',
+        headers: bearer(u.accessToken),
+        payload: { currentPassword: u.password, newPassword },
+      });
+    const both = await Promise.all([change('new-password-aaaa1'), change('new-password-bbbb2')]);
+    const ok = both.flatMap((res, i) => (res.statusCode === 200 ? [i] : []));
+    expect(ok).toHaveLength(1);
+    const loser = both[1 - (ok[0] as number)];
+    expect(expectProblem(loser as (typeof both)[0], 400, 'WRONG_PASSWORD').errors?.[0]?.path).toBe('body.currentPassword');
+    const passwords = ['new-password-aaaa1', 'new-password-bbbb2'];
+    expect((await post('/auth/login', { email: u.email, password: passwords[ok[0] as number] })).statusCode).toBe(200);
+    expectProblem(await post('/auth/login', { email: u.email, password: passwords[1 - (ok[0] as number)] }), 401);
+  });
+});
+
 describe('revoking sessions while a refresh is under way', () => {
   // A refresh is held between its rotation and its commit (a trigger sleeps on inserting the new token of
   // the chosen sign-ins), and the revocation starts meanwhile: the new token must not escape it.

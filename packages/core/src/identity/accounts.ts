@@ -125,12 +125,21 @@ export async function changePassword(
   const { user, refreshToken } = await ctx.db.transaction(async (tx) => {
     // The answer is a new sign-in (lastLoginAt): a two-factor challenge issued before it, with the old
     // password, is spent (POST /auth/2fa/verify refuses a challenge older than the last sign-in).
+    // Only over the hash the current password was checked against: of two changes at once, the second
+    // finds the password changed under it and is refused as the wrong current password (both answered
+    // 200, and one client's new password did not work).
     const [updated] = await tx
       .update(users)
       .set({ passwordHash, updatedAt: now, lastLoginAt: now })
-      .where(eq(users.id, userId))
+      .where(and(eq(users.id, userId), eq(users.passwordHash, row.passwordHash)))
       .returning(userColumns);
-    if (!updated) throw notFound('User', Code.USER_NOT_FOUND);
+    if (!updated) {
+      const [still] = await tx.select({ id: users.id }).from(users).where(eq(users.id, userId));
+      if (!still) throw notFound('User', Code.USER_NOT_FOUND);
+      throw badRequest(Code.WRONG_PASSWORD, 'The current password is incorrect', [
+        { path: 'body.currentPassword', message: 'is incorrect' },
+      ]);
+    }
     await revokeUserTokens(tx, userId, now);
     return { user: updated, refreshToken: await createRefreshToken(tx, ctx, { userId, meta }) };
   });
