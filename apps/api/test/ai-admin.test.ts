@@ -402,3 +402,66 @@ describe('a run stopped mid-way', () => {
     expect((await reload(row?.id as string)).aiAnswerClaim).toBeNull();
   });
 });
+
+describe('inputs a route would have ignored or stored broken', () => {
+  it('approveThreshold and suggestThreshold without dry_run=true are a 400 naming the field: the run never uses them', async () => {
+    fake.reply = () => ({ answer: 'Generated answer.', answerable: true, ok: true });
+    const id = await post('Threshold question');
+    const sentBefore = (t.jobs as MemoryJobQueue).sent.length;
+    // 0.6 would have published this 0.62 answer, below the configured approve threshold.
+    const one = expectProblem(await inject('POST', `/api/admin/community/auto-answer?post_id=${id}&approveThreshold=0.6`, admin), 400);
+    expect(one.errors?.[0]?.path).toBe('query.approveThreshold');
+    expect((await reload(id)).aiAnswerStatus).toBeNull();
+    const queued = expectProblem(await inject('POST', '/api/admin/community/auto-answer?all=true&suggestThreshold=0.3', admin), 400);
+    expect(queued.errors?.[0]?.path).toBe('query.suggestThreshold');
+    expect((t.jobs as MemoryJobQueue).sent).toHaveLength(sentBefore);
+    // The same post and thresholds in a dry run are what they are for.
+    const dry = await inject('POST', `/api/admin/community/auto-answer?dryRun=true&post_id=${id}&approveThreshold=0.6`, admin);
+    expect(dry.statusCode, dry.body).toBe(200);
+    expect(dry.json().items).toMatchObject([{ postId: id, verdict: 'approved' }]);
+    expect((await reload(id)).aiAnswerStatus).toBeNull();
+  });
+
+  it('a base URL that does not parse, or a blank model, is a 400 naming the field; nothing is stored', async () => {
+    const before = JSON.stringify(await t.ctx.db.select().from(aiConfigs));
+    for (const [body, path] of [
+      [{ baseUrls: { openai: 'http://a:99999/' } }, 'body.baseUrls.openai'],
+      [{ baseUrls: { ollama: 'http://[::1' } }, 'body.baseUrls.ollama'],
+      [{ baseUrls: { gemini: 'https://' } }, 'body.baseUrls.gemini'],
+      [{ model: '   ' }, 'body.model'],
+      [{ autoAnswerModel: '\t' }, 'body.autoAnswerModel'],
+    ] as const) {
+      // Each case on its own: one passing through does not hide another.
+      const res = await inject('PATCH', '/api/admin/ai/config', admin, body);
+      expect.soft({ body, status: res.statusCode, path: res.json().errors?.[0]?.path }).toEqual({ body, status: 400, path });
+    }
+    expect(JSON.stringify(await t.ctx.db.select().from(aiConfigs))).toBe(before);
+    const ok = await inject('PATCH', '/api/admin/ai/config', admin, { baseUrls: { ollama: 'http://[::1]:11434/' } });
+    expect(ok.statusCode, ok.body).toBe(200);
+    await inject('PATCH', '/api/admin/ai/config', admin, { baseUrls: { ollama: null } });
+  });
+
+  it('manualAnswer with reject or escalate, or blank with approve, is a 400 naming it; nothing changes', async () => {
+    const id = await post('Reviewed with a manual answer', {
+      aiAnswerStatus: 'suggested',
+      aiAnswer: 'AI draft text',
+      aiAnswerConfidence: 0.7,
+      aiAnswerSource: 'ai_generated',
+      aiAnswerSuggestedAt: NOW,
+    });
+    const before = await reload(id);
+    for (const body of [
+      { action: 'reject', manualAnswer: 'x' },
+      { action: 'escalate', manualAnswer: 'Staff text', reason: 'check' },
+      { action: 'approve', manualAnswer: '   ' },
+    ]) {
+      const res = await inject('PATCH', `/api/admin/auto-answer/${id}`, admin, body);
+      expect
+        .soft({ body, status: res.statusCode, path: res.json().errors?.[0]?.path })
+        .toEqual({ body, status: 400, path: 'body.manualAnswer' });
+    }
+    expect(await reload(id)).toEqual(before);
+    const approved = await inject('PATCH', `/api/admin/auto-answer/${id}`, admin, { action: 'approve', manualAnswer: 'Staff text' });
+    expect(approved.json()).toMatchObject({ aiAnswerStatus: 'approved', aiAnswer: 'Staff text', aiAnswerSource: 'manual' });
+  });
+});

@@ -958,3 +958,36 @@ describe('meetings, insights, health, stats, backfill', () => {
     }
   });
 });
+
+describe('convert-to-faq keeps to the FAQ rules', () => {
+  it('a blank, too short or too long question or a blank answer is 400 naming the field; an insight question that breaks them is 422', async () => {
+    const [m] = await t.ctx.db.select({ id: confMeetings.id }).from(confMeetings).limit(1);
+    const insight = async (question: string) =>
+      (
+        (
+          await t.ctx.db.execute(
+            sql`insert into conf_insights (meeting_id, question, answer, speaker, status) values (${m?.id}, ${question}, 'Room 4, after the break.', 'Alice Host', 'approved') returning id`,
+          )
+        ).rows[0] as { id: string }
+      ).id;
+    const convert = (id: string, payload: object) =>
+      t.app.inject({ method: 'POST', url: `/api/conf/insights/${id}/convert-to-faq`, headers: admin.headers, payload });
+    const id = await insight('Room?');
+    for (const [payload, path] of [
+      [{ question: '     ', faqId: null }, 'body.question'],
+      [{ question: 'Room', faqId: null }, 'body.question'],
+      [{ question: `${'Which room '.repeat(50)}?`, faqId: null }, 'body.question'],
+      [{ question: 'Where is the workshop held?', answer: '   ', faqId: null }, 'body.answer'],
+    ] as const) {
+      expect(expectProblem(await convert(id, payload), 400).errors?.[0]?.path).toBe(path);
+    }
+    // "Room?" has 5 characters: a question, if a short one. One of 3 is not, nor is one of 600.
+    for (const question of ['Rm?', 'Which room is it in? '.repeat(30)]) {
+      const bad = expectProblem(await convert(await insight(question), { faqId: null }), 422, 'FAQ_TEXT_INVALID');
+      expect(bad.errors?.[0]?.path).toBe('body.question');
+    }
+    const ok = await convert(id, { question: 'Where is the workshop held?', faqId: null });
+    expect(ok.statusCode, ok.body).toBe(201);
+    expect(ok.json()).toMatchObject({ action: 'created', faq: { question: 'Where is the workshop held?' } });
+  });
+});

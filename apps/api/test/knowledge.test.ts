@@ -549,3 +549,53 @@ describe('path A when the AI call fails', () => {
     });
   });
 });
+
+describe('promote keeps to the FAQ rules', () => {
+  const put = (id: string, payload: object) =>
+    t.app.inject({ method: 'PUT', url: `/api/knowledge/${id}/promote`, headers: admin.headers, payload });
+  const ingest = async (title: string) => {
+    return t.app.inject({
+      method: 'POST',
+      url: '/api/knowledge/ingest',
+      headers: admin.headers,
+      payload: { title, content: `Notes for ${title}: the gym opens at 7am on weekdays.` },
+    });
+  };
+
+  it('a blank, too short or too long question or a blank answer is 400 naming the field; a title that breaks the rules is 422', async () => {
+    // A blank title used to be trimmed to an empty item title, later the question of a published FAQ.
+    expect(expectProblem(await ingest('   '), 400).errors?.[0]?.path).toBe('body.title');
+    const short = await ingest('Gym');
+    expect(short.statusCode).toBe(201);
+    const id = (short.json() as { items: { id: string }[] }).items[0]?.id as string;
+    for (const [payload, path] of [
+      [{ question: '     ', faqId: null }, 'body.question'],
+      [{ question: 'Gym?', faqId: null }, 'body.question'],
+      [{ question: `${'Why '.repeat(130)}?`, faqId: null }, 'body.question'],
+      [{ question: 'When does the gym open?', answer: '   ', faqId: null }, 'body.answer'],
+    ] as const) {
+      expect(expectProblem(await put(id, payload), 400).errors?.[0]?.path).toBe(path);
+    }
+    // No question given: the item's title would be the question, and "Gym" is no FAQ question.
+    const bad = expectProblem(await put(id, { faqId: null }), 422, 'FAQ_TEXT_INVALID');
+    expect(bad.errors?.[0]?.path).toBe('body.question');
+    // A title longer than a FAQ question (a post's or meeting's title can be): refused too, not cut to fit.
+    const longId = ((await ingest('Gym hours')).json() as { items: { id: string }[] }).items[0]?.id as string;
+    await t.ctx.db
+      .update(documentInsights)
+      .set({ title: 'Opening hours of the gym '.repeat(21) })
+      .where(eq(documentInsights.id, longId));
+    expectProblem(await put(longId, { faqId: null }), 422, 'FAQ_TEXT_INVALID');
+    const ok = await put(id, { question: 'When does the gym open?', faqId: null });
+    expect(ok.statusCode, ok.body).toBe(200);
+    expect(ok.json()).toMatchObject({ action: 'created', faq: { reviewStatus: 'approved' } });
+    // Updating an existing FAQ (faqId) takes the same rules for a question given.
+    const faqId = (ok.json() as { faq: { id: string } }).faq.id;
+    const other = (await ingest('Gym hours on weekends')).json() as { items: { id: string }[] };
+    const otherId = other.items[0]?.id as string;
+    expect(expectProblem(await put(otherId, { faqId, question: '   ' }), 400).errors?.[0]?.path).toBe('body.question');
+    const updated = await put(otherId, { faqId });
+    expect(updated.statusCode, updated.body).toBe(200);
+    expect(updated.json()).toMatchObject({ action: 'updated', faq: { id: faqId, question: 'When does the gym open?' } });
+  });
+});

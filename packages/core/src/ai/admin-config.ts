@@ -3,7 +3,7 @@ import { Type as T, type TSchema } from '@sinclair/typebox';
 import { eq, sql } from 'drizzle-orm';
 import { writeAdminLog } from '../audit/index.js';
 import type { CoreContext } from '../context.js';
-import { Code, notFound } from '../errors/index.js';
+import { Code, invalidField, notFound } from '../errors/index.js';
 import type { Actor } from '../shared/db.js';
 import { generateStructured } from './generate.js';
 import { AI_PROVIDERS, type AiProviderName, DETECTION_ORDER } from './providers.js';
@@ -76,7 +76,8 @@ export async function getAiConfig(ctx: Ctx): Promise<AiConfigView> {
 }
 
 const ProviderOrNull = T.Union([...AI_PROVIDERS.map((p) => T.Literal(p)), T.Null()]);
-const ModelOrNull = T.Union([T.String({ minLength: 1, maxLength: 200 }), T.Null()]);
+// Not blank: a model of spaces was stored and sent to the provider.
+const ModelOrNull = T.Union([T.String({ minLength: 1, maxLength: 200, pattern: '\\S' }), T.Null()]);
 const perProvider = <S extends TSchema>(s: S) =>
   T.Object(
     { openai: T.Optional(s), anthropic: T.Optional(s), gemini: T.Optional(s), ollama: T.Optional(s) },
@@ -133,7 +134,26 @@ async function lockedRow(tx: Pick<CoreContext, 'db'>['db']): Promise<AiConfigRow
   return row as AiConfigRow;
 }
 
+/**
+ * The schema's pattern only says "http(s)://, no spaces": "http://a:99999/" and "http://[::1" pass it and
+ * would fail every provider call later. Each URL must parse, as http or https, with a host.
+ */
+function checkBaseUrls(urls: AiConfigPatchInput['baseUrls']): void {
+  for (const [p, v] of Object.entries(urls ?? {})) {
+    if (typeof v !== 'string') continue;
+    let url: URL | null = null;
+    try {
+      url = new URL(v);
+    } catch {
+      url = null;
+    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname)
+      throw invalidField(`body.baseUrls.${p}`, 'must be an http(s) URL with a host (and a port up to 65535)');
+  }
+}
+
 export async function updateAiConfig(ctx: Ctx, actor: Actor & { ip?: string }, patch: AiConfigPatchInput): Promise<AiConfigView> {
+  checkBaseUrls(patch.baseUrls);
   const row = await ctx.db.transaction(async (tx) => {
     const cur = await lockedRow(tx);
     const set: Partial<typeof aiConfigs.$inferInsert> = { updatedBy: actor.id, updatedAt: ctx.clock.now() };

@@ -3,7 +3,7 @@ import { and, count, desc, eq, inArray, isNull, type SQL, sql } from 'drizzle-or
 import { writeAdminLog } from '../audit/index.js';
 import type { AiAnswerStatus } from '../community/shape.js';
 import type { CoreContext } from '../context.js';
-import { Code, notFound, unprocessable } from '../errors/index.js';
+import { Code, invalidField, notFound, unprocessable } from '../errors/index.js';
 import { notify, teaDrop } from '../notifications/index.js';
 import { inLiveProgram } from '../programs/live.js';
 import type { Actor } from '../shared/db.js';
@@ -111,6 +111,10 @@ export async function reviewAiAnswer(
   input: ReviewInput,
   ip?: string,
 ): Promise<ReviewResult> {
+  // Only approve publishes a text: with another action it was silently dropped; a blank one published the AI text.
+  if (input.manualAnswer !== undefined && input.action !== 'approve')
+    throw invalidField('body.manualAnswer', 'applies only to action approve');
+  if (input.manualAnswer !== undefined && !input.manualAnswer.trim()) throw invalidField('body.manualAnswer', 'must not be blank');
   const now = ctx.clock.now();
   return ctx.db.transaction(async (tx) => {
     const [post] = await tx

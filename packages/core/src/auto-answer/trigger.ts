@@ -1,6 +1,7 @@
 import { writeAdminLog } from '../audit/index.js';
 import { visiblePost } from '../community/view.js';
 import type { CoreContext } from '../context.js';
+import { invalidField } from '../errors/index.js';
 import type { Actor } from '../shared/db.js';
 import { autoAnswerJob } from './auto-answer-job.js';
 import { runAutoAnswer, thresholdsOf } from './run.js';
@@ -11,7 +12,8 @@ import { thresholdWhatIf } from './what-if.js';
  * The admin trigger (POST /admin/community/auto-answer):
  *
  * - dryRun: every verdict the run would reach, plus the threshold what-if when thresholds are given;
- *   no claim, no provider call, no write (no admin-log row either: nothing changed).
+ *   no claim, no provider call, no write (no admin-log row either: nothing changed). The thresholds
+ *   are a dry run's only: any other run publishes by the configured ones (given, they are a 400).
  * - postId: that post answered now; the outcome is audit-logged (`auto_answer.run`, target the post).
  * - otherwise: a worker run is enqueued (`all` for every eligible post); the job and its admin-log row
  *   (`auto_answer.run_queued`, target the job id) commit together.
@@ -30,6 +32,11 @@ export async function triggerAutoAnswer(
   actor: Actor & { ip?: string },
   input: TriggerInput,
 ): Promise<RunReport | AutoAnswerQueued> {
+  // A post_id run used them to publish below the configured approve threshold, a queued run dropped them.
+  if (!input.dryRun) {
+    for (const field of ['approveThreshold', 'suggestThreshold'] as const)
+      if (input[field] !== undefined) throw invalidField(`query.${field}`, 'applies only to a dry run (dry_run=true)');
+  }
   const th = { approveThreshold: input.approveThreshold, suggestThreshold: input.suggestThreshold };
   const all = input.all === true;
   const ip = actor.ip ? { ip: actor.ip } : {};
@@ -45,7 +52,7 @@ export async function triggerAutoAnswer(
   }
 
   if (post) {
-    const report = await runAutoAnswer(ctx, { trigger: 'admin', postId: post.id, ...th });
+    const report = await runAutoAnswer(ctx, { trigger: 'admin', postId: post.id });
     const item = report.items[0];
     await writeAdminLog(ctx, {
       actorId: actor.id,

@@ -111,6 +111,7 @@ export const ERROR_CODES = {
   KNOWLEDGE_REJECTED: { status: 422, title: 'Approve the knowledge item before promoting it' },
   KNOWLEDGE_SOURCE_DELETED: { status: 422, title: 'The community post or comment the knowledge item came from was deleted' },
   FAQ_OTHER_PROGRAM: { status: 422, title: 'The FAQ belongs to another program' },
+  FAQ_TEXT_INVALID: { status: 422, title: 'The default question or answer breaks the FAQ rules; send the field `errors` names' },
   FAQ_NOT_PUBLISHED: { status: 422, title: 'The FAQ is a draft: it answers nobody yet' },
   EMPTY_DOCUMENT: { status: 422, title: 'The document has no text' },
   TRANSCRIPT_TOO_SHORT: { status: 422, title: 'The transcript is too short to analyse' },

@@ -4,10 +4,12 @@ import { Type as T } from '@sinclair/typebox';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { generateStructured } from '../ai/generate.js';
 import { type ResolvedAi, resolveAi } from '../ai/settings.js';
+import { writeAdminLog } from '../audit/index.js';
 import type { CoreContext } from '../context.js';
 import { Code, notFound } from '../errors/index.js';
 import { searchKnowledge } from '../knowledge/search.js';
 import type { KnowledgeHit } from '../knowledge/shape.js';
+import type { Actor } from '../shared/db.js';
 import { logPipelineStep } from '../shared/pipeline-log.js';
 import { type MatchedInsight, matchInsights } from './insights.js';
 import type { AuditEvidence, AuditItemResult, AuditRunResult } from './shape.js';
@@ -34,6 +36,11 @@ export interface AuditRunOptions {
   dryRun?: boolean;
   /** Audit this FAQ only (any review status but draft); otherwise the scheduled batch. */
   faqId?: string;
+  /**
+   * The admin who ran it (POST /admin/audit/faqs): a run that writes (not a dry run) is audit-logged,
+   * one row with its counts. The scheduled run has none.
+   */
+  actor?: Actor & { ip?: string | undefined };
 }
 
 type AuditFaq = Pick<
@@ -288,6 +295,24 @@ export async function runFaqAudit(ctx: Ctx, opts: AuditRunOptions = {}): Promise
     });
   }
   const result = { runId, dryRun, checked: items.filter((i) => i.checked).length, flagged: items.filter((i) => i.flagged).length, items };
+  // Each FAQ's result commits on its own (no transaction spans the provider calls), so the run's row
+  // follows them: one per run, with the counts and the FAQs it flagged.
+  if (opts.actor && !dryRun)
+    await writeAdminLog(ctx, {
+      actorId: opts.actor.id,
+      action: 'faq_audit.run',
+      targetType: 'FAQ',
+      ...(opts.faqId ? { targetId: opts.faqId } : {}),
+      details: {
+        runId,
+        faqId: opts.faqId ?? null,
+        audited: items.length,
+        checked: result.checked,
+        flagged: result.flagged,
+        flaggedFaqIds: items.filter((i) => i.flagged).map((i) => i.faqId),
+      },
+      ...(opts.actor.ip ? { ip: opts.actor.ip } : {}),
+    });
   ctx.log.info({ runId, dryRun, checked: result.checked, flagged: result.flagged }, '[faq_audit] run done');
   return result;
 }

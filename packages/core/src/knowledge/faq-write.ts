@@ -1,5 +1,5 @@
 import type { CoreContext } from '../context.js';
-import { Code, unprocessable } from '../errors/index.js';
+import { appError, Code, unprocessable } from '../errors/index.js';
 import { insertFaq, updateFaqInTx, visibleFaq } from '../faqs/service.js';
 import type { FreshnessTier } from '../faqs/shape.js';
 import type { FaqRow } from '../faqs/view.js';
@@ -22,6 +22,13 @@ export interface FaqFromKnowledge {
   sourceId: string;
 }
 
+/** POST /faq's question bounds (apps/api/src/routes/faq/schemas.ts), for a question not given by the caller. */
+const FAQ_QUESTION_MIN = 5;
+const FAQ_QUESTION_MAX = 500;
+
+const badDefault = (field: 'question' | 'answer', message: string) =>
+  appError(422, Code.FAQ_TEXT_INVALID, `body.${field}: ${message}`, [{ path: `body.${field}`, message }]);
+
 /**
  * Writes an insight's or knowledge item's content as FAQ content inside the caller's transaction:
  * updates the target FAQ (an ordinary staff edit: a revision, re-embedding) or creates an approved FAQ
@@ -33,6 +40,16 @@ export async function writeFaqFromKnowledge(
   actor: Actor,
   w: FaqFromKnowledge,
 ): Promise<{ faq: FaqRow; action: FaqAction }> {
+  // The route schemas hold a given question and answer to POST /faq's rules; a default taken from the
+  // source (an item's title, an insight's question or content) is checked here, so promoting never
+  // publishes a FAQ that POST /faq would refuse (a blank, 2-character or 1,000-character question).
+  const newQuestion = w.question === undefined && !w.target ? w.newQuestion.trim() : undefined;
+  if (newQuestion !== undefined && (newQuestion.length < FAQ_QUESTION_MIN || newQuestion.length > FAQ_QUESTION_MAX))
+    throw badDefault(
+      'question',
+      `the default question (${w.source === 'conf_insight' ? "the insight's question" : "the item's title"}) has ${newQuestion.length} characters; a FAQ question needs ${FAQ_QUESTION_MIN}-${FAQ_QUESTION_MAX}: send question`,
+    );
+  if (!w.answer.trim()) throw badDefault('answer', 'the default answer is blank: send answer');
   if (w.target) {
     const current = await visibleFaq(tx, actor, w.target, { forUpdate: true });
     if (current.batchId !== w.batchId) throw unprocessable(Code.FAQ_OTHER_PROGRAM, 'The FAQ to update belongs to another program');
@@ -49,7 +66,7 @@ export async function writeFaqFromKnowledge(
     tx,
     {
       batchId: w.batchId,
-      question: (w.question ?? w.newQuestion).slice(0, 1000),
+      question: w.question ?? (newQuestion as string),
       answer: w.answer,
       category: w.category ?? null,
       ...(w.freshnessTier ? { freshnessTier: w.freshnessTier } : {}),

@@ -2,6 +2,7 @@ import { comments, communityPosts, documentInsights, transcriptKnowledge } from 
 import { type Static, Type as T } from '@sinclair/typebox';
 import { and, eq, gte, inArray, isNull, sql } from 'drizzle-orm';
 import { generateStructured } from '../ai/generate.js';
+import { writeAdminLog } from '../audit/index.js';
 import { chunkTranscript } from '../conf/knowledge-store.js';
 import type { CoreContext } from '../context.js';
 import { embeddingText } from '../embeddings/embed-row.js';
@@ -73,6 +74,12 @@ const toItem = (r: Row): KnowledgeItem => ({
   createdAt: toDate(r.created_at),
   updatedAt: toDate(r.updated_at),
 });
+
+/** The admin-log target type of an item (its table's model name). */
+const logTarget = (item: KnowledgeItem) => (item.type === 'transcript' ? 'TranscriptKnowledge' : 'DocumentInsight');
+/** The admin behind a knowledge write: the admin log records them and their address (spec: admin actions are audit-logged). */
+type Admin = Actor & { ip?: string | undefined };
+const logBy = (actor: Admin) => ({ actorId: actor.id, ...(actor.ip ? { ip: actor.ip } : {}) });
 
 export interface ListKnowledgeQuery extends PageQuery {
   type?: KnowledgeType | undefined;
@@ -147,7 +154,7 @@ async function lockedState(tx: Tx, item: KnowledgeItem): Promise<{ status: strin
  */
 export async function setKnowledgeStatus(
   ctx: Pick<CoreContext, 'db' | 'clock'>,
-  actor: Actor,
+  actor: Admin,
   id: string,
   to: 'approved' | 'rejected',
 ): Promise<KnowledgeItem> {
@@ -164,6 +171,14 @@ export async function setKnowledgeStatus(
       }
     }
     await tx.update(table).set({ status: to, reviewedBy: actor.id, reviewedAt: now, updatedAt: now }).where(eq(table.id, id));
+    await writeAdminLog(tx, {
+      ...logBy(actor),
+      action: `knowledge.${to}`,
+      targetType: logTarget(item),
+      targetId: id,
+      details: { from: locked.status, to, title: item.title },
+      ...(item.batchId ? { batchId: item.batchId } : {}),
+    });
   });
   return findItem(ctx, id);
 }
@@ -178,7 +193,7 @@ export async function setKnowledgeStatus(
  */
 export async function promoteKnowledge(
   ctx: Pick<CoreContext, 'db' | 'clock' | 'config' | 'jobs' | 'pool' | 'embedder'>,
-  actor: Actor,
+  actor: Admin,
   id: string,
   input: { question?: string | undefined; answer?: string | undefined; category?: string | undefined; faqId?: string | null | undefined },
 ): Promise<PromoteKnowledge> {
@@ -219,6 +234,14 @@ export async function promoteKnowledge(
       .where(and(eq(table.id, id), isNull(table.promotedFaqId)))
       .returning({ id: table.id });
     if (!done) throw conflict(Code.KNOWLEDGE_ALREADY_PROMOTED, 'This item was already promoted to a FAQ');
+    await writeAdminLog(tx, {
+      ...logBy(actor),
+      action: 'knowledge.promoted',
+      targetType: logTarget(item),
+      targetId: id,
+      details: { faqId: written.faq.id, faqAction: written.action, question: written.faq.question },
+      batchId,
+    });
     return written;
   });
   return { faq: toFaqView(faq, actor), item: await findItem(ctx, id), action };
@@ -231,7 +254,7 @@ export async function promoteKnowledge(
  */
 export async function ingestDocument(
   ctx: Pick<CoreContext, 'db' | 'embedder' | 'pool'>,
-  actor: Actor,
+  actor: Admin,
   input: { title: string; content: string; sourceRef?: string | undefined; batchId?: string | undefined },
 ): Promise<{ items: KnowledgeItem[] }> {
   const batchId = await resolveProgramId(ctx, input.batchId, { allowArchived: true });
@@ -250,24 +273,36 @@ export async function ingestDocument(
     chunks.map((c) => c.title),
   );
   const now = new Date();
-  const ids = await ctx.db
-    .insert(documentInsights)
-    .values(
-      chunks.map((c, i) => ({
-        ...proposalColumns(proposals[i] ?? null),
-        batchId,
-        title: c.title,
-        content: c.content,
-        sourceType: 'document',
-        sourceRef: input.sourceRef ?? null,
-        status: 'approved' as const,
-        createdBy: actor.id,
-        embedding: vectors[i] as number[],
-        embeddedAt: now,
-        embeddingModel: ctx.embedder.model,
-      })),
-    )
-    .returning({ id: documentInsights.id });
+  const ids = await ctx.db.transaction(async (tx) => {
+    const rows = await tx
+      .insert(documentInsights)
+      .values(
+        chunks.map((c, i) => ({
+          ...proposalColumns(proposals[i] ?? null),
+          batchId,
+          title: c.title,
+          content: c.content,
+          sourceType: 'document',
+          sourceRef: input.sourceRef ?? null,
+          status: 'approved' as const,
+          createdBy: actor.id,
+          embedding: vectors[i] as number[],
+          embeddedAt: now,
+          embeddingModel: ctx.embedder.model,
+        })),
+      )
+      .returning({ id: documentInsights.id });
+    // One row per document (its parts by id), committed with them.
+    await writeAdminLog(tx, {
+      ...logBy(actor),
+      action: 'knowledge.ingested',
+      targetType: 'DocumentInsight',
+      ...(rows[0] ? { targetId: rows[0].id } : {}),
+      details: { title: input.title.trim(), sourceRef: input.sourceRef ?? null, parts: rows.length, itemIds: rows.map((r) => r.id) },
+      batchId,
+    });
+    return rows;
+  });
   return { items: await Promise.all(ids.map((r) => findItem(ctx, r.id))) };
 }
 
@@ -285,6 +320,8 @@ export const UPVOTE_KNOWLEDGE_THRESHOLD = 3;
 export async function processUpvotes(
   ctx: Pick<CoreContext, 'db' | 'embedder' | 'pool'>,
   opts: { minUpvotes?: number | undefined; batchId?: string | undefined } = {},
+  /** The admin who ran it (POST /knowledge/process-upvotes): a run that makes knowledge is audit-logged. */
+  actor?: Admin,
 ): Promise<UpvoteKnowledge> {
   const min = opts.minUpvotes ?? UPVOTE_KNOWLEDGE_THRESHOLD;
   const batchId = opts.batchId ? await resolveProgramId(ctx, opts.batchId, { allowArchived: true }) : undefined;
@@ -380,7 +417,23 @@ export async function processUpvotes(
         : [],
     );
     if (values.length === 0) return [];
-    return tx.insert(documentInsights).values(values).returning({ id: documentInsights.id });
+    const inserted = await tx.insert(documentInsights).values(values).returning({ id: documentInsights.id });
+    // One row per run that made knowledge, with its counts, committed with the rows.
+    if (actor)
+      await writeAdminLog(tx, {
+        ...logBy(actor),
+        action: 'knowledge.upvotes_processed',
+        targetType: 'DocumentInsight',
+        details: {
+          created: inserted.length,
+          candidates: rows.length,
+          minUpvotes: min,
+          batchId: batchId ?? null,
+          itemIds: inserted.map((r) => r.id),
+        },
+        ...(batchId ? { batchId } : {}),
+      });
+    return inserted;
   });
   return { created: ids.length, items: await Promise.all(ids.map((r) => findItem(ctx, r.id))) };
 }

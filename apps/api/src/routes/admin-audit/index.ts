@@ -1,4 +1,5 @@
 import { auditStats, listAuditResults, runFaqAudit } from '@cfaq/core';
+import { signedIn } from '../../lib/actor.js';
 import { problemResponses } from '../../lib/problem.js';
 import { listOf } from '../../lib/schemas.js';
 import type { RoutePlugin } from '../../lib/types.js';
@@ -61,6 +62,10 @@ export const adminAuditRoutes: RoutePlugin = async (app) => {
       },
     },
     async (request) =>
-      runFaqAudit(ctx, { dryRun: request.query.dry_run ?? false, ...(request.query.faq_id ? { faqId: request.query.faq_id } : {}) }),
+      runFaqAudit(ctx, {
+        dryRun: request.query.dry_run ?? false,
+        actor: signedIn(request),
+        ...(request.query.faq_id ? { faqId: request.query.faq_id } : {}),
+      }),
   );
 };

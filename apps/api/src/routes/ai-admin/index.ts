@@ -41,7 +41,8 @@ const truthy = (v: boolean | undefined) => v === true;
 const TRIGGER_NOTE =
   'dry_run=true: every verdict the run would reach for the eligible posts (or post_id), computed without claiming posts, without ' +
   'calling an AI provider and without writing anything (no post change, no PipelineResult, no notification); approveThreshold and ' +
-  'suggestThreshold apply to those verdicts and add `whatIf`: how many stored auto-answer results would change verdict. ' +
+  'suggestThreshold apply to those verdicts and add `whatIf`: how many stored auto-answer results would change verdict (without ' +
+  'dry_run=true they are a 400: other runs publish by the configured thresholds). ' +
   'post_id (without dry_run): answers that one post now, ignoring its age and the cooldown (it must still be open with no AI ' +
   'answer or an escalated one), 200 with its verdict. Otherwise: enqueues a run in the worker (AUTO_ANSWER_BATCH_SIZE posts, or ' +
   'every eligible post with all=true), 202. Two runs never answer one post twice. Audit-logged except a dry run: a post_id run ' +

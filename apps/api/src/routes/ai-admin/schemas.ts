@@ -43,7 +43,13 @@ export const ReviewBody = T.Object(
   {
     action: T.Union([T.Literal('approve'), T.Literal('reject'), T.Literal('escalate')]),
     manualAnswer: T.Optional(
-      T.String({ minLength: 1, maxLength: 10_000, description: 'approve only: replaces the AI text (source manual)' }),
+      // Not blank: a blank one was dropped and the AI text published instead.
+      T.String({
+        minLength: 1,
+        maxLength: 10_000,
+        pattern: '\\S',
+        description: 'approve only (else 400): replaces the AI text (source manual)',
+      }),
     ),
     reason: T.Optional(T.String({ minLength: 1, maxLength: 1000 })),
   },

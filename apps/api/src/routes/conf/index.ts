@@ -25,6 +25,7 @@ import { problemResponses } from '../../lib/problem.js';
 import { type BodyValidator, compileBodyValidator } from '../../lib/schema-compilers.js';
 import { BatchQuery, IdParams, listOf } from '../../lib/schemas.js';
 import type { RoutePlugin } from '../../lib/types.js';
+import { Answer, Question } from '../faq/schemas.js';
 import { reprocessMeetingRoute } from './reprocess.js';
 import {
   BackfillQuery,
@@ -225,7 +226,11 @@ export const confRoutes: RoutePlugin = async (app) => {
         summary:
           'Converts an approved insight into FAQ content: updates the FAQ it matches closely (or faqId; 200), else creates an approved FAQ (201); 422 when not approved, 409 when converted already',
         params: IdParams,
-        body: ConvertBody,
+        // POST /faq's rules for the question and answer: a converted insight is a published FAQ.
+        body: T.Object(
+          { ...ConvertBody.properties, question: T.Optional(Question), answer: T.Optional(Answer) },
+          { additionalProperties: false },
+        ),
         response: {
           200: ConvertResult,
           201: ConvertResult,

@@ -27,8 +27,9 @@ export const ListFaqsQuery = T.Object(
   { additionalProperties: false },
 );
 
-const Question = T.String({ minLength: 5, maxLength: 500, pattern: '\\S' });
-const Answer = T.String({ minLength: 1, maxLength: 20_000, pattern: '\\S' });
+/** A FAQ's question and answer; every route that writes FAQ text (promote, convert-to-faq) takes these. */
+export const Question = T.String({ minLength: 5, maxLength: 500, pattern: '\\S' });
+export const Answer = T.String({ minLength: 1, maxLength: 20_000, pattern: '\\S' });
 const CategorySlug = T.String({ minLength: 1, maxLength: 100 });
 
 export const CreateFaqBody = T.Object(

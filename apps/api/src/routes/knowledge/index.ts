@@ -23,6 +23,7 @@ import { problemResponses } from '../../lib/problem.js';
 import { IdParams, listOf, PageQuery, Uuid } from '../../lib/schemas.js';
 import type { RoutePlugin } from '../../lib/types.js';
 import { reprocessMeetingRoute } from '../conf/reprocess.js';
+import { Answer, Question } from '../faq/schemas.js';
 
 const tags = ['knowledge'];
 const Query = T.Object({ q: T.String({ minLength: 1, maxLength: 500 }), batchId: T.Optional(Uuid) });
@@ -77,7 +78,8 @@ export const knowledgeRoutes: RoutePlugin = async (app) => {
         summary: 'A text document becomes approved DocumentInsight rows with embeddings (parts of about 1,500 characters)',
         body: T.Object(
           {
-            title: T.String({ minLength: 1, maxLength: 300 }),
+            // Not blank: the title is each part's title, and a promoted part's default FAQ question.
+            title: T.String({ minLength: 1, maxLength: 300, pattern: '\\S' }),
             content: T.String({ minLength: 1, maxLength: 200_000 }),
             sourceRef: T.Optional(T.String({ maxLength: 2000 })),
             batchId: T.Optional(Uuid),
@@ -138,8 +140,9 @@ export const knowledgeRoutes: RoutePlugin = async (app) => {
         params: IdParams,
         body: T.Object(
           {
-            question: T.Optional(T.String({ minLength: 3, maxLength: 1000 })),
-            answer: T.Optional(T.String({ minLength: 1, maxLength: 20_000 })),
+            // POST /faq's rules: a promoted item is a published FAQ.
+            question: T.Optional(Question),
+            answer: T.Optional(Answer),
             category: T.Optional(T.String({ minLength: 1, maxLength: 100 })),
             faqId: T.Optional(
               T.Union([Uuid, T.Null()], {
@@ -168,7 +171,7 @@ export const knowledgeRoutes: RoutePlugin = async (app) => {
         response: { 200: UpvoteKnowledgeShape, ...problemResponses(503) },
       },
     },
-    async (request) => processUpvotes(ctx, request.query),
+    async (request) => processUpvotes(ctx, request.query, signedIn(request)),
   );
 
   reprocessMeetingRoute(
