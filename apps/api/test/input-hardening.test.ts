@@ -259,3 +259,30 @@ describe('an empty JSON body is no body', () => {
     ).toBe(200);
   });
 });
+
+describe('a body of one of several object forms is named against the form it has the keys of', () => {
+  const errorsOf = (res: Parameters<typeof expectProblem>[0]) => expectProblem(res, 400, 'VALIDATION_FAILED').errors ?? [];
+
+  it('a batch with several bad entries names the entries, not the single-entry form', async () => {
+    // Two bad entries are more errors than the single-entry reading (level, message, entries unknown),
+    // yet the body has the batch's key: it was read as an entry before.
+    const batch = await t.app.inject({ method: 'POST', url: '/api/log', payload: { entries: [{}, {}] } });
+    expect(errorsOf(batch)).toEqual([
+      { path: 'body.entries.0.level', message: 'is required' },
+      { path: 'body.entries.0.message', message: 'is required' },
+      { path: 'body.entries.1.level', message: 'is required' },
+      { path: 'body.entries.1.message', message: 'is required' },
+    ]);
+    const mixed = await t.app.inject({
+      method: 'POST',
+      url: '/api/log',
+      payload: { entries: [{ level: 'info', message: 'ok' }, { level: 'loud', message: '' }, { message: 'x' }] },
+    });
+    expect(errorsOf(mixed).map((e) => e.path)).toEqual(['body.entries.1.level', 'body.entries.1.message', 'body.entries.2.level']);
+    // A single entry is still named as one, and a body of neither form by the fewest errors.
+    const single = await t.app.inject({ method: 'POST', url: '/api/log', payload: { level: 'fatal', message: 'x' } });
+    expect(errorsOf(single)).toEqual([{ path: 'body.level', message: 'must be one of: debug, info, warn, error' }]);
+    const partial = await t.app.inject({ method: 'POST', url: '/api/log', payload: { level: 'info' } });
+    expect(errorsOf(partial)).toEqual([{ path: 'body.message', message: 'is required' }]);
+  });
+});

@@ -32,7 +32,9 @@ describe('OpenAPI document', () => {
         if (!codes.some((c) => /^[23]\d\d$/.test(c))) gaps.push(`${where}: no success response`);
         const validates = (op.parameters?.length ?? 0) > 0 || op.requestBody !== undefined;
         if (validates && !codes.includes('400')) gaps.push(`${where}: validates input but declares no 400`);
-        if (op.security?.some((s) => 'bearerAuth' in s) && !(codes.includes('401') && codes.includes('403'))) {
+        // `{}` among the alternatives: the token is optional (a public route), and a bad one is taken as none.
+        const needsToken = op.security?.some((s) => 'bearerAuth' in s) && !op.security.some((s) => Object.keys(s).length === 0);
+        if (needsToken && !(codes.includes('401') && codes.includes('403'))) {
           gaps.push(`${where}: needs a token but does not declare 401 and 403`);
         }
         for (const param of op.parameters ?? []) {
@@ -67,13 +69,55 @@ describe('OpenAPI document', () => {
     expect(problem.headers['content-type']).toContain('application/problem+json');
   });
 
-  it('marks signed-in routes with bearer security and leaves public ones open', async () => {
+  it('marks signed-in routes with bearer security and public ones with an optional bearer', async () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/api/docs/json' })).json() as {
       paths: Record<string, Record<string, Operation>>;
     };
-    expect(doc.paths['/api/health']?.get?.security).toEqual([]);
     expect(doc.paths['/api/auth/me']?.get?.security).toEqual([{ bearerAuth: [] }]);
     expect(doc.paths['/api/conf/webhook']?.post?.security).toEqual([{ providerSignature: [] }]);
+    // The auth hook resolves the caller of every public route when a token is sent (a staff member sees
+    // more of a FAQ, the limiter keys by user): `[]` told generated clients never to send it.
+    const optional = [{}, { bearerAuth: [] }];
+    const wrong: string[] = [];
+    let publics = 0;
+    for (const { method, url, access } of t.app.accessTable) {
+      const op = doc.paths[url.replace(/:(\w+)/g, '{$1}')]?.[method.toLowerCase()];
+      if (access !== 'public' || !op) continue;
+      publics += 1;
+      if (JSON.stringify(op.security) !== JSON.stringify(optional)) wrong.push(`${method} ${url}: ${JSON.stringify(op.security)}`);
+    }
+    expect(publics).toBeGreaterThan(30);
+    expect(wrong).toEqual([]);
+    expect(doc.paths['/api/faq/{id}']?.get?.security).toEqual(optional);
+    expect(doc.paths['/api/community/posts']?.get?.security).toEqual(optional);
+  });
+
+  it("declares 409 REFERENCE_GONE on every write and 503 on every operation, keeping a route's own entry", async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/api/docs/json' })).json() as {
+      paths: Record<string, Record<string, Operation>>;
+    };
+    const gaps: string[] = [];
+    let writes = 0;
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        const where = `${method.toUpperCase()} ${path}`;
+        const declared = Object.keys(op.responses ?? {});
+        // A referenced row deleted mid-request (plugins/problem.ts): any write.
+        if (['post', 'put', 'patch', 'delete'].includes(method)) {
+          writes += 1;
+          if (!declared.includes('409')) gaps.push(`${where}: no 409`);
+        }
+        // DATABASE_UNAVAILABLE and SHUTTING_DOWN: any operation.
+        if (!declared.includes('503')) gaps.push(`${where}: no 503`);
+      }
+    }
+    expect(writes).toBeGreaterThan(50);
+    expect(gaps).toEqual([]);
+    type Described = { description?: string; content?: Record<string, { schema?: { $ref?: string; properties?: object } }> };
+    const responses = (path: string, method: string) => doc.paths[path]?.[method]?.responses as Record<string, Described>;
+    // The health probe's own 503 (its body, not a problem) is kept, not replaced by the shared one.
+    expect(responses('/api/health', 'get')['503']?.content?.['application/json']?.schema?.properties).toHaveProperty('database');
+    expect(responses('/api/faq/{id}', 'get')['503']?.content?.['application/problem+json']?.schema?.$ref).toMatch(/Problem$/);
   });
 
   it('gives every operation a unique operationId, a declared security, and the rate-limit answer', async () => {

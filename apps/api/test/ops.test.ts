@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { problemPlugin, shutdownGuard } from '../src/plugins/problem.js';
+import { HealthResponses } from '../src/routes/ops/schemas.js';
 import { createTestApp, expectProblem, type TestApp } from './helpers.js';
 
 let t: TestApp;
@@ -160,6 +161,22 @@ describe('operational routes', () => {
     const res = await app.inject({ method: 'GET', url: '/x' });
     expectProblem(res, 503, 'SHUTTING_DOWN');
     expect(res.headers['retry-after']).toBe('1');
+    await app.close();
+  });
+
+  it('the health probe during shutdown gets the same 503 problem (its own 503 body schema made it a 500)', async () => {
+    const app = Fastify({ return503OnClosing: false });
+    const guard = shutdownGuard();
+    app.addHook('onRequest', guard.onRequest);
+    app.get('/health', { schema: { response: HealthResponses } }, async () => ({
+      status: 'ok',
+      database: 'ok',
+      uptimeSeconds: 1,
+      version: 'x',
+    }));
+    expect((await app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200);
+    guard.preClose(() => {});
+    expectProblem(await app.inject({ method: 'GET', url: '/health' }), 503, 'SHUTTING_DOWN');
     await app.close();
   });
 

@@ -13,13 +13,21 @@ import { takesProgramQuery } from './program-param.js';
  * - 413 and 415 on those same methods: a body over the size limit (BODY_LIMIT_BYTES, or the route's
  *   own) is 413, a media type no parser takes (`text/plain`) or a malformed content-type is 415, before
  *   the route's own code runs, so a body-less write such as an upvote answers them too;
+ * - 409 on POST, PUT, PATCH and DELETE (the writes): a row the write refers to, deleted while the
+ *   request ran, is 409 REFERENCE_GONE from the error handler (plugins/problem.ts), whatever the route;
  * - 401 and 403 on signed-in routes (no, bad or expired token; suspended, wrong role, admin without 2FA);
  * - 429 wherever a rate limiter applies (every route unless `config.rateLimit: false`);
+ * - 503 on every route: DATABASE_UNAVAILABLE (any route reads the database, a public one too when a
+ *   token is sent) and SHUTTING_DOWN (a request arriving while the server closes, plugins/problem.ts);
  * - 404 where the query takes a `batchId` (an unknown or deleted program, program-param.ts);
  * - `security`: the bearer scheme on signed-in routes, the provider's signature on provider routes,
- *   `[]` on public ones;
+ *   the bearer scheme as optional (`[{}, {bearerAuth: []}]`) on public ones: the auth hook resolves
+ *   the caller of every public route whenever a token is sent (plugins/auth.ts), the route may read it
+ *   (`actorOf`: a staff member sees more) and the rate limiter keys by it, so clients should send it;
+ *   a route's own `schema.security` is kept;
  * - `operationId`: camelCase from method and path (`GET /api/faq/:id` → `getFaqById`) unless the
  *   route gives one; unique, or the app refuses to start.
+ * A status the route lists itself keeps the route's own entry (its body shape, its description).
  */
 export const SECURITY_SCHEMES = {
   bearerAuth: {
@@ -40,7 +48,8 @@ export const SECURITY_SCHEMES = {
 } as const;
 
 const SECURITY: Record<Access, Record<string, string[]>[]> = {
-  public: [],
+  // Anonymous, or signed in when a token is sent: a bad or expired token is taken as anonymous, never refused.
+  public: [{}, { bearerAuth: [] }],
   user: [{ bearerAuth: [] }],
   staff: [{ bearerAuth: [] }],
   admin: [{ bearerAuth: [] }],
@@ -52,6 +61,9 @@ const SECURITY: Record<Access, Record<string, string[]>[]> = {
  * never read), so the ones that can answer 413 and 415.
  */
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'QUERY']);
+
+/** The methods that write, so the ones that can answer 409 REFERENCE_GONE (a foreign key refusing the write). */
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 const pascal = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
 
@@ -95,18 +107,22 @@ export function documentRoute(route: RouteOptions & { path?: string }, access: A
   if (seen.has(operationId)) throw new Error(`route ${method} ${url}: operationId ${operationId} is already taken`);
   seen.add(operationId);
 
-  const parsesBody = (Array.isArray(route.method) ? route.method : [route.method]).some((m) => BODY_METHODS.has(m.toUpperCase()));
+  const methods = (Array.isArray(route.method) ? route.method : [route.method]).map((m) => m.toUpperCase());
+  const parsesBody = methods.some((m) => BODY_METHODS.has(m));
   const statuses: number[] = [];
   if (schema.params || schema.querystring || schema.body || parsesBody) statuses.push(400);
   if (access === 'user' || access === 'staff' || access === 'admin') statuses.push(401, 403);
+  if (methods.some((m) => WRITE_METHODS.has(m))) statuses.push(409);
   if (parsesBody) statuses.push(413, 415);
   if (route.config?.rateLimit !== false) statuses.push(429);
+  statuses.push(503);
   // An unknown or deleted program named by the query's batchId (program-param.ts).
   if (takesProgramQuery(route)) statuses.push(404);
   route.schema = {
     ...schema,
     operationId,
     security: schema.security ?? SECURITY[access],
+    // The route's own entries last: a status it lists (a 503 with its own body, a described 409) is kept as it is.
     response: { ...problemResponses(...statuses), ...(schema.response ?? {}) },
   };
 }

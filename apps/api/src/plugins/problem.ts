@@ -113,9 +113,12 @@ export function collapseLiteralUnions(errors: readonly AjvError[]): AjvError[] {
 
 /**
  * A union of schemas of one type (a log entry or a batch of entries, both objects) that failed keeps
- * only the errors of its closest branch, the one with the fewest errors.
+ * only the errors of its closest branch: the one missing the fewest of its required keys in the value
+ * itself, then the one with the fewest errors.
  * Ajv reports every branch, so `{"level":"fatal","message":"x"}` for an entry-or-batch body named
- * `message` and `entries` as wrong too, beside the one field that was.
+ * `message` and `entries` as wrong too, beside the one field that was. Counting errors alone is not
+ * enough: `{"entries":[{},{}]}` has more errors in its entries (two missing fields each) than as a
+ * single entry (level, message, and entries unknown), yet it is plainly a batch: it has the batch's key.
  */
 export function closestUnionBranches(errors: readonly AjvError[]): AjvError[] {
   let out = [...errors];
@@ -127,7 +130,11 @@ export function closestUnionBranches(errors: readonly AjvError[]): AjvError[] {
     // Only where every branch takes the value's type (objects, say): a union of a literal and an
     // integer, or of an object and null, keeps Ajv's report, which names each alternative.
     if ([...branches.values()].some((es) => es.some((e) => e.keyword === 'type' && (e.instancePath ?? '') === at))) continue;
-    const best = [...branches.values()].reduce((a, b) => (b.length < a.length ? b : a));
+    // A branch's required keys the value lacks show as `required` errors at the union's own path
+    // (a missing key deeper in, `entries.0.message`, belongs to a value that did take the branch's shape).
+    const missingKeys = (es: AjvError[]) => es.filter((e) => e.keyword === 'required' && (e.instancePath ?? '') === at).length;
+    const closer = (a: AjvError[], b: AjvError[]) => missingKeys(a) - missingKeys(b) || a.length - b.length;
+    const best = [...branches.values()].reduce((a, b) => (closer(b, a) < 0 ? b : a));
     const drop = new Set(inBranches.filter((e) => !best.includes(e)));
     drop.add(union);
     out = out.filter((e) => !drop.has(e));

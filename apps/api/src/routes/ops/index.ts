@@ -3,7 +3,7 @@ import type { FastifyError, onRequestHookHandler } from 'fastify';
 import { actorOf } from '../../lib/actor.js';
 import { problemResponses } from '../../lib/problem.js';
 import type { RoutePlugin } from '../../lib/types.js';
-import { HealthResponse, LogBody, LogResponse, WarmResponse } from './schemas.js';
+import { HealthResponses, LogBody, LogResponse, WarmResponse } from './schemas.js';
 
 const VERSION = process.env.npm_package_version ?? '0.1.0';
 
@@ -28,7 +28,12 @@ export const opsRoutes: RoutePlugin = async (app) => {
     '/health',
     {
       config: { access: 'public', rateLimit: false },
-      schema: { tags: ['ops'], summary: 'Liveness and database check', response: { 200: HealthResponse, 503: HealthResponse } },
+      schema: {
+        tags: ['ops'],
+        summary: 'Liveness and database check',
+        description: '503 with the health body when the database does not answer; 503 SHUTTING_DOWN (a problem) while the server stops.',
+        response: HealthResponses,
+      },
     },
     async (_request, reply) => {
       const database = (await databaseAnswers(app.ctx)) ? ('ok' as const) : ('down' as const);

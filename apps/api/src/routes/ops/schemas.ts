@@ -1,4 +1,5 @@
 import { Type as T } from '@sinclair/typebox';
+import { Problem } from '../../lib/problem.js';
 
 export const HealthResponse = T.Object({
   status: T.Union([T.Literal('ok'), T.Literal('degraded')]),
@@ -6,6 +7,12 @@ export const HealthResponse = T.Object({
   uptimeSeconds: T.Number(),
   version: T.String(),
 });
+
+/**
+ * A probe arriving while the server stops gets the shutdown guard's problem (503 SHUTTING_DOWN): it is
+ * declared beside the health body, or it failed to serialise against that body and answered 500.
+ */
+export const HealthResponses = { 200: HealthResponse, 503: T.Union([HealthResponse, Problem]) };
 
 export const WarmResponse = T.Object({ model: T.String(), ms: T.Number() });
 
