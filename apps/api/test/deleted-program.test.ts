@@ -1,6 +1,6 @@
 import { promoteDue, runEscalationCheck } from '@cfaq/core';
-import { comments, communityPosts, faqReports, faqs, unresolvedSearches } from '@cfaq/db/schema/index';
-import { eq } from 'drizzle-orm';
+import { adminLogs, comments, communityPosts, faqReports, faqs, teaNotifications, unresolvedSearches } from '@cfaq/db/schema/index';
+import { eq, or } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectProblem, type TestApp } from './helpers.js';
 
@@ -11,7 +11,18 @@ let admin: Who;
 let author: Who;
 let others: Who[];
 let gone: string;
-const ids = { knowledge: '', post: '', upvoted: '', report: '', unresolved: '', suggested: '', escalated: '', pending: '' };
+const ids = {
+  knowledge: '',
+  post: '',
+  upvoted: '',
+  report: '',
+  unresolved: '',
+  suggested: '',
+  escalated: '',
+  pending: '',
+  faq: '',
+  escalatedFaq: '',
+};
 
 beforeAll(async () => {
   t = await createTestApp();
@@ -27,10 +38,15 @@ beforeAll(async () => {
   });
   expect(ingested.statusCode).toBe(201);
   ids.knowledge = (ingested.json() as { items: { id: string }[] }).items[0]?.id as string;
-  const [faq] = await t.ctx.db
+  const [faq, escalatedFaq] = await t.ctx.db
     .insert(faqs)
-    .values({ batchId: gone, question: 'How do I feed a wombat?', answer: 'Grass.', reviewStatus: 'approved' })
+    .values([
+      { batchId: gone, question: 'How do I feed a wombat?', answer: 'Grass.', reviewStatus: 'approved' },
+      { batchId: gone, question: 'Do wombats swim?', answer: 'Rarely.', reviewStatus: 'update_requested', escalatedAt: new Date() },
+    ])
     .returning({ id: faqs.id });
+  ids.faq = faq?.id as string;
+  ids.escalatedFaq = escalatedFaq?.id as string;
   const [report] = await t.ctx.db
     .insert(faqReports)
     .values({ faqId: faq?.id as string, reporterId: author.id, reason: 'Outdated' })
@@ -173,5 +189,53 @@ describe('a deleted program', () => {
     expect(await promoteDue(t.ctx)).not.toContain(ids.pending);
     const [row] = await t.ctx.db.select().from(faqs).where(eq(faqs.id, ids.pending));
     expect(row?.reviewStatus).toBe('draft');
+  });
+
+  it('takes no staff action on its FAQs: escalations, promotion and objection are 404, nothing logged or dropped', async () => {
+    const staff = [
+      ['/api/admin/escalated/:id/verify', ids.escalatedFaq, undefined],
+      ['/api/admin/escalated/:id/dismiss', ids.escalatedFaq, { reason: 'fine as is' }],
+      ['/api/faq/:id/escalation/verify', ids.escalatedFaq, undefined],
+      ['/api/faq/:id/escalation/dismiss', ids.escalatedFaq, { reason: 'fine as is' }],
+      ['/api/admin/faqs/:id/promote', ids.pending, undefined],
+      ['/api/admin/faqs/:id/object', ids.pending, { reason: 'not yet' }],
+    ] as const;
+    for (const [url, id, payload] of staff) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: url.replace(':id', id),
+        headers: admin.headers,
+        ...(payload ? { payload } : {}),
+      });
+      expectProblem(res, 404, 'FAQ_NOT_FOUND');
+    }
+    const [escalatedRow] = await t.ctx.db.select().from(faqs).where(eq(faqs.id, ids.escalatedFaq));
+    expect(escalatedRow?.reviewStatus).toBe('update_requested');
+    const [pendingRow] = await t.ctx.db.select().from(faqs).where(eq(faqs.id, ids.pending));
+    expect(pendingRow).toMatchObject({ reviewStatus: 'draft', promotionStatus: 'community_pending', objectionCount: 0 });
+    const logs = await t.ctx.db
+      .select()
+      .from(adminLogs)
+      .where(or(eq(adminLogs.targetId, ids.escalatedFaq), eq(adminLogs.targetId, ids.pending)));
+    expect(logs).toEqual([]);
+    const drops = await t.ctx.db.select().from(teaNotifications).where(eq(teaNotifications.refId, ids.pending));
+    expect(drops).toEqual([]);
+  });
+
+  it('takes no flag, vote, feedback or report on its FAQs (404)', async () => {
+    const user = (others[1] as Who).headers;
+    for (const [url, payload] of [
+      [`/api/faq/${ids.faq}/flag`, { reason: 'stale' }],
+      [`/api/faq/${ids.escalatedFaq}/flag`, { reason: 'stale' }],
+      [`/api/faq/${ids.faq}/vote-review`, { verdict: 'needs_update' }],
+      [`/api/faq/${ids.faq}/feedback`, { helpful: true }],
+      [`/api/faq/${ids.faq}/report`, { reason: 'wrong' }],
+    ] as const) {
+      expectProblem(await t.app.inject({ method: 'POST', url, headers: user, payload }), 404, 'FAQ_NOT_FOUND');
+    }
+    const patchFlag = await t.app.inject({ method: 'PATCH', url: `/api/faq/${ids.faq}/flag`, headers: user, payload: { reason: 'stale' } });
+    expectProblem(patchFlag, 404, 'FAQ_NOT_FOUND');
+    const [row] = await t.ctx.db.select().from(faqs).where(eq(faqs.id, ids.faq));
+    expect(row).toMatchObject({ reviewStatus: 'approved', helpfulCount: 0 });
   });
 });

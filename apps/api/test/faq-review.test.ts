@@ -91,6 +91,34 @@ describe('manual flag', () => {
     expect(kept?.reviewStatus).toBe('draft');
   });
 
+  it("a flag on an update_requested FAQ starts a round without the last round's escalatedAt (reads and the staff queue's order)", async () => {
+    const day = 24 * 3_600_000;
+    const escalated = await newFaq({ question: 'Escalated long ago?' });
+    await t.ctx.db
+      .update(faqs)
+      .set({
+        reviewStatus: 'update_requested',
+        flaggedAt: new Date(clock.now().getTime() - 40 * day),
+        escalatedAt: new Date(clock.now().getTime() - 30 * day),
+      })
+      .where(eq(faqs.id, escalated.id));
+    const waiting = await newFaq({ question: 'Flagged ten days ago?' });
+    await t.ctx.db
+      .update(faqs)
+      .set({ reviewStatus: 'pending_review', flaggedAt: new Date(clock.now().getTime() - 10 * day) })
+      .where(eq(faqs.id, waiting.id));
+    const res = await flag(escalated.id, voters[0] as Headers, 'wrong again');
+    expect(res.json()).toMatchObject({ reviewStatus: 'pending_review', escalatedAt: null, flaggedAt: clock.now().toISOString() });
+    expect((await faqRow(escalated.id)).escalatedAt).toBeNull();
+    const read = await t.app.inject({ method: 'GET', url: `/api/faq/${escalated.id}` });
+    expect(read.json()).toMatchObject({ escalatedAt: null });
+    // The new round waits since its flag (now), after the FAQ flagged ten days ago.
+    const queue = await t.app.inject({ method: 'GET', url: '/api/admin/faqs/review?limit=100', headers: admin.headers });
+    const order = (queue.json() as { items: { id: string }[] }).items.map((i) => i.id);
+    expect(order).toContain(escalated.id);
+    expect(order.indexOf(waiting.id)).toBeLessThan(order.indexOf(escalated.id));
+  });
+
   it('validates the reason, needs sign-in, 404s', async () => {
     const faq = await newFaq({ question: 'Flag checks?' });
     expectProblem(await t.app.inject({ method: 'POST', url: `/api/faq/${faq.id}/flag`, headers: admin.headers, payload: {} }), 400);

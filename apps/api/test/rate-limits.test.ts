@@ -242,3 +242,46 @@ describe('trusted proxy', () => {
     }
   });
 });
+
+describe('one function, one budget: its spellings and methods count together', () => {
+  let c: TestApp;
+  beforeAll(async () => {
+    c = await createTestApp({ env: { RATE_LIMIT_FLAG_MAX: '2', RATE_LIMIT_ADMIN_WRITE_MAX: '2' } });
+  });
+  afterAll(async () => {
+    await c.close();
+  });
+  const newFaq = async (admin: { headers: { authorization: string } }, question: string) => {
+    const res = await c.app.inject({ method: 'POST', url: '/api/faq', headers: admin.headers, payload: { question, answer: 'Yes.' } });
+    expect(res.statusCode).toBe(201);
+    return (res.json() as { id: string }).id;
+  };
+
+  it('flags: POST, POST, then PATCH /faq/:id/flag is 429 (RATE_LIMIT_FLAG_MAX in all); reports keep their own budget', async () => {
+    const [admin, user] = await Promise.all([c.signIn('admin'), c.signIn('user')]);
+    const ids = await Promise.all(['Flag one?', 'Flag two?', 'Flag three?'].map((q) => newFaq(admin, q)));
+    const flag = (method: 'POST' | 'PATCH', id: string) =>
+      c.app.inject({ method, url: `/api/faq/${id}/flag`, headers: user.headers, payload: { reason: 'stale info' } });
+    expect((await flag('POST', ids[0] as string)).statusCode).toBe(200);
+    expect((await flag('POST', ids[1] as string)).statusCode).toBe(200);
+    expect429(await flag('PATCH', ids[2] as string));
+    expect429(await flag('POST', ids[2] as string));
+    const report = await c.app.inject({
+      method: 'POST',
+      url: `/api/faq/${ids[2]}/report`,
+      headers: user.headers,
+      payload: { reason: 'wrong' },
+    });
+    expect(report.statusCode).toBe(201);
+  });
+
+  it('reputation points: /reputation/points and /reputation/award share one admin-write budget', async () => {
+    const [admin, user] = await Promise.all([c.signIn('admin'), c.signIn('user')]);
+    const award = (url: string) =>
+      c.app.inject({ method: 'POST', url, headers: admin.headers, payload: { userId: user.id, points: 5, reason: 'helpful answers' } });
+    expect((await award('/api/reputation/points')).statusCode).toBe(200);
+    expect((await award('/api/reputation/award')).statusCode).toBe(200);
+    expect429(await award('/api/reputation/points'));
+    expect429(await award('/api/reputation/award'));
+  });
+});

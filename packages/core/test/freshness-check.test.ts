@@ -70,6 +70,19 @@ describe('freshness check and auto-escalation (content.freshness-check)', () => 
     expect((await faqRow(seasonal.id)).reviewStatus).toBe('update_requested');
   });
 
+  it("a FAQ the check flags starts its round without an earlier round's escalatedAt", async () => {
+    await runFreshnessCheck(t.ctx); // settle anything earlier tests left due
+    const faq = await newFaq({ question: 'Stale escalation timing?', freshnessTier: 'volatile' });
+    // A verified FAQ still carrying an old round's escalatedAt (rows written before flags cleared it).
+    await t.ctx.db
+      .update(faqs)
+      .set({ reviewStatus: 'verified', escalatedAt: new Date(clock.now().getTime() - 20 * DAY_MS) })
+      .where(eq(faqs.id, faq.id));
+    clock.advance(4 * DAY_MS + 60_000);
+    expect((await runFreshnessCheck(t.ctx)).flagged).toContain(faq.id);
+    expect(await faqRow(faq.id)).toMatchObject({ reviewStatus: 'pending_review', flagType: 'auto', escalatedAt: null });
+  });
+
   it('escalation waits exactly FAQ_ESCALATION_DAYS after the flag', async () => {
     const faq = await newFaq({ question: 'Escalation timing?' });
     await flagFaq(t.ctx, admin, faq.id, 'Dates changed this year');

@@ -15,28 +15,41 @@ interface ChildOptions {
   continueExceeding?: boolean;
   exponentialBackoff?: boolean;
   cache?: number;
+  /** The plugin's `groupId`: routes that are one function (aliases, POST or PATCH) share one budget. */
+  groupId?: string;
   routeInfo?: { method?: string | string[]; url?: string };
 }
 
 /**
  * The rate-limit plugin's store: a limiter marked `shared` counts in PostgreSQL (every API process
  * on the database sees the same counters), every other limiter, the per-request burst limiter
- * included, in this process's memory. Each route keeps its own shared counters (the route is part
- * of the key), except limiters made with `createRateLimit`, which are shared by every caller.
+ * included, in this process's memory. Each route keeps its own counters (the route is part of the
+ * key), except the routes of one `groupId` (two spellings or methods of one function, which must not
+ * get twice its budget: they count under the group) and limiters made with `createRateLimit`, which
+ * are shared by every caller.
  */
 export function limiterStore(counters: SharedCounters): FastifyRateLimitStoreCtor {
+  // The in-memory stores of the groups: every route of a group counts in the same one.
+  const localGroups = new Map<string, FastifyRateLimitStore>();
   class LimiterStore {
     private readonly local: FastifyRateLimitStore | null;
     private readonly namespace: string | null;
 
     constructor(options: ChildOptions) {
       if (options.shared) {
-        const route = options.routeInfo?.url ? `${[options.routeInfo.method].flat().join(',')} ${options.routeInfo.url}` : '*';
+        const route = options.groupId
+          ? `group:${options.groupId}`
+          : options.routeInfo?.url
+            ? `${[options.routeInfo.method].flat().join(',')} ${options.routeInfo.url}`
+            : '*';
         this.namespace = `${options.shared}|${route}|`;
         this.local = null;
       } else {
         this.namespace = null;
-        this.local = new LocalStore(options.continueExceeding, options.exponentialBackoff, options.cache);
+        const group = options.groupId;
+        const existing = group ? localGroups.get(group) : undefined;
+        this.local = existing ?? new LocalStore(options.continueExceeding, options.exponentialBackoff, options.cache);
+        if (group && !existing) localGroups.set(group, this.local);
       }
     }
 

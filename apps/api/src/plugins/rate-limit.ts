@@ -22,7 +22,8 @@ export interface LoginLimit {
 }
 
 /**
- * The spec's named limiters. Each route that uses one gets its own counters. All of them count in
+ * The spec's named limiters. Each route that uses one gets its own counters, unless it names a
+ * `groupId`: the spellings or methods of one function share one budget. All of them count in
  * PostgreSQL (DESIGN: rate-limit counters hold across API processes); only the per-request burst
  * limiter every route has counts per process (a database write on every request, cache hits included,
  * would cost more than the flood it stops).
@@ -39,7 +40,10 @@ export interface Limits {
   logIngest: SharedLimit;
   /** FAQ suggestions per user per hour (shared: an hourly per-user limit must hold across processes). */
   suggest: SharedLimit;
-  /** FAQ flags and reports per user per hour (one counter per route; shared). */
+  /**
+   * FAQ flags and reports per user per hour (shared): reports count apart from flags; the flag's two
+   * methods (POST or PATCH /faq/:id/flag, one function) count together, under the `faq-flag` group.
+   */
   flag: SharedLimit;
 }
 

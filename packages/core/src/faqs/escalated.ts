@@ -4,6 +4,7 @@ import { writeAdminLog } from '../audit/index.js';
 import type { CoreContext } from '../context.js';
 import { Code, notFound, unprocessable } from '../errors/index.js';
 import type { AuditVerdict } from '../faq-audit/shape.js';
+import { inLiveProgram } from '../programs/live.js';
 import type { Actor } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
 import { logPipelineStep } from '../shared/pipeline-log.js';
@@ -207,10 +208,15 @@ async function closeEscalation(
         updatedAt: now,
         updatedBy: actor.id,
       })
-      .where(and(eq(faqs.id, id), eq(faqs.reviewStatus, 'update_requested')))
+      // A deleted program's FAQ is 404 here as on every read: no log or review move written into it.
+      .where(and(eq(faqs.id, id), eq(faqs.reviewStatus, 'update_requested'), inLiveProgram(faqs.batchId)))
       .returning(faqColumns);
     if (!row) {
-      const [exists] = await tx.select({ id: faqs.id }).from(faqs).where(eq(faqs.id, id)).limit(1);
+      const [exists] = await tx
+        .select({ id: faqs.id })
+        .from(faqs)
+        .where(and(eq(faqs.id, id), inLiveProgram(faqs.batchId)))
+        .limit(1);
       if (!exists) throw notFound('FAQ', Code.FAQ_NOT_FOUND);
       throw unprocessable(Code.FAQ_NOT_ESCALATED, 'Only an escalated (update_requested) FAQ can be verified or dismissed');
     }

@@ -264,7 +264,8 @@ async function lockPending(tx: DbOrTx, id: string) {
       question: faqs.question,
     })
     .from(faqs)
-    .where(eq(faqs.id, id))
+    // A deleted program's FAQ is 404, as on every read (no approval, drop or log written into it).
+    .where(and(eq(faqs.id, id), inLiveProgram(faqs.batchId)))
     .for('update');
   if (!row) throw notFound('FAQ', Code.FAQ_NOT_FOUND);
   if (row.reviewStatus !== 'draft' || (row.promotionStatus !== 'community_pending' && row.promotionStatus !== 'objected')) {

@@ -49,9 +49,9 @@ async function logTransitions(db: DbOrTx, rows: Transition[], at: Date) {
  * Manual flag (the spec's "any -> pending_review"): any signed-in user who can read the FAQ, with a
  * reason, from every state. The FAQ becomes pending_review with flagType manual and the reason
  * (staff-only text). From approved, verified, update_requested or draft (staff only see drafts) a
- * new voting round starts: flaggedAt = now, reviewCycle + 1. A FAQ already pending review keeps its
- * round, its votes and its flaggedAt (so re-flagging can neither wipe votes nor postpone the
- * escalation); the new reason replaces the old one and the flag is logged.
+ * new voting round starts: flaggedAt = now, reviewCycle + 1, escalatedAt null. A FAQ already pending
+ * review keeps its round, its votes and its flaggedAt (so re-flagging can neither wipe votes nor
+ * postpone the escalation); the new reason replaces the old one and the flag is logged.
  */
 export async function flagFaq(ctx: Ctx, actor: Actor, id: string, reason: string): Promise<FaqView> {
   return ctx.db.transaction(async (tx) => {
@@ -68,6 +68,9 @@ export async function flagFaq(ctx: Ctx, actor: Actor, id: string, reason: string
         flagReason: reason,
         flaggedAt: again ? (current.flaggedAt ?? now) : now,
         reviewCycle: again ? current.reviewCycle : sql`${faqs.reviewCycle} + 1`,
+        // A FAQ pending review is not escalated: a new round (from update_requested too) starts without
+        // the last round's escalatedAt, which readers would see and the staff queue would order by.
+        escalatedAt: null,
         updatedAt: now,
       })
       .where(and(eq(faqs.id, id), eq(faqs.reviewStatus, current.reviewStatus)))
@@ -220,7 +223,8 @@ async function moveDue(
 
 /**
  * The freshness check: approved or verified non-evergreen FAQs whose lastVerifiedDate is more than
- * reviewIntervalDays ago -> pending_review (flaggedAt = now, reviewCycle + 1, flagType auto).
+ * reviewIntervalDays ago -> pending_review (flaggedAt = now, reviewCycle + 1, flagType auto, escalatedAt null:
+ * a new round, never dated by an earlier one's escalation).
  */
 export function flagDueFaqs(ctx: Ctx): Promise<string[]> {
   const now = ctx.clock.now();
@@ -236,7 +240,7 @@ export function flagDueFaqs(ctx: Ctx): Promise<string[]> {
       )
       update faqs f set review_status = 'pending_review', flagged_at = ${now}, review_cycle = f.review_cycle + 1,
         flag_type = 'auto', flag_reason = '[Freshness] review interval of ' || f.review_interval_days || ' days exceeded',
-        updated_at = ${now}
+        escalated_at = null, updated_at = ${now}
       from due where f.id = due.id
       returning f.id, f.review_cycle, due.review_status as from_status`,
     action: 'flagged',

@@ -247,7 +247,20 @@ export async function updateFaqInTx(ctx: Ctx, tx: Tx, actor: Actor, id: string, 
     set.reviewIntervalDays = interval;
     if (interval !== current.reviewIntervalDays) changes.reviewIntervalDays = { from: current.reviewIntervalDays, to: interval };
   }
-  const [updated] = await tx.update(faqs).set(set).where(eq(faqs.id, id)).returning(faqColumns);
+  // Staff deciding the status by hand take a community-pending or objected FAQ off the promotion track
+  // (promoted, as an admin's promote): else, taken back to draft later, it would be a community-pending
+  // draft again and the cycle would publish staff's unpublished text.
+  const offPromotionTrack = changes.reviewStatus
+    ? {
+        promotionStatus: sql`case when ${faqs.promotionStatus} in ('community_pending', 'objected') then 'promoted'::faq_promotion_status
+          else ${faqs.promotionStatus} end`,
+      }
+    : {};
+  const [updated] = await tx
+    .update(faqs)
+    .set({ ...set, ...offPromotionTrack })
+    .where(eq(faqs.id, id))
+    .returning(faqColumns);
   await tx.insert(faqRevisions).values({ faqId: id, editorId: actor.id, changes, statusBefore: current.reviewStatus, createdAt: now });
   if (changes.question || changes.answer) await ctx.jobs.send(embedRowJob, { table: 'faqs', id }, { tx });
   if (changes.reviewStatus && input.reviewStatus === 'draft') await withdrawFaqDrops(tx, current);

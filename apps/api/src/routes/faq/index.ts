@@ -179,7 +179,7 @@ export const faqRoutes: RoutePlugin = async (app) => {
         summary: 'Revisions of a FAQ, newest first: readable by whoever may read the FAQ (drafts: staff)',
         params: IdParams,
         querystring: PageQuery,
-        response: { 200: listOf(Revision), ...problemResponses(401, 403, 404) },
+        response: { 200: listOf(Revision), ...problemResponses(404) },
       },
     },
     async (request) => faqHistory(ctx, actorOf(request), request.params.id, request.query),
@@ -189,7 +189,8 @@ export const faqRoutes: RoutePlugin = async (app) => {
     app.route({
       method,
       url: '/faq/:id/flag',
-      config: { access: 'user', rateLimit: app.limits.flag },
+      // One function, one budget: POST and PATCH count together (RATE_LIMIT_FLAG_MAX per hour, not twice that).
+      config: { access: 'user', rateLimit: { ...app.limits.flag, groupId: 'faq-flag' } },
       schema: {
         tags,
         summary: 'Flag a FAQ for freshness review (any signed-in user, with a reason)',

@@ -101,7 +101,8 @@ export const reputationRoutes: RoutePlugin = async (app) => {
     app.post(
       url,
       {
-        config: { access: 'admin' },
+        // Two spellings, one function: one admin-write budget between them.
+        config: { access: 'admin', rateLimit: { ...app.limits.adminWrite, groupId: 'reputation-points' } },
         schema: {
           tags,
           summary: 'Award or deduct points by hand (admin)',
@@ -118,7 +119,8 @@ export const reputationRoutes: RoutePlugin = async (app) => {
     app.post(
       url,
       {
-        config: { access: 'admin' },
+        // Two spellings, one function: one admin-write budget between them.
+        config: { access: 'admin', rateLimit: { ...app.limits.adminWrite, groupId: 'reputation-badge-issue' } },
         schema: {
           tags,
           summary: 'Issue a badge (admin)',
@@ -135,7 +137,8 @@ export const reputationRoutes: RoutePlugin = async (app) => {
     app.post(
       url,
       {
-        config: { access: 'admin' },
+        // Two spellings, one function: one admin-write budget between them.
+        config: { access: 'admin', rateLimit: { ...app.limits.adminWrite, groupId: 'reputation-badge-revoke' } },
         schema: {
           tags,
           summary: 'Revoke a badge (admin)',
