@@ -5,7 +5,7 @@ import { Code, conflict, forbidden, unprocessable } from '../errors/index.js';
 import { insertFaq } from '../faqs/service.js';
 import type { FreshnessTier } from '../faqs/shape.js';
 import { toFaqView } from '../faqs/view.js';
-import { resolveProgramId } from '../programs/resolve.js';
+import { lockProgramForWrite } from '../programs/lock.js';
 import { reputationOnConvert } from '../reputation/events.js';
 import { type Actor, isStaff } from '../shared/db.js';
 import { getPost } from './posts.js';
@@ -29,7 +29,7 @@ export interface ConvertInput {
  */
 export async function convertPostToFaq(ctx: Ctx, actor: Actor, postId: string, input: ConvertInput): Promise<ConvertResult> {
   if (!isStaff(actor)) throw forbidden();
-  const faq = await ctx.db.transaction(async (tx) => {
+  return ctx.db.transaction(async (tx) => {
     const post = await visiblePost(tx, actor, postId, { forUpdate: true });
     if (post.convertedFaqId) throw conflict(Code.POST_ALREADY_CONVERTED, 'This post was already converted to a FAQ');
     let answer = input.answer;
@@ -45,7 +45,8 @@ export async function convertPostToFaq(ctx: Ctx, actor: Actor, postId: string, i
       answer = best?.body ?? (post.aiAnswerStatus === 'approved' ? (post.aiAnswer ?? undefined) : undefined);
     }
     if (!answer) throw unprocessable(Code.NO_ANSWER, 'The post has no accepted or verified answer; give one in `answer`');
-    const batchId = post.batchId ?? (await resolveProgramId(ctx, null));
+    // Locked until commit: a program delete racing the conversion waits for it, or makes it a 404.
+    const batchId = await lockProgramForWrite(tx, post.batchId, { allowArchived: true });
     const row = await insertFaq(
       ctx,
       tx,
@@ -63,7 +64,7 @@ export async function convertPostToFaq(ctx: Ctx, actor: Actor, postId: string, i
     );
     await tx.update(communityPosts).set({ convertedFaqId: row.id, updatedAt: ctx.clock.now() }).where(eq(communityPosts.id, postId));
     await reputationOnConvert(tx, postId, actor.id);
-    return row;
+    // The post read before commit: after it, the program's delete could already hide it.
+    return { faq: toFaqView(row, actor), post: await getPost({ db: tx }, actor, postId) };
   });
-  return { faq: toFaqView(faq, actor), post: await getPost(ctx, actor, postId) };
 }

@@ -5,6 +5,7 @@ import { embedRowJob } from '../embeddings/embed-row-job.js';
 import { Code, forbidden, notFound, unprocessable } from '../errors/index.js';
 import { withdrawPostKnowledge } from '../knowledge/withdraw.js';
 import { notify } from '../notifications/index.js';
+import { lockProgramForWrite } from '../programs/lock.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import { type Actor, isStaff } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
@@ -62,18 +63,19 @@ export async function createPost(
   actor: Actor,
   input: { title: string; body: string; batchId?: string | undefined },
 ): Promise<PostView> {
-  const batchId = await resolveProgramId(ctx, input.batchId);
   const now = ctx.clock.now();
-  const id = await ctx.db.transaction(async (tx) => {
+  return ctx.db.transaction(async (tx) => {
+    // The program is locked until commit: a delete racing the post either waits for it or makes it a 404.
+    const batchId = await lockProgramForWrite(tx, input.batchId);
     const [row] = await tx
       .insert(communityPosts)
       .values({ batchId, authorId: actor.id, title: input.title, body: input.body, createdAt: now, updatedAt: now })
       .returning({ id: communityPosts.id });
     const postId = (row as { id: string }).id;
     await ctx.jobs.send(embedRowJob, { table: 'community_posts', id: postId }, { tx });
-    return postId;
+    // Read before commit: after it, a program delete could already hide the post just written.
+    return getPost({ db: tx }, actor, postId);
   });
-  return getPost(ctx, actor, id);
 }
 
 /** The author or staff edit title and body; a text change re-embeds the post. */

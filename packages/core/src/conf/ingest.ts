@@ -2,6 +2,7 @@ import { confMeetings, users } from '@cfaq/db/schema/index';
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { proposeFaqUpdates } from '../knowledge/faq-match.js';
+import { lockProgramForWrite } from '../programs/lock.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import { logPipelineStep } from '../shared/pipeline-log.js';
 import { ConfProviderError } from './client.js';
@@ -71,6 +72,9 @@ export async function storeTranscript(ctx: Ctx, meeting: MeetingKey, transcript:
   const record = insightsRecord(extraction, retry);
   const result = await ctx.db
     .transaction(async (tx) => {
+      // The meeting's program is locked until commit: a program deleted meanwhile (an upload racing
+      // its delete) gets none of the meeting's knowledge or insights, and the store is a 404.
+      if (meeting.batchId) await lockProgramForWrite(tx, meeting.batchId, { allowArchived: true });
       const knowledgeCount = await writeKnowledgeRows(tx, meeting, chunks, { vectors, model: ctx.embedder.model }, knowledgeProposals);
       const insightCount = await writeInsights(tx, meeting, extraction.insights, insightProposals);
       const [done] = await tx

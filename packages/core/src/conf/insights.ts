@@ -7,7 +7,7 @@ import { toFaqView } from '../faqs/view.js';
 import { proposalColumns, proposeFaqUpdates } from '../knowledge/faq-match.js';
 import { writeFaqFromKnowledge } from '../knowledge/faq-write.js';
 import { inLiveProgram } from '../programs/live.js';
-import { resolveProgramId } from '../programs/resolve.js';
+import { lockProgramForWrite } from '../programs/lock.js';
 import type { Actor } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
 import { clockTime } from './knowledge-store.js';
@@ -141,7 +141,8 @@ export async function convertInsightToFaq(
     if (!insight) throw notFound('Insight', Code.INSIGHT_NOT_FOUND);
     if (insight.convertedFaqId) throw conflict(Code.INSIGHT_ALREADY_CONVERTED, 'The insight was already converted to a FAQ');
     if (insight.status !== 'approved') throw unprocessable(Code.INSIGHT_NOT_APPROVED, 'Only an approved insight can be converted');
-    const batchId = await resolveProgramId({ db: tx }, insight.batchId, { allowArchived: true });
+    // Locked until commit: a program delete racing the conversion waits for it, or makes it a 404.
+    const batchId = await lockProgramForWrite(tx, insight.batchId, { allowArchived: true });
     const target = input.faqId === null ? null : (input.faqId ?? proposal?.faqId ?? null);
     const written = await writeFaqFromKnowledge(ctx, tx, actor, {
       target,

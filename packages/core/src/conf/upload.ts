@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { confMeetings } from '@cfaq/db/schema/index';
 import type { CoreContext } from '../context.js';
 import { badRequest, Code, conflict, unprocessable } from '../errors/index.js';
-import { resolveProgramId } from '../programs/resolve.js';
+import { lockProgramForWrite } from '../programs/lock.js';
 import type { Actor } from '../shared/db.js';
 import { storeOrRetry } from './ingest.js';
 import type { UploadResult } from './shape.js';
@@ -34,21 +34,25 @@ export async function uploadTranscript(ctx: Ctx, actor: Actor, input: UploadInpu
     if (err.code === Code.INVALID_VTT) throw badRequest(Code.INVALID_VTT, err.message, [{ path: 'body.file', message: err.message }]);
     throw unprocessable(err.code, err.message);
   }
-  const batchId = await resolveProgramId(ctx, input.batchId, { allowArchived: true });
   const topic = sanitizeTopic(input.topic ?? input.fileName?.replace(/\.(vtt|txt)$/i, '') ?? 'Uploaded transcript');
   const confMeetingId = `manual-${randomUUID()}`;
-  const [meeting] = await ctx.db
-    .insert(confMeetings)
-    .values({
-      confMeetingId,
-      batchId,
-      userId: actor.id,
-      topic,
-      status: 'pending',
-      sourcing: input.source,
-      payload: { uploadedBy: actor.id },
-    })
-    .returning({ id: confMeetings.id, batchId: confMeetings.batchId, topic: confMeetings.topic });
+  const [meeting] = await ctx.db.transaction(async (tx) => {
+    // The program is locked while the meeting is inserted: a delete racing the upload either waits for
+    // the row or makes the upload a 404 that creates no meeting (storeTranscript locks it again).
+    const batchId = await lockProgramForWrite(tx, input.batchId, { allowArchived: true });
+    return tx
+      .insert(confMeetings)
+      .values({
+        confMeetingId,
+        batchId,
+        userId: actor.id,
+        topic,
+        status: 'pending',
+        sourcing: input.source,
+        payload: { uploadedBy: actor.id },
+      })
+      .returning({ id: confMeetings.id, batchId: confMeetings.batchId, topic: confMeetings.topic });
+  });
   if (!meeting) throw new Error('meeting insert returned nothing');
   // No retry comes for an upload: a failure fails its meeting (not left pending) and answers the request.
   const result = await storeOrRetry(ctx, meeting, parsed, { finalAttempt: true });

@@ -5,6 +5,7 @@ import type { CoreContext } from '../context.js';
 import { embedRowJob } from '../embeddings/embed-row-job.js';
 import { Code, invalidField, notFound, unprocessable } from '../errors/index.js';
 import { teaDrop } from '../notifications/index.js';
+import { lockProgramForWrite } from '../programs/lock.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import { type Actor, type DbOrTx, isStaff, type Tx } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
@@ -158,8 +159,11 @@ export interface CreateFaqInput extends Omit<NewFaq, 'batchId' | 'source' | 'sou
 }
 
 export async function createFaq(ctx: Ctx, actor: Actor, input: CreateFaqInput): Promise<FaqView> {
-  const batchId = await resolveProgramId(ctx, input.batchId, { allowArchived: true });
-  const row = await ctx.db.transaction((tx) => insertFaq(ctx, tx, { ...input, batchId }, actor.id));
+  // The program is locked for the write: a delete racing it waits, or comes first and the write is a 404.
+  const row = await ctx.db.transaction(async (tx) => {
+    const batchId = await lockProgramForWrite(tx, input.batchId, { allowArchived: true });
+    return insertFaq(ctx, tx, { ...input, batchId }, actor.id);
+  });
   return toFaqView(row, actor);
 }
 
@@ -169,13 +173,12 @@ export async function suggestFaq(
   actor: Actor,
   input: { batchId?: string | undefined; question: string; answer?: string | undefined; category?: string | undefined },
 ): Promise<FaqView> {
-  const batchId = await resolveProgramId(ctx, input.batchId);
-  const row = await ctx.db.transaction((tx) =>
+  const row = await ctx.db.transaction(async (tx) =>
     insertFaq(
       ctx,
       tx,
       {
-        batchId,
+        batchId: await lockProgramForWrite(tx, input.batchId),
         question: input.question,
         answer: input.answer ?? '',
         category: input.category ?? null,

@@ -9,6 +9,7 @@ import { embeddingText } from '../embeddings/embed-row.js';
 import { Code, conflict, notFound, unavailable, unprocessable } from '../errors/index.js';
 import { toFaqView } from '../faqs/view.js';
 import { inLiveProgram } from '../programs/live.js';
+import { lockProgramForWrite } from '../programs/lock.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import type { Actor, Tx } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
@@ -209,7 +210,8 @@ export async function promoteKnowledge(
       throw conflict(Code.KNOWLEDGE_ALREADY_PROMOTED, 'This item was already promoted to a FAQ');
     if (locked.status === 'rejected') throw unprocessable(Code.KNOWLEDGE_REJECTED, 'Approve the item before promoting it');
     // A deleted program takes no new FAQ (404), as a direct write to it; an archived one does (admins write there).
-    const batchId = await resolveProgramId({ db: tx }, item.batchId, { allowArchived: true });
+    // Locked until commit, so a delete racing the promotion waits for it.
+    const batchId = await lockProgramForWrite(tx, item.batchId, { allowArchived: true });
     const written = await writeFaqFromKnowledge(ctx, tx, actor, {
       target: input.faqId === null ? null : (input.faqId ?? proposal?.faqId ?? null),
       batchId,
@@ -274,6 +276,9 @@ export async function ingestDocument(
   );
   const now = new Date();
   const ids = await ctx.db.transaction(async (tx) => {
+    // Locked again until commit (the check above is before the embedding): a program delete racing the
+    // ingest waits for it, or makes it a 404 that writes nothing.
+    await lockProgramForWrite(tx, batchId, { allowArchived: true });
     const rows = await tx
       .insert(documentInsights)
       .values(

@@ -3,6 +3,7 @@ import { writeAdminLog } from '../audit/index.js';
 import type { CoreContext } from '../context.js';
 import { Code, conflict, notFound } from '../errors/index.js';
 import { notify } from '../notifications/index.js';
+import { lockProgramForWrite } from '../programs/lock.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import type { Actor } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
@@ -181,9 +182,10 @@ export interface ManualPointsInput {
 
 /** An admin credits or debits points by hand (reason required); audit-logged, the user notified. */
 export async function adminAwardPoints(ctx: Ctx, actor: Actor, input: ManualPointsInput): Promise<ReputationSummary> {
-  const batchId = await resolveProgramId(ctx, input.batchId, { allowArchived: true });
-  await assertUser(ctx, input.userId);
-  await ctx.db.transaction(async (tx) => {
+  return ctx.db.transaction(async (tx) => {
+    // Locked until commit: a program delete racing this write waits for it, or makes it a 404 that writes nothing.
+    const batchId = await lockProgramForWrite(tx, input.batchId, { allowArchived: true });
+    await assertUser({ db: tx, clock: ctx.clock }, input.userId);
     const row = await awardPoints(tx, {
       userId: input.userId,
       batchId,
@@ -210,8 +212,9 @@ export async function adminAwardPoints(ctx: Ctx, actor: Actor, input: ManualPoin
       link: '/reputation/history',
       data: { points: input.points },
     });
+    // Read before commit: after it, the program's delete could already make the summary a 404.
+    return reputationSummary({ db: tx, clock: ctx.clock }, input.userId, batchId);
   });
-  return reputationSummary(ctx, input.userId, batchId);
 }
 
 export interface BadgeInput {
@@ -223,9 +226,10 @@ export interface BadgeInput {
 
 /** An admin issues a badge (409 BADGE_ALREADY_HELD while the user holds it); audit-logged. */
 export async function adminIssueBadge(ctx: Ctx, actor: Actor, input: BadgeInput): Promise<ReputationSummary> {
-  const batchId = await resolveProgramId(ctx, input.batchId, { allowArchived: true });
-  await assertUser(ctx, input.userId);
-  await ctx.db.transaction(async (tx) => {
+  return ctx.db.transaction(async (tx) => {
+    // Locked until commit: a program delete racing this write waits for it, or makes it a 404 that writes nothing.
+    const batchId = await lockProgramForWrite(tx, input.batchId, { allowArchived: true });
+    await assertUser({ db: tx, clock: ctx.clock }, input.userId);
     const res = await awardBadge(tx, {
       userId: input.userId,
       batchId,
@@ -244,15 +248,17 @@ export async function adminIssueBadge(ctx: Ctx, actor: Actor, input: BadgeInput)
       details: { badge: input.name, badgeId: res.badgeId },
       batchId,
     });
+    // Read before commit: after it, the program's delete could already make the summary a 404.
+    return reputationSummary({ db: tx, clock: ctx.clock }, input.userId, batchId);
   });
-  return reputationSummary(ctx, input.userId, batchId);
 }
 
 /** An admin revokes a held badge (404 BADGE_NOT_HELD otherwise), taking back its points; audit-logged. */
 export async function adminRevokeBadge(ctx: Ctx, actor: Actor, input: BadgeInput): Promise<ReputationSummary> {
-  const batchId = await resolveProgramId(ctx, input.batchId, { allowArchived: true });
-  await assertUser(ctx, input.userId);
-  await ctx.db.transaction(async (tx) => {
+  return ctx.db.transaction(async (tx) => {
+    // Locked until commit: a program delete racing this write waits for it, or makes it a 404 that writes nothing.
+    const batchId = await lockProgramForWrite(tx, input.batchId, { allowArchived: true });
+    await assertUser({ db: tx, clock: ctx.clock }, input.userId);
     const id = await revokeBadge(tx, { userId: input.userId, batchId, name: input.name, reason: input.reason, revokedBy: actor.id });
     if (!id) throw notFound('Badge', Code.BADGE_NOT_HELD);
     await writeAdminLog(tx, {
@@ -273,6 +279,7 @@ export async function adminRevokeBadge(ctx: Ctx, actor: Actor, input: BadgeInput
       link: '/reputation/me',
       data: { badge: input.name, badgeId: id },
     });
+    // Read before commit: after it, the program's delete could already make the summary a 404.
+    return reputationSummary({ db: tx, clock: ctx.clock }, input.userId, batchId);
   });
-  return reputationSummary(ctx, input.userId, batchId);
 }
