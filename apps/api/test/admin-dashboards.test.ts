@@ -489,7 +489,7 @@ describe('distinct active users (user_active_days)', () => {
   const DAYS = Array.from({ length: 20 }, (_, i) =>
     new Date(Date.parse('2026-02-24T00:00:00Z') + i * 86_400_000).toISOString().slice(0, 10),
   );
-  /** The raw answer: distinct authors of posts and comments per bucket of from..to (program by the post's). */
+  /** The raw answer: distinct authors of posts and comments per bucket of from..to (program by the post's; a deleted post's comments never count). */
   async function raw(from: string, to: string, batchId: string | null, interval: 'day' | 'week' | 'month' | null) {
     const bucket = interval ? sql.raw(`date_trunc('${interval}', day::timestamp)::date`) : sql`${from}::date`;
     // Every program but the deleted ones when none is given.
@@ -503,7 +503,7 @@ describe('distinct active users (user_active_days)', () => {
           where p.deleted_at is null and p.author_id is not null${prog('p.batch_id')}
         union all
         select (c.created_at at time zone 'UTC')::date, c.author_id from comments c join community_posts p on p.id = c.post_id
-          where c.deleted_at is null and c.author_id is not null${prog('p.batch_id')}
+          where c.deleted_at is null and p.deleted_at is null and c.author_id is not null${prog('p.batch_id')}
       ) a where day between ${from}::date and ${to}::date group by 1 order by 1`);
     return Object.fromEntries(res.rows.map((r) => [r.bucket, r.n]));
   }

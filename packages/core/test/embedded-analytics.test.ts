@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { activeUserCounts } from '../src/analytics/active-users.js';
 import { adminStats } from '../src/analytics/admin-stats.js';
-import { medianAnswerHours } from '../src/analytics/community.js';
+import { communityTotals, medianAnswerHours } from '../src/analytics/community.js';
 import { rollUpCommunity, splitCommunityDays } from '../src/analytics/community-rollup.js';
 import { compactCounts } from '../src/analytics/counts.js';
 import { resolveRange } from '../src/analytics/range.js';
@@ -98,4 +98,25 @@ describe('analytics kept structures on PGlite', () => {
     expect((await reputationSummary(ctx, ids[0]!.id, undefined)).rank).toBe(3);
     expect((await reputationSummary(ctx, ids[2]!.id, undefined)).rank).toBe(1);
   }, 120_000);
+
+  it("a deleted post's comments stop counting at once and after the rollup (migration 0043's trigger)", async () => {
+    const { id: prog } = await one<{ id: string }>(sql`insert into batches (name, slug) values ('PG deleted', 'pg-deleted') returning id`);
+    const { id: author } = await one<{ id: string }>(
+      sql`insert into users (email, password_hash, name) values ('deleted-post@example.test', 'x', 'Del') returning id`,
+    );
+    const { id: post } = await one<{ id: string }>(sql`insert into community_posts (batch_id, author_id, title, body, created_at)
+      values (${prog}::uuid, ${author}::uuid, 'Q', 'Body', '2026-03-02 09:00Z') returning id`);
+    await ctx.db.execute(sql`insert into comments (post_id, author_id, body, is_accepted, created_at)
+      values (${post}::uuid, ${author}::uuid, 'a', true, '2026-03-03 10:00Z'), (${post}::uuid, ${author}::uuid, 'b', false, '2026-03-04 10:00Z')`);
+    const totals = async () => {
+      const t = await communityTotals(ctx, await splitCommunityDays(ctx, '2026-03-01', '2026-03-15'), prog);
+      return { posts: t.posts, comments: t.comments, accepted: t.comments_accepted };
+    };
+    await rollUpCommunity(ctx);
+    expect(await totals()).toEqual({ posts: 1, comments: 2, accepted: 1 });
+    await ctx.db.execute(sql`update community_posts set deleted_at = now() where id = ${post}::uuid`);
+    expect(await totals()).toEqual({ posts: 0, comments: 0, accepted: 0 });
+    await rollUpCommunity(ctx);
+    expect(await totals()).toEqual({ posts: 0, comments: 0, accepted: 0 });
+  }, 60_000);
 });

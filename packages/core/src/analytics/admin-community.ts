@@ -13,7 +13,7 @@ type Ctx = Pick<CoreContext, 'db' | 'clock'>;
 
 /** `GET /admin/community`: the range's posts by status, answers, comments and top contributors. */
 export async function adminCommunity(ctx: Ctx, q: DashboardQuery): Promise<AdminCommunity> {
-  const s = await resolveScope(ctx, q);
+  const s = await resolveScope(ctx, q, { series: false });
   const split = await scopeSplit(ctx, s);
   const [t, median, top] = await Promise.all([
     communityTotals(ctx, split, s.batchId),
@@ -44,7 +44,7 @@ export async function adminCommunity(ctx: Ctx, q: DashboardQuery): Promise<Admin
 
 /** `GET /admin/community/chart`: posts, comments and answered posts per bucket. */
 export async function communityChart(ctx: Ctx, q: DashboardQuery): Promise<CommunityChart> {
-  const s = await resolveScope(ctx, q);
+  const s = await resolveScope(ctx, q, { series: true });
   const split = await scopeSplit(ctx, s);
   const series = await communitySeries(ctx, s, split, { posts: 'posts', comments: 'comments', answered: 'answered' });
   return { range: rangeView(s.range), batchId: s.batchId, series };
@@ -62,7 +62,7 @@ const dayBefore = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) - 86_
 
 /** `GET /admin/community-growth`: new posts, comments and members per bucket, with running totals. */
 export async function communityGrowth(ctx: Ctx, q: DashboardQuery): Promise<CommunityGrowth> {
-  const s = await resolveScope(ctx, q);
+  const s = await resolveScope(ctx, q, { series: true });
   const [split, earlier] = await Promise.all([scopeSplit(ctx, s), splitCommunityDays(ctx, null, dayBefore(s.range.from))]);
   const [content, members, beforeContent, beforeMembers] = await Promise.all([
     communitySeries(ctx, s, split, { posts: 'posts', comments: 'comments' }),
@@ -88,7 +88,7 @@ export async function communityGrowth(ctx: Ctx, q: DashboardQuery): Promise<Comm
 
 /** `GET /admin/user-activity`: new accounts and distinct active authors (posts or comments) per bucket. */
 export async function userActivity(ctx: Ctx, q: DashboardQuery): Promise<UserActivity> {
-  const s = await resolveScope(ctx, q);
+  const s = await resolveScope(ctx, q, { series: true });
   const split = await scopeSplit(ctx, s);
   // Distinct users cannot be summed from days: each bucket counts its users' first active day in it (active-users.ts).
   const active = sql`select bucket, sum(n) as "activeUsers" from (${activeUserCounts(split, s.batchId, s.range.from, s.range.interval)}) a group by 1`;

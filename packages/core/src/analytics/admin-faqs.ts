@@ -59,7 +59,7 @@ const SOURCES = ['manual', 'suggestion', 'community_post', 'conf_insight', 'tran
 
 /** `GET /admin/faqs/growth`: FAQs created per bucket and how many existed at the end of each. */
 export async function faqGrowth(ctx: Ctx, q: DashboardQuery): Promise<FaqGrowth> {
-  const s = await resolveScope(ctx, q);
+  const s = await resolveScope(ctx, q, { series: true });
   const prog = inProgram(sql`batch_id`, s.batchId);
   const data = sql`select ${bucketOfTs(sql`created_at`, s.range.interval)} as bucket, count(*) as "created"
     from faqs where ${inRange(sql`created_at`, s.range)}${prog} group by 1`;

@@ -101,10 +101,12 @@ const commentAggregates = sql`0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, count(*), coun
 
 /**
  * Comments (alias c) in `when`, of the program's posts when one is given, else of every program but
- * the deleted ones (a comment counts in its post's program, as posts do).
+ * the deleted ones (a comment counts in its post's program, as posts do). A deleted post's comments
+ * never count, as the post does not (its deletion marks their days: migration 0043).
  */
+const LIVE_COMMENT = sql`c.deleted_at is null and p.deleted_at is null`;
 const commentsWhere = (when: SQL, batchId: string | null) =>
-  sql`comments c join community_posts p on p.id = c.post_id where ${when} and c.deleted_at is null${inProgram(sql`p.batch_id`, batchId)}`;
+  sql`comments c join community_posts p on p.id = c.post_id where ${when} and ${LIVE_COMMENT}${inProgram(sql`p.batch_id`, batchId)}`;
 
 /** Rows `day, <COMMUNITY_FACTS>` (several rows a day possible: sum them), rollup and live alike. */
 export function communityDays(s: CommunitySplit, batchId: string | null): SQL {
@@ -275,7 +277,7 @@ export async function rollUpCommunity(ctx: Ctx): Promise<CommunityRollupResult> 
           where ${livePosts} and p.deleted_at is null group by 1, 2
         union all
         select ${day(sql`c.created_at`)}, p.batch_id, ${commentAggregates}
-          from comments c join community_posts p on p.id = c.post_id where ${liveComments} and c.deleted_at is null group by 1, 2
+          from comments c join community_posts p on p.id = c.post_id where ${liveComments} and ${LIVE_COMMENT} group by 1, 2
       ) x (day, batch_id, ${cols}) group by 1, 2`);
     await tx.execute(sql`
       insert into answer_time_daily (day, batch_id, bucket, posts)
@@ -291,7 +293,7 @@ export async function rollUpCommunity(ctx: Ctx): Promise<CommunityRollupResult> 
           where ${livePosts} and p.deleted_at is null and p.author_id is not null
         union all
         select ${day(sql`c.created_at`)}, p.batch_id, c.author_id, 0, 1
-          from comments c join community_posts p on p.id = c.post_id where ${liveComments} and c.deleted_at is null and c.author_id is not null
+          from comments c join community_posts p on p.id = c.post_id where ${liveComments} and ${LIVE_COMMENT} and c.author_id is not null
       ) x group by 1, 2, 3`);
     await moveActivityTotals(tx, days, 1);
     await rollUpActiveDays(tx, days, daysOf(sql`prev_day`));

@@ -114,7 +114,7 @@ export async function postSeries(ctx: Ctx, s: Scope, split: CommunitySplit) {
 
 /** `GET /analytics/community`: posts, answer rate, median time to first answer, auto-answer and approval rates. */
 export async function communityAnalytics(ctx: Ctx, q: DashboardQuery): Promise<CommunityAnalytics> {
-  const scope = await resolveScope(ctx, q);
+  const scope = await resolveScope(ctx, q, { series: true });
   const split = await scopeSplit(ctx, scope);
   const [f, series] = await Promise.all([postFacts(ctx, scope, split), postSeries(ctx, scope, split)]);
   return {

@@ -25,7 +25,7 @@ export async function faqFacts(ctx: Ctx, s: Scope) {
 
 /** `GET /analytics/overview`: the headline numbers of the range. */
 export async function analyticsOverview(ctx: Ctx, q: DashboardQuery): Promise<Overview> {
-  const scope = await resolveScope(ctx, q);
+  const scope = await resolveScope(ctx, q, { series: false });
   const [split, community] = await Promise.all([splitSearchRange(ctx, scope.range), scopeSplit(ctx, scope)]);
   const [posts, searches, faqs, people] = await Promise.all([
     postFacts(ctx, scope, community, false),

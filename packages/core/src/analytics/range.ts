@@ -51,18 +51,31 @@ export function bucketCount(from: Date, to: Date, interval: Interval): number {
 }
 
 /**
- * Validates and completes a dashboard's date range. A bad date, `from` after `to`, a range over
- * MAX_RANGE_DAYS, or a series of more than MAX_BUCKETS buckets answer 400 naming the field.
+ * `from` after `to` answers 400 naming query.from: the dashboards' check, shared with the
+ * time-stamped lists (audit results and stats, escalation history). `toText` is `to` as the answer names it.
  */
-export function resolveRange(q: RangeInput, now: Date): DateRange {
+export function checkFromNotAfterTo(from: Date, to: Date, toText: string): void {
+  if (from.getTime() > to.getTime()) throw invalidField('query.from', `must not be after to (${toText})`);
+}
+
+export interface RangeOptions {
+  /** The route answers a series: only then does MAX_BUCKETS apply (a range without one is capped by MAX_RANGE_DAYS alone). */
+  series: boolean;
+}
+
+/**
+ * Validates and completes a dashboard's date range. A bad date, `from` after `to`, a range over
+ * MAX_RANGE_DAYS, or (`series` routes) a series of more than MAX_BUCKETS buckets answer 400 naming the field.
+ */
+export function resolveRange(q: RangeInput, now: Date, opts: RangeOptions = { series: true }): DateRange {
   const interval = q.interval ?? 'day';
   const to = q.to ? parseDay('to', q.to) : new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
   const from = q.from ? parseDay('from', q.from) : new Date(to.getTime() - (DEFAULT_RANGE_DAYS - 1) * DAY_MS);
-  if (from.getTime() > to.getTime()) throw invalidField('query.from', `must not be after to (${ymd(to)})`);
+  checkFromNotAfterTo(from, to, ymd(to));
   const days = Math.round((to.getTime() - from.getTime()) / DAY_MS) + 1;
   if (days > MAX_RANGE_DAYS) throw invalidField('query.from', `the range may span at most ${MAX_RANGE_DAYS} days (it spans ${days})`);
   const buckets = bucketCount(from, to, interval);
-  if (buckets > MAX_BUCKETS) {
+  if (opts.series && buckets > MAX_BUCKETS) {
     throw invalidField(
       'query.interval',
       `a series may have at most ${MAX_BUCKETS} buckets (${days} days by ${interval} give ${buckets}); use a longer interval`,

@@ -1,6 +1,6 @@
 import type { CoreContext } from '../context.js';
 import { resolveProgramId } from '../programs/resolve.js';
-import { type DateRange, type Interval, resolveRange } from './range.js';
+import { type DateRange, type Interval, type RangeOptions, resolveRange } from './range.js';
 
 export interface DashboardQuery {
   from?: string | undefined;
@@ -19,9 +19,10 @@ export interface Scope {
 /**
  * The range and program of a dashboard request. A given batchId must name a program that is not
  * deleted (archived ones are fine: their history stays readable); otherwise 404 PROGRAM_NOT_FOUND.
+ * `opts.series`: whether the dashboard answers a series (only those are held to MAX_BUCKETS).
  */
-export async function resolveScope(ctx: Pick<CoreContext, 'db' | 'clock'>, q: DashboardQuery): Promise<Scope> {
-  const range = resolveRange(q, ctx.clock.now());
+export async function resolveScope(ctx: Pick<CoreContext, 'db' | 'clock'>, q: DashboardQuery, opts: RangeOptions): Promise<Scope> {
+  const range = resolveRange(q, ctx.clock.now(), opts);
   const batchId = q.batchId ? await resolveProgramId(ctx, q.batchId, { allowArchived: true }) : null;
   return { range, batchId };
 }

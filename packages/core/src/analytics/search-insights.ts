@@ -8,7 +8,7 @@ import { rate } from './sql.js';
 
 /** `GET /admin/search/insights`: what people look for and do not find (content gaps), plus search health. */
 export async function searchInsights(ctx: Pick<CoreContext, 'db' | 'clock'>, q: DashboardQuery): Promise<SearchInsights> {
-  const s = await resolveScope(ctx, q);
+  const s = await resolveScope(ctx, q, { series: false });
   const split = await splitSearchRange(ctx, s.range);
   const limit = q.limit ?? 10;
   const [t, top, zero, unresolved] = await Promise.all([

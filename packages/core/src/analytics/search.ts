@@ -3,7 +3,7 @@ import type { CoreContext } from '../context.js';
 import { rangeView } from './range.js';
 import type { QueryCount as QueryCountSchema, SearchAnalytics } from './schemas.js';
 import { type DashboardQuery, resolveScope, type Scope } from './scope.js';
-import { type SearchSplit, searchDays, splitSearchRange, topQueriesSql } from './search-source.js';
+import { allQueriesSql, type SearchSplit, searchDays, splitSearchRange, topQueriesSql } from './search-source.js';
 import { bucketOfDay, filledSeries, inProgram, num, rate } from './sql.js';
 
 type Ctx = Pick<CoreContext, 'db' | 'clock'>;
@@ -52,10 +52,16 @@ export async function topQueries(
   limit: number,
   zeroOnly = false,
 ): Promise<QueryCount[]> {
-  const res = await ctx.db.execute<{ query: string; searches: string; zero_results: string }>(
+  const res = await ctx.db.execute<{ query: string; searches: string; zero_results: string; bound: string }>(
     topQueriesSql(split, batchId, limit, zeroOnly),
   );
-  return res.rows.map((r) => ({ query: r.query, searches: num(r.searches), zeroResults: num(r.zero_results) }));
+  let rows: { query: string; searches: string; zero_results: string }[] = res.rows;
+  // Exact when nothing outside the candidates can reach the list (topQueriesSql); else sum every query of the range.
+  const bound = num(res.rows[0]?.bound);
+  const last = res.rows[limit - 1];
+  const exact = bound === 0 || (last !== undefined && num(zeroOnly ? last.zero_results : last.searches) > bound);
+  if (!exact) rows = (await ctx.db.execute<(typeof rows)[number]>(allQueriesSql(split, batchId, limit, zeroOnly))).rows;
+  return rows.map((r) => ({ query: r.query, searches: num(r.searches), zeroResults: num(r.zero_results) }));
 }
 
 /** Open unresolved searches now, resolved ones within the range, and the most logged open ones. */
@@ -79,7 +85,7 @@ export async function unresolvedSummary(ctx: Ctx, scope: Scope, limit: number) {
 
 /** `GET /analytics/search`: volume, zero-result and cache-hit rates, a series, top queries, unresolved searches. */
 export async function searchAnalytics(ctx: Ctx, q: DashboardQuery): Promise<SearchAnalytics> {
-  const scope = await resolveScope(ctx, q);
+  const scope = await resolveScope(ctx, q, { series: true });
   const split = await splitSearchRange(ctx, scope.range);
   const limit = q.limit ?? 10;
   const [totals, series, top, unresolved] = await Promise.all([

@@ -1,5 +1,6 @@
 import { communityPosts, postEscalationLogs, users } from '@cfaq/db/schema/index';
 import { and, count, desc, eq, gte, inArray, isNull, lte, type SQL, sql } from 'drizzle-orm';
+import { checkFromNotAfterTo } from '../analytics/range.js';
 import { writeAdminLog } from '../audit/index.js';
 import type { CoreContext } from '../context.js';
 import { Code, notFound, unprocessable } from '../errors/index.js';
@@ -345,12 +346,16 @@ export interface EscalationHistoryQuery extends PageQuery {
 /** `GET /admin/community/escalation-history`: every escalation and time-trial event, newest first. */
 export async function escalationHistory(ctx: Pick<CoreContext, 'db'>, q: EscalationHistoryQuery): Promise<Page<EscalationHistoryItem>> {
   const w = pageWindow(q);
+  const from = q.from ? timeBound('query.from', q.from, 'from') : undefined;
+  const to = q.to ? timeBound('query.to', q.to, 'to') : undefined;
+  // from after to is a 400 naming query.from, as on the dashboards (not an empty page).
+  if (from && to && q.to) checkFromNotAfterTo(from, to, q.to);
   const conds: (SQL | undefined)[] = [
     q.postId ? eq(postEscalationLogs.postId, q.postId) : undefined,
     q.action ? eq(postEscalationLogs.action, q.action) : undefined,
     q.batchId ? eq(postEscalationLogs.batchId, q.batchId) : undefined,
-    q.from ? gte(postEscalationLogs.createdAt, timeBound('query.from', q.from, 'from')) : undefined,
-    q.to ? lte(postEscalationLogs.createdAt, timeBound('query.to', q.to, 'to')) : undefined,
+    from ? gte(postEscalationLogs.createdAt, from) : undefined,
+    to ? lte(postEscalationLogs.createdAt, to) : undefined,
   ];
   const where = and(...conds);
   const [rows, [total]] = await Promise.all([

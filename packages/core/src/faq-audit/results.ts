@@ -1,5 +1,6 @@
 import { faqs, pipelineResults } from '@cfaq/db/schema/index';
 import { and, count, desc, eq, gte, inArray, like, lte, type SQL, sql } from 'drizzle-orm';
+import { checkFromNotAfterTo } from '../analytics/range.js';
 import type { CoreContext } from '../context.js';
 import { inLiveProgram } from '../programs/live.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
@@ -16,12 +17,16 @@ export interface AuditResultsQuery extends PageQuery {
 }
 
 function conditions(q: Pick<AuditResultsQuery, 'verdict' | 'flagged' | 'from' | 'to' | 'batchId' | 'faqId'>): SQL {
+  const from = q.from ? timeBound('query.from', q.from, 'from') : undefined;
+  const to = q.to ? timeBound('query.to', q.to, 'to') : undefined;
+  // from after to is a 400 naming query.from, as on the dashboards (not an empty answer).
+  if (from && to && q.to) checkFromNotAfterTo(from, to, q.to);
   return and(
     eq(pipelineResults.pipeline, 'faq_audit'),
     q.verdict ? eq(pipelineResults.verdict, q.verdict) : undefined,
     q.flagged !== undefined ? eq(pipelineResults.flagged, q.flagged) : undefined,
-    q.from ? gte(pipelineResults.checkedAt, timeBound('query.from', q.from, 'from')) : undefined,
-    q.to ? lte(pipelineResults.checkedAt, timeBound('query.to', q.to, 'to')) : undefined,
+    from ? gte(pipelineResults.checkedAt, from) : undefined,
+    to ? lte(pipelineResults.checkedAt, to) : undefined,
     q.batchId ? eq(pipelineResults.batchId, q.batchId) : inLiveProgram(sql`pipeline_results.batch_id`, { nullable: true }),
     q.faqId ? eq(pipelineResults.targetId, q.faqId) : undefined,
   ) as SQL;
