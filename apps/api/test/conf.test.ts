@@ -784,6 +784,24 @@ describe('upload-transcript', () => {
     const cut = '--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.vtt"\r\n\r\nhello';
     expectProblem(await up(cut, { 'content-type': 'multipart/form-data; boundary=xyz' }), 400, 'INVALID_BODY');
     expectProblem(await up(cut, { 'content-type': 'multipart/form-data' }), 400, 'INVALID_BODY');
+    // Too many fields or a second file is a malformed form naming what is wrong, not a 413 (the body is small).
+    const fields = Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`f${i}`, 'x']));
+    const many = multipart({ source: 'manual_vtt', ...fields }, { name: 'a.vtt', content: VTT });
+    expect(expectProblem(await up(many.payload, many.headers), 400, 'VALIDATION_FAILED').errors?.[0]?.path).toBe('body');
+    const one = multipart({ source: 'manual_vtt' }, { name: 'a.vtt', content: VTT });
+    const boundary = '----cfaqtestboundary';
+    const second = Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="b.vtt"\r\nContent-Type: text/vtt\r\n\r\n${VTT}\r\n`,
+    );
+    const twoFiles = Buffer.concat([
+      one.payload.subarray(0, one.payload.length - `--${boundary}--\r\n`.length),
+      second,
+      Buffer.from(`--${boundary}--\r\n`),
+    ]);
+    expect(expectProblem(await up(twoFiles, one.headers), 400, 'VALIDATION_FAILED').errors?.[0]?.path).toBe('body.file');
+    // JSON that is not an object is a bad body (400 naming it), not the wrong media type.
+    for (const json of ['null', '42', ''])
+      expect(expectProblem(await up(json, { 'content-type': 'application/json' }), 400).errors?.[0]?.path, json).toBe('body');
   });
 
   it('a file over UPLOAD_LIMIT_BYTES is 413', async () => {

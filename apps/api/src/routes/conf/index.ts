@@ -321,6 +321,10 @@ export const confRoutes: RoutePlugin = async (app) => {
           // The parser's own complaints (no boundary, the body ends mid-part) are the client's malformed
           // body, a 400; size limits (FST_*) and our field errors keep their answers.
           const code = (err as { code?: unknown }).code;
+          // A second file or too many fields is a malformed form, not a large body (the parser says 413).
+          if (code === 'FST_FILES_LIMIT') throw invalidField('body.file', 'only one file may be sent');
+          if (code === 'FST_FIELDS_LIMIT' || code === 'FST_PARTS_LIMIT')
+            throw invalidField('body', 'too many fields: send file, source and optionally topic and batchId');
           if (err instanceof AppError || (typeof code === 'string' && code.startsWith('FST_'))) throw err;
           throw appError(400, Code.INVALID_BODY, `The multipart body is malformed: ${(err as Error).message}`);
         }
@@ -335,7 +339,10 @@ export const confRoutes: RoutePlugin = async (app) => {
         });
         return reply.status(201).send(result);
       }
-      if (!request.body || typeof request.body !== 'object') {
+      // JSON that is not an object (null, a number, no body at all) is named like any bad body; only
+      // another media type is a 415.
+      const isJson = /^application\/json\b/i.test(request.headers['content-type'] ?? '');
+      if (!isJson && (!request.body || typeof request.body !== 'object')) {
         throw appError(
           415,
           Code.UNSUPPORTED_MEDIA_TYPE,
