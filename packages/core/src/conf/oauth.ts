@@ -100,7 +100,8 @@ export async function completeConfConnect(
     .set({ usedAt: now })
     .where(and(eq(confOauthStates.id, row.id), isNull(confOauthStates.usedAt), gt(confOauthStates.expiresAt, now)))
     .returning({ id: confOauthStates.id });
-  if (!consumed) throw badState(row.usedAt ? 'already used' : 'expired');
+  // Not consumed: used (maybe by a callback racing this one since the row was read), else expired.
+  if (!consumed) throw badState(row.usedAt || row.expiresAt > now ? 'already used' : 'expired');
 
   let tokens: Awaited<ReturnType<typeof exchangeCode>>;
   let me: Awaited<ReturnType<typeof fetchMe>>;

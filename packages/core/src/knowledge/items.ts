@@ -162,7 +162,8 @@ export async function setKnowledgeStatus(
   const item = await findItem(ctx, id);
   const table = item.type === 'transcript' ? transcriptKnowledge : documentInsights;
   const now = ctx.clock.now();
-  await ctx.db.transaction(async (tx) => {
+  // The answer is read inside the transaction: read after commit, it could show a racing request's state.
+  return ctx.db.transaction(async (tx) => {
     const locked = await lockedState(tx, item);
     if (locked.status === 'promoted' || locked.promotedFaqId)
       throw unprocessable(Code.KNOWLEDGE_PROMOTED, 'A promoted item no longer changes state');
@@ -180,8 +181,8 @@ export async function setKnowledgeStatus(
       details: { from: locked.status, to, title: item.title },
       ...(item.batchId ? { batchId: item.batchId } : {}),
     });
+    return findItem({ db: tx as CoreContext['db'] }, id);
   });
-  return findItem(ctx, id);
 }
 
 /**
