@@ -34,6 +34,37 @@ describe('ADMIN_2FA_REQUIRED', () => {
     expect((await adminRoute()).statusCode).toBe(200);
   });
 
+  it('an enable whose setup was replaced meanwhile says so (422 TWO_FACTOR_NOT_SET_UP), not that it was enabled', async () => {
+    const admin = await t.signIn('admin');
+    const setup = await t.app.inject({ method: 'POST', url: '/api/auth/2fa/setup', payload: {}, headers: admin.headers });
+    const { secret } = setup.json() as { secret: string };
+    // A second setup, under way: it has replaced the pending secret (uncommitted) as the enable runs.
+    const other = await t.ctx.pool.connect();
+    try {
+      await other.query('BEGIN');
+      await other.query(`UPDATE users SET totp_pending_secret = 'v1.replaced' WHERE id = $1`, [admin.id]);
+      const enable = t.app.inject({
+        method: 'POST',
+        url: '/api/auth/2fa/enable',
+        payload: { code: await totpCodeAt(secret, clock.now()) },
+        headers: admin.headers,
+      });
+      let waiting = false;
+      for (let i = 0; i < 1500 && !waiting; i += 1) {
+        const { rows } = await t.ctx.pool.query<{ n: string }>(
+          `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+        );
+        waiting = Number(rows[0]?.n) > 0;
+        if (!waiting) await new Promise((r) => setTimeout(r, 10));
+      }
+      expect(waiting).toBe(true);
+      await other.query('COMMIT');
+      expectProblem(await enable, 422, 'TWO_FACTOR_NOT_SET_UP');
+    } finally {
+      other.release();
+    }
+  });
+
   it('is on by default in production and off elsewhere; an explicit value wins', () => {
     // Production refuses the tests' cheap password hashing: give it the floor.
     const prod = { ...TEST_ENV, NODE_ENV: 'production', PASSWORD_HASH_MEMORY_KIB: '19456', PASSWORD_HASH_ITERATIONS: '2' };

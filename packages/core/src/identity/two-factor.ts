@@ -116,7 +116,12 @@ export async function enableTwoFactor(ctx: Ctx, userId: string, code: string): P
       .set({ totpSecret: user.totpPendingSecret, totpPendingSecret: null, totpEnabled: true, updatedAt: ctx.clock.now() })
       .where(and(eq(users.id, userId), eq(users.totpEnabled, false), eq(users.totpPendingSecret, user.totpPendingSecret as string)))
       .returning({ id: users.id });
-    if (!done) throw conflict(Code.TWO_FACTOR_ALREADY_ENABLED, 'Two-factor authentication was enabled concurrently');
+    if (!done) {
+      // Either another enable won, or a setup racing this one replaced the secret the code was for.
+      const [now] = await tx.select({ totpEnabled: users.totpEnabled }).from(users).where(eq(users.id, userId));
+      if (now?.totpEnabled) throw conflict(Code.TWO_FACTOR_ALREADY_ENABLED, 'Two-factor authentication was enabled concurrently');
+      throw unprocessable(Code.TWO_FACTOR_NOT_SET_UP, 'The setup was replaced meanwhile: enable with a code of the new secret');
+    }
     await tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId));
     await tx.insert(recoveryCodes).values(codes.map((c) => ({ userId, codeHash: sha256Hex(normaliseRecovery(c)) })));
     await writeAdminLog(tx, { actorId: userId, action: 'two_factor.enabled', targetType: 'User', targetId: userId });
