@@ -1,7 +1,7 @@
 import { users } from '@cfaq/db/schema/index';
 import { and, eq } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
-import { badRequest, Code, conflict, forbidden, notFound, unauthorized } from '../errors/index.js';
+import { badRequest, Code, conflict, forbidden, unauthorized } from '../errors/index.js';
 import { hashPassword, needsRehash, normalizeEmail, verifyPassword } from './password.js';
 import { PASSWORD_MAX, PASSWORD_MIN, passwordLengthAllowed } from './password-rule.js';
 import { type ClientMeta, createRefreshToken, type Session, sessionOf, startSession, type TokenSigner } from './sessions.js';
@@ -115,31 +115,37 @@ export async function changePassword(
   meta: ClientMeta = {},
 ): Promise<Session> {
   checkPassword('body.newPassword', params.newPassword);
+  // Deleted since the token was checked: the token names nobody now (as the auth hook answers it).
+  const gone = () => unauthorized('The access token is missing, invalid or expired', Code.INVALID_TOKEN);
+  const wrong = () =>
+    badRequest(Code.WRONG_PASSWORD, 'The current password is incorrect', [{ path: 'body.currentPassword', message: 'is incorrect' }]);
   const [row] = await ctx.db.select({ passwordHash: users.passwordHash }).from(users).where(eq(users.id, userId)).limit(1);
-  if (!row) throw notFound('User', Code.USER_NOT_FOUND);
-  if (!(await verifyPassword(row.passwordHash, params.currentPassword))) {
-    throw badRequest(Code.WRONG_PASSWORD, 'The current password is incorrect', [{ path: 'body.currentPassword', message: 'is incorrect' }]);
-  }
+  if (!row) throw gone();
+  if (!(await verifyPassword(row.passwordHash, params.currentPassword))) throw wrong();
   const passwordHash = await hashPassword(params.newPassword, ctx.config);
   const now = ctx.clock.now();
   const { user, refreshToken } = await ctx.db.transaction(async (tx) => {
+    // The row locked, as every revocation and new session locks it: what was checked (the password,
+    // the account in good standing) is checked again as it is now. A suspension that committed while
+    // the password was hashed is seen here (its revocation would not cover the session answered below);
+    // of two changes at once the second finds the password replaced and is refused; a sign-in's
+    // re-hash of the same password (a cost change) is no change of password.
+    const [current] = await tx
+      .select({ ...userColumns, passwordHash: users.passwordHash })
+      .from(users)
+      .where(eq(users.id, userId))
+      .for('no key update');
+    if (!current) throw gone();
+    if (isSuspended(current, now)) throw forbidden('This account is suspended', Code.ACCOUNT_SUSPENDED);
+    if (current.passwordHash !== row.passwordHash && !(await verifyPassword(current.passwordHash, params.currentPassword))) throw wrong();
     // The answer is a new sign-in (lastLoginAt): a two-factor challenge issued before it, with the old
     // password, is spent (POST /auth/2fa/verify refuses a challenge older than the last sign-in).
-    // Only over the hash the current password was checked against: of two changes at once, the second
-    // finds the password changed under it and is refused as the wrong current password (both answered
-    // 200, and one client's new password did not work).
     const [updated] = await tx
       .update(users)
       .set({ passwordHash, updatedAt: now, lastLoginAt: now })
-      .where(and(eq(users.id, userId), eq(users.passwordHash, row.passwordHash)))
+      .where(eq(users.id, userId))
       .returning(userColumns);
-    if (!updated) {
-      const [still] = await tx.select({ id: users.id }).from(users).where(eq(users.id, userId));
-      if (!still) throw notFound('User', Code.USER_NOT_FOUND);
-      throw badRequest(Code.WRONG_PASSWORD, 'The current password is incorrect', [
-        { path: 'body.currentPassword', message: 'is incorrect' },
-      ]);
-    }
+    if (!updated) throw gone();
     await revokeUserTokens(tx, userId, now);
     return { user: updated, refreshToken: await createRefreshToken(tx, ctx, { userId, meta }) };
   });
