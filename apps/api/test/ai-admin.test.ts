@@ -428,6 +428,12 @@ describe('inputs a route would have ignored or stored broken', () => {
       [{ baseUrls: { openai: 'http://a:99999/' } }, 'body.baseUrls.openai'],
       [{ baseUrls: { ollama: 'http://[::1' } }, 'body.baseUrls.ollama'],
       [{ baseUrls: { gemini: 'https://' } }, 'body.baseUrls.gemini'],
+      // Credentials the clients refuse (and that admins and the admin log would see), a query or
+      // fragment the clients' paths would land after, port 0.
+      [{ baseUrls: { ollama: 'http://user:secretpw@127.0.0.1:11434' } }, 'body.baseUrls.ollama'],
+      [{ baseUrls: { openai: 'http://h:11434/v1?x=1' } }, 'body.baseUrls.openai'],
+      [{ baseUrls: { openai: 'http://h#frag' } }, 'body.baseUrls.openai'],
+      [{ baseUrls: { anthropic: 'http://a:0/' } }, 'body.baseUrls.anthropic'],
       [{ model: '   ' }, 'body.model'],
       [{ autoAnswerModel: '\t' }, 'body.autoAnswerModel'],
     ] as const) {
@@ -438,6 +444,10 @@ describe('inputs a route would have ignored or stored broken', () => {
     expect(JSON.stringify(await t.ctx.db.select().from(aiConfigs))).toBe(before);
     const ok = await inject('PATCH', '/api/admin/ai/config', admin, { baseUrls: { ollama: 'http://[::1]:11434/' } });
     expect(ok.statusCode, ok.body).toBe(200);
+    // A scheme in capitals is the same scheme.
+    expect(
+      (await inject('PATCH', '/api/admin/ai/config', admin, { baseUrls: { ollama: 'HTTPS://ollama.example.test/' } })).statusCode,
+    ).toBe(200);
     await inject('PATCH', '/api/admin/ai/config', admin, { baseUrls: { ollama: null } });
   });
 

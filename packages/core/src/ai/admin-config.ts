@@ -107,7 +107,8 @@ export const AiConfigPatch = T.Object(
           T.String({
             minLength: 1,
             maxLength: 500,
-            pattern: '^https?://[^\\s]+$',
+            // Schemes are case-insensitive (HTTPS://...); checkBaseUrls parses the rest.
+            pattern: '^[hH][tT][tT][pP][sS]?://[^\\s]+$',
             description: 'http(s) URL; null: the environment value',
           }),
           T.Null(),
@@ -147,8 +148,14 @@ function checkBaseUrls(urls: AiConfigPatchInput['baseUrls']): void {
     } catch {
       url = null;
     }
-    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname)
-      throw invalidField(`body.baseUrls.${p}`, 'must be an http(s) URL with a host (and a port up to 65535)');
+    const field = `body.baseUrls.${p}`;
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname || url.port === '0')
+      throw invalidField(field, 'must be an http(s) URL with a host (and a port from 1 to 65535)');
+    // The provider clients refuse a URL with credentials (and the stored URL is shown to admins and
+    // written to the admin log: a password in it would be too); a query or fragment breaks the paths
+    // the clients append (`/chat/completions`).
+    if (url.username || url.password) throw invalidField(field, 'must not hold a user name or password (set the API key instead)');
+    if (url.search || url.hash) throw invalidField(field, 'must not have a query string or fragment');
   }
 }
 
