@@ -57,6 +57,18 @@ describe('knowledge writes are audit-logged', () => {
     // A refused write logs nothing (the row is written in the write's transaction).
     expect((await inject('PUT', `/api/knowledge/${id}/reject`)).statusCode).toBe(422);
     expect(await logs('knowledge.')).toHaveLength(4);
+    // Nor does a repeat that changes nothing: approving an approved item answers it as it is.
+    const ing2 = await inject('POST', '/api/knowledge/ingest', { title: 'Gym hours', content: 'The gym opens at 7am on weekdays.' });
+    const id2 = (ing2.json() as { items: { id: string }[] }).items[0]?.id as string;
+    const first = await inject('PUT', `/api/knowledge/${id2}/approve`);
+    expect(first.json()).toMatchObject({ status: 'approved' });
+    await inject('PUT', `/api/knowledge/${id2}/reject`);
+    const again = await inject('PUT', `/api/knowledge/${id2}/reject`);
+    expect(again.json()).toMatchObject({ status: 'rejected' });
+    expect((await logs('knowledge.')).filter((r) => r.targetId === id2).map((r) => r.action)).toEqual([
+      'knowledge.ingested',
+      'knowledge.rejected',
+    ]);
   });
 
   it('process-upvotes writes one row per run that made knowledge, with its counts; a run that made none writes none', async () => {

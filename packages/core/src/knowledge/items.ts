@@ -167,6 +167,8 @@ export async function setKnowledgeStatus(
     const locked = await lockedState(tx, item);
     if (locked.status === 'promoted' || locked.promotedFaqId)
       throw unprocessable(Code.KNOWLEDGE_PROMOTED, 'A promoted item no longer changes state');
+    // Already so: nothing changes, so nothing is stamped or logged (as a repeated dna mark).
+    if (locked.status === to) return findItem({ db: tx as CoreContext['db'] }, id);
     if (to === 'approved' && item.type === 'document' && item.sourceType === COMMUNITY_KNOWLEDGE_SOURCE) {
       if (!item.sourceRef || !(await communitySourceLive(tx, item.sourceRef))) {
         throw unprocessable(Code.KNOWLEDGE_SOURCE_DELETED, 'The community post or answer this item came from was deleted');
