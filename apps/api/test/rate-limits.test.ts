@@ -284,4 +284,20 @@ describe('one function, one budget: its spellings and methods count together', (
     expect429(await award('/api/reputation/points'));
     expect429(await award('/api/reputation/award'));
   });
+
+  it("a user's role and deletion: the /auth/users and /admin/users spellings share one budget each", async () => {
+    const [admin, a, b] = await Promise.all([c.signIn('admin'), c.signIn('user'), c.signIn('user')]);
+    const role = (method: 'PATCH' | 'PUT', prefix: string, id: string, to: string) =>
+      c.app.inject({ method, url: `/api/${prefix}/users/${id}/role`, headers: admin.headers, payload: { role: to } });
+    expect((await role('PATCH', 'auth', a.id, 'moderator')).statusCode).toBe(200);
+    expect((await role('PUT', 'admin', a.id, 'user')).statusCode).toBe(200);
+    expect429(await role('PATCH', 'auth', b.id, 'moderator'));
+    expect429(await role('PUT', 'admin', b.id, 'moderator'));
+    const other = await c.signIn('admin');
+    const del = (prefix: string, id: string) =>
+      c.app.inject({ method: 'DELETE', url: `/api/${prefix}/users/${id}`, headers: other.headers });
+    expect((await del('auth', a.id)).statusCode).toBe(204);
+    expect((await del('admin', b.id)).statusCode).toBe(204);
+    expect429(await del('auth', (await c.signIn('user')).id));
+  });
 });

@@ -57,7 +57,8 @@ export const adminUserRoutes: RoutePlugin = async (app) => {
     app.route({
       method,
       url,
-      config: { access: 'admin' },
+      // Two spellings, one function: one admin-write budget between them.
+      config: { access: 'admin', rateLimit: { ...app.limits.adminWrite, groupId: 'user-role' } },
       schema: {
         tags: ['admin'],
         summary: "Change a user's role",
@@ -74,7 +75,7 @@ export const adminUserRoutes: RoutePlugin = async (app) => {
     app.delete(
       url,
       {
-        config: { access: 'admin' },
+        config: { access: 'admin', rateLimit: { ...app.limits.adminWrite, groupId: 'user-delete' } },
         schema: {
           tags: ['admin'],
           summary: 'Delete a user for good',
