@@ -1040,3 +1040,75 @@ describe('convert-to-faq keeps to the FAQ rules', () => {
     expect(ok.json()).toMatchObject({ action: 'created', faq: { question: 'Where is the workshop held?' } });
   });
 });
+
+describe('insight edits racing', () => {
+  it('an answer edit that waited for a question edit keeps the proposal of the new question, not of the old one', async () => {
+    // Imported here: this block only adds to the file.
+    const { embedRow } = await import('@cfaq/core');
+    const OLD_Q = 'Where do I collect the locker keys each Monday?';
+    const NEW_Q = 'Is the rooftop garden open to students on Sundays?';
+    const faq = await t.app.inject({
+      method: 'POST',
+      url: '/api/faq',
+      headers: admin.headers,
+      payload: { question: OLD_Q, answer: 'At the front desk, from 9 am.' },
+    });
+    expect(faq.statusCode, faq.body).toBe(201);
+    const faqId = (faq.json() as { id: string }).id;
+    await embedRow(t.ctx, { table: 'faqs', id: faqId });
+    const program = (await t.ctx.pool.query<{ id: string }>('SELECT id FROM batches WHERE is_default')).rows[0]?.id;
+    const meeting = (
+      await t.ctx.pool.query<{ id: string }>(
+        `INSERT INTO conf_meetings (conf_meeting_id, topic, sourcing, batch_id, status) VALUES ('race-insight-edit', 'Race', 'manual_raw', $1, 'completed') RETURNING id`,
+        [program],
+      )
+    ).rows[0]?.id;
+    const insightId = (
+      await t.ctx.pool.query<{ id: string }>(
+        `INSERT INTO conf_insights (meeting_id, batch_id, question, answer) VALUES ($1, $2, $3, 'At the desk.') RETURNING id`,
+        [meeting, program, OLD_Q],
+      )
+    ).rows[0]?.id as string;
+    const edit = (payload: object) =>
+      t.app.inject({ method: 'PUT', url: `/api/conf/insights/${insightId}`, headers: admin.headers, payload });
+    // Alone, an answer edit proposes the FAQ its question asks.
+    const alone = await edit({ answer: 'At the front desk.' });
+    expect(alone.statusCode, alone.body).toBe(200);
+    expect(alone.json()).toMatchObject({ question: OLD_Q, proposedFaqId: faqId });
+
+    // A question edit holds the row (uncommitted, with the proposal of its question: none) while an
+    // answer edit, which read the old question, comes in and waits for it.
+    const other = await t.ctx.pool.connect();
+    try {
+      await other.query('BEGIN');
+      await other.query('UPDATE conf_insights SET question = $2, proposed_faq_id = NULL, proposed_faq_score = NULL WHERE id = $1', [
+        insightId,
+        NEW_Q,
+      ]);
+      const answered = edit({ answer: 'At the front desk, from 9 am.' });
+      let waiting = false;
+      for (let i = 0; i < 1000 && !waiting; i += 1) {
+        const { rows } = await t.ctx.pool.query<{ n: string }>(
+          `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE '%conf_insights%'`,
+        );
+        waiting = Number(rows[0]?.n) > 0;
+        if (!waiting) await new Promise((r) => setTimeout(r, 10));
+      }
+      await other.query('COMMIT');
+      expect(waiting).toBe(true);
+      const res = await answered;
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json()).toMatchObject({
+        question: NEW_Q,
+        answer: 'At the front desk, from 9 am.',
+        proposedFaqId: null,
+        proposedFaqScore: null,
+      });
+    } finally {
+      other.release();
+    }
+    const [row] = (await t.ctx.pool.query('SELECT question, answer, proposed_faq_id FROM conf_insights WHERE id = $1', [insightId]))
+      .rows as { question: string; proposed_faq_id: string | null }[];
+    expect(row).toMatchObject({ question: NEW_Q, proposed_faq_id: null });
+  });
+});

@@ -1,5 +1,14 @@
 import { promoteDue, runEscalationCheck } from '@cfaq/core';
-import { adminLogs, comments, communityPosts, faqReports, faqs, teaNotifications, unresolvedSearches } from '@cfaq/db/schema/index';
+import {
+  adminLogs,
+  comments,
+  communityPosts,
+  faqReports,
+  faqs,
+  pipelineResults,
+  teaNotifications,
+  unresolvedSearches,
+} from '@cfaq/db/schema/index';
 import { eq, or } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectProblem, type TestApp } from './helpers.js';
@@ -237,5 +246,16 @@ describe('a deleted program', () => {
     expectProblem(patchFlag, 404, 'FAQ_NOT_FOUND');
     const [row] = await t.ctx.db.select().from(faqs).where(eq(faqs.id, ids.faq));
     expect(row).toMatchObject({ reviewStatus: 'approved', helpfulCount: 0 });
+  });
+
+  it('has no FAQ to audit by id: 404 FAQ_NOT_FOUND, no result written, nothing logged', async () => {
+    for (const id of [ids.faq, ids.escalatedFaq]) {
+      const res = await t.app.inject({ method: 'POST', url: `/api/admin/audit/faqs?faq_id=${id}`, headers: admin.headers });
+      expectProblem(res, 404, 'FAQ_NOT_FOUND');
+      expect(await t.ctx.db.select().from(pipelineResults).where(eq(pipelineResults.targetId, id))).toEqual([]);
+      expect(await t.ctx.db.select().from(adminLogs).where(eq(adminLogs.targetId, id))).toEqual([]);
+    }
+    const [row] = await t.ctx.db.select().from(faqs).where(eq(faqs.id, ids.faq));
+    expect(row).toMatchObject({ reviewStatus: 'approved', lastCheckedAt: null });
   });
 });

@@ -214,6 +214,21 @@ describe('the audit run', () => {
     expect(await reload(f.id)).toMatchObject({ reviewStatus: 'update_requested', reviewCycle: 2, lastCheckedAt: NOW });
   });
 
+  it('a flag by the audit starts a new round: the escalation of the earlier round is cleared', async () => {
+    // A verified FAQ still carrying the escalatedAt of a round that ended (escalated, then verified).
+    const f = await faq(10, {
+      question: 'Escalated once [axis10]?',
+      reviewStatus: 'verified',
+      reviewCycle: 1,
+      escalatedAt: new Date(NOW.getTime() - 5 * DAY),
+    });
+    await createKnowledge(t.ctx, { content: KNOWLEDGE, embedding: unitVector(10, 0.95) });
+    fake.reply = () => ({ score: 0.3, confidence: 0.9, reason: 'Contradicted.', citedSourceIds: [], evidence: [] });
+    const run = await runFaqAudit(t.ctx, { faqId: f.id });
+    expect(run.items[0]).toMatchObject({ verdict: 'contradiction', flagged: true });
+    expect(await reload(f.id)).toMatchObject({ reviewStatus: 'pending_review', reviewCycle: 2, escalatedAt: null });
+  });
+
   it('finds a matching insight among many others of the program (not only in the first few hundred read)', async () => {
     const m = await meeting('Many');
     await t.ctx.db.insert(confInsights).values(

@@ -150,6 +150,63 @@ describe('a write that comes after the delete gets 404 and writes nothing', () =
     expect(await count('SELECT count(*) AS n FROM conf_meetings WHERE batch_id = $1', [program])).toBe(0);
   });
 
+  it('transcript upload: the delete commits while the upload stores (after its meeting was saved)', async () => {
+    const program = await newProgram('Race upload storing');
+    // The store reads the program's FAQs (its "update FAQ X" proposals) before it locks the program
+    // again: a lock on the faqs table holds it there, with the meeting row committed.
+    const faqLock: PoolClient = await t.ctx.pool.connect();
+    await faqLock.query('BEGIN');
+    await faqLock.query('LOCK TABLE faqs IN ACCESS EXCLUSIVE MODE');
+    const upload = post('conf/upload-transcript', admin.headers, {
+      rawText: 'Dana: The locker keys are handed out at the front desk on Mondays.',
+      source: 'manual_raw',
+      topic: 'Race upload storing',
+      batchId: program,
+    });
+    let held = false;
+    for (let i = 0; i < 1000 && !held; i += 1) {
+      held =
+        (await count('SELECT count(*) AS n FROM conf_meetings WHERE batch_id = $1', [program])) === 1 &&
+        (await count(
+          `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE '%faqs%'`,
+          [],
+        )) >= 1;
+      if (!held) await new Promise((r) => setTimeout(r, 10));
+    }
+    const meetingId = (await t.ctx.pool.query<{ id: string }>('SELECT id FROM conf_meetings WHERE batch_id = $1', [program])).rows[0]?.id;
+    const del = await openDelete(program);
+    await del.commit();
+    await faqLock.query('ROLLBACK');
+    faqLock.release();
+    expect(held).toBe(true);
+    expectProblem(await upload, 404, 'PROGRAM_NOT_FOUND');
+    // "Writes nothing": the meeting saved before the delete is gone with the upload, and nothing hangs off it.
+    expect(await count('SELECT count(*) AS n FROM conf_meetings WHERE batch_id = $1', [program])).toBe(0);
+    expect(await count('SELECT count(*) AS n FROM transcript_knowledge WHERE batch_id = $1', [program])).toBe(0);
+    expect(await count('SELECT count(*) AS n FROM conf_insights WHERE batch_id = $1', [program])).toBe(0);
+    expectProblem(
+      await t.app.inject({ method: 'GET', url: `/api/conf/meetings/${meetingId}`, headers: admin.headers }),
+      404,
+      'MEETING_NOT_FOUND',
+    );
+  });
+
+  it("a deleted program's meeting is 404 by id, as it is gone from the list", async () => {
+    const program = await newProgram('Race meeting read');
+    const upload = await post('conf/upload-transcript', admin.headers, {
+      rawText: 'Dana: The locker keys are handed out at the front desk on Mondays.',
+      source: 'manual_raw',
+      topic: 'Meeting of a deleted program',
+      batchId: program,
+    });
+    expect(upload.statusCode).toBe(201);
+    const meetingId = (upload.json() as { meetingId: string }).meetingId;
+    const read = () => t.app.inject({ method: 'GET', url: `/api/conf/meetings/${meetingId}`, headers: admin.headers });
+    expect((await read()).statusCode).toBe(200);
+    expect((await deleteProgram(program)).statusCode).toBe(204);
+    expectProblem(await read(), 404, 'MEETING_NOT_FOUND');
+  });
+
   it('knowledge ingest: the delete commits while the ingest waits for the program', async () => {
     const program = await newProgram('Race ingest after');
     const del = await openDelete(program);

@@ -81,30 +81,47 @@ export async function updateInsight(
   id: string,
   input: UpdateInsightInput,
 ): Promise<InsightView> {
-  const [current] = await ctx.db.select().from(confInsights).where(eq(confInsights.id, id));
-  if (!current) throw notFound('Insight', Code.INSIGHT_NOT_FOUND);
-  if (current.convertedFaqId) throw unprocessable(Code.INSIGHT_CONVERTED, 'The insight was converted to a FAQ; edit the FAQ instead');
-  const edited =
-    (input.question !== undefined && input.question !== current.question) ||
-    (input.answer !== undefined && input.answer !== current.answer);
-  const [proposal] = edited ? await proposeFaqUpdates(ctx, current.batchId, [input.question ?? current.question]) : [undefined];
-  const now = ctx.clock.now();
-  const reviewed = input.status && input.status !== current.status && input.status !== 'pending_review';
-  const [row] = await ctx.db
-    .update(confInsights)
-    .set({
-      ...(input.status ? { status: input.status } : {}),
-      ...(input.question !== undefined ? { question: input.question } : {}),
-      ...(input.answer !== undefined ? { answer: input.answer } : {}),
-      ...(reviewed ? { reviewedBy: actor.id, reviewedAt: now } : {}),
-      ...(input.status === 'pending_review' ? { reviewedBy: null, reviewedAt: null } : {}),
-      ...(proposal !== undefined ? proposalColumns(proposal) : {}),
-      updatedAt: now,
-    })
-    .where(and(eq(confInsights.id, id), sql`${confInsights.convertedFaqId} is null`))
-    .returning();
-  if (!row) throw unprocessable(Code.INSIGHT_CONVERTED, 'The insight was converted to a FAQ; edit the FAQ instead');
-  return toInsightView(row);
+  // The proposal embeds a question, so it is computed before the transaction (none is held across the
+  // embedder), for the question read then. The row is then locked: an edit that committed meanwhile may
+  // have changed the question, and a proposal computed for another question than the row will have is
+  // not written (the stored one, written with the current question, stays). When this edit sets a
+  // question it has no proposal for, it reads again and computes for it (a second pass always does).
+  for (let attempt = 0; ; attempt += 1) {
+    const [current] = await ctx.db.select().from(confInsights).where(eq(confInsights.id, id));
+    if (!current) throw notFound('Insight', Code.INSIGHT_NOT_FOUND);
+    if (current.convertedFaqId) throw unprocessable(Code.INSIGHT_CONVERTED, 'The insight was converted to a FAQ; edit the FAQ instead');
+    const edited =
+      (input.question !== undefined && input.question !== current.question) ||
+      (input.answer !== undefined && input.answer !== current.answer);
+    const proposedFor = edited || (attempt > 0 && input.question !== undefined) ? (input.question ?? current.question) : null;
+    const [computed] = proposedFor !== null ? await proposeFaqUpdates(ctx, current.batchId, [proposedFor]) : [undefined];
+    const row = await ctx.db.transaction(async (tx) => {
+      const [locked] = await tx.select().from(confInsights).where(eq(confInsights.id, id)).for('update');
+      if (!locked) throw notFound('Insight', Code.INSIGHT_NOT_FOUND);
+      if (locked.convertedFaqId) throw unprocessable(Code.INSIGHT_CONVERTED, 'The insight was converted to a FAQ; edit the FAQ instead');
+      const question = input.question ?? locked.question;
+      const proposal = proposedFor === question ? computed : undefined;
+      if (question !== locked.question && proposal === undefined) return null; // a new question with no proposal: again
+      const now = ctx.clock.now();
+      const reviewed = input.status && input.status !== locked.status && input.status !== 'pending_review';
+      const [updated] = await tx
+        .update(confInsights)
+        .set({
+          ...(input.status ? { status: input.status } : {}),
+          ...(input.question !== undefined ? { question: input.question } : {}),
+          ...(input.answer !== undefined ? { answer: input.answer } : {}),
+          ...(reviewed ? { reviewedBy: actor.id, reviewedAt: now } : {}),
+          ...(input.status === 'pending_review' ? { reviewedBy: null, reviewedAt: null } : {}),
+          ...(proposal !== undefined ? proposalColumns(proposal) : {}),
+          updatedAt: now,
+        })
+        .where(eq(confInsights.id, id))
+        .returning();
+      if (!updated) throw new Error('the locked insight row was not updated');
+      return updated;
+    });
+    if (row) return toInsightView(row);
+  }
 }
 
 export interface ConvertInsightInput {

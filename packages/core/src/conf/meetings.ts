@@ -91,7 +91,8 @@ export async function getMeeting(ctx: Pick<CoreContext, 'db'>, id: string): Prom
   const [row] = await ctx.db
     .select({ ...columns, transcriptText: confMeetings.transcriptText })
     .from(confMeetings)
-    .where(eq(confMeetings.id, id));
+    // A deleted program's meeting is gone here as from the list (404, as an unknown id).
+    .where(and(eq(confMeetings.id, id), inLiveProgram(sql`conf_meetings.batch_id`, { nullable: true })));
   if (!row) throw notFound('Meeting', Code.MEETING_NOT_FOUND);
   const [k] = await ctx.db.select({ n: count() }).from(transcriptKnowledge).where(eq(transcriptKnowledge.meetingId, id));
   return { ...toView(row as Row), transcriptText: row.transcriptText ?? null, knowledgeCount: k?.n ?? 0 };

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { confMeetings } from '@cfaq/db/schema/index';
+import { confMeetings, transcriptKnowledge } from '@cfaq/db/schema/index';
+import { eq } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
-import { badRequest, Code, conflict, unprocessable } from '../errors/index.js';
+import { AppError, badRequest, Code, conflict, unprocessable } from '../errors/index.js';
 import { lockProgramForWrite } from '../programs/lock.js';
 import type { Actor } from '../shared/db.js';
-import { storeOrRetry } from './ingest.js';
+import { type IngestResult, storeOrRetry } from './ingest.js';
 import type { UploadResult } from './shape.js';
 import { sanitizeTopic } from './topic.js';
 import { type ParsedTranscript, parseTranscript, TranscriptError } from './transcript.js';
@@ -55,7 +56,15 @@ export async function uploadTranscript(ctx: Ctx, actor: Actor, input: UploadInpu
   });
   if (!meeting) throw new Error('meeting insert returned nothing');
   // No retry comes for an upload: a failure fails its meeting (not left pending) and answers the request.
-  const result = await storeOrRetry(ctx, meeting, parsed, { finalAttempt: true });
+  let result: IngestResult;
+  try {
+    result = await storeOrRetry(ctx, meeting, parsed, { finalAttempt: true });
+  } catch (err) {
+    // The program was deleted while the transcript was embedded and extracted (the store locks it
+    // again): the upload is a 404, so the meeting it saved goes too, and the upload wrote nothing.
+    if (err instanceof AppError && err.code === Code.PROGRAM_NOT_FOUND) await dropMeeting(ctx, meeting.id);
+    throw err;
+  }
   if (result.status !== 'completed') throw conflict(Code.MEETING_PROCESSING, 'The meeting was processed concurrently');
   return {
     meetingId: meeting.id,
@@ -67,4 +76,16 @@ export async function uploadTranscript(ctx: Ctx, actor: Actor, input: UploadInpu
     insightsStatus: result.insightsStatus,
     insightsError: result.insightsError,
   };
+}
+
+/**
+ * Deletes an upload's meeting and what hangs off it, in one transaction: its insights go with it (ON
+ * DELETE CASCADE); its knowledge rows would only lose their meeting (SET NULL), so they are deleted
+ * first. A failed store wrote none of either (its transaction rolled back); this covers them all the same.
+ */
+async function dropMeeting(ctx: Pick<CoreContext, 'db'>, meetingId: string): Promise<void> {
+  await ctx.db.transaction(async (tx) => {
+    await tx.delete(transcriptKnowledge).where(eq(transcriptKnowledge.meetingId, meetingId));
+    await tx.delete(confMeetings).where(eq(confMeetings.id, meetingId));
+  });
 }

@@ -9,6 +9,7 @@ import type { CoreContext } from '../context.js';
 import { Code, notFound } from '../errors/index.js';
 import { searchKnowledge } from '../knowledge/search.js';
 import type { KnowledgeHit } from '../knowledge/shape.js';
+import { inLiveProgram } from '../programs/live.js';
 import type { Actor } from '../shared/db.js';
 import { logPipelineStep } from '../shared/pipeline-log.js';
 import { type MatchedInsight, matchInsights } from './insights.js';
@@ -61,7 +62,12 @@ const faqFields = {
 /** The batch: approved FAQs, never checked first, then oldest lastCheckedAt, at most FAQ_AUDIT_BATCH_SIZE. */
 async function selectBatch(ctx: Ctx, opts: AuditRunOptions): Promise<AuditFaq[]> {
   if (opts.faqId) {
-    const [row] = await ctx.db.select(faqFields).from(faqs).where(eq(faqs.id, opts.faqId)).limit(1);
+    // A deleted program's FAQ is gone from every read by id, as an unknown id is (404, nothing run or logged).
+    const [row] = await ctx.db
+      .select(faqFields)
+      .from(faqs)
+      .where(and(eq(faqs.id, opts.faqId), inLiveProgram(faqs.batchId)))
+      .limit(1);
     if (!row || row.reviewStatus === 'draft') throw notFound('FAQ', Code.FAQ_NOT_FOUND);
     return [row];
   }
@@ -220,6 +226,8 @@ async function record(ctx: Ctx, faq: AuditFaq, r: Omit<AuditItemResult, 'checked
           flaggedAt: now,
           lastCheckedAt: now,
           reviewCycle: sql`${faqs.reviewCycle} + 1`,
+          // A new round starts its escalation clock afresh, as a manual or freshness flag does.
+          escalatedAt: null,
           updatedAt: now,
         })
         .where(and(eq(faqs.id, faq.id), eq(faqs.reviewStatus, faq.reviewStatus)))
