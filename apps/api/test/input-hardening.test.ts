@@ -286,3 +286,59 @@ describe('a body of one of several object forms is named against the form it has
     expect(errorsOf(partial)).toEqual([{ path: 'body.message', message: 'is required' }]);
   });
 });
+
+describe('a body whose fields are all optional may be left out', () => {
+  const MISSING = '00000000-0000-4000-8000-000000000000';
+
+  it('reads no body, or an empty JSON one, as {} on a route whose body schema requires nothing', async () => {
+    for (const payload of [undefined, '']) {
+      const post = await t.app.inject({
+        method: 'POST',
+        url: '/api/community/posts',
+        headers: user.headers,
+        payload: { title: `Optional body ${JSON.stringify(payload)}?`, body: 'A body' },
+      });
+      const id = post.json().id as string;
+      const comment = await t.app.inject({
+        method: 'POST',
+        url: `/api/community/posts/${id}/comments`,
+        headers: admin.headers,
+        payload: { body: 'The accepted answer.' },
+      });
+      await t.app.inject({ method: 'PUT', url: `/api/community/posts/${id}/comments/${comment.json().id}/accept`, headers: user.headers });
+      const headers = payload === undefined ? admin.headers : { ...admin.headers, 'content-type': 'application/json' };
+      const res = await t.app.inject({ method: 'POST', url: `/api/community/posts/${id}/convert`, headers, payload });
+      expect(res.statusCode, JSON.stringify(payload)).toBe(201);
+      expect(res.json()).toMatchObject({ faq: { answer: 'The accepted answer.' }, post: { convertedFaqId: expect.any(String) } });
+    }
+  });
+
+  it('runs every such route without a body (404 for an unknown id, not 400), and still refuses a null body', async () => {
+    const routes: InjectOptions[] = [
+      { method: 'POST', url: `/api/community/posts/${MISSING}/convert` },
+      { method: 'POST', url: `/api/conf/insights/${MISSING}/convert-to-faq` },
+      { method: 'PUT', url: `/api/knowledge/${MISSING}/promote` },
+      { method: 'POST', url: `/api/search/unresolved/${MISSING}/resolve` },
+      { method: 'POST', url: `/api/admin/escalated/${MISSING}/resolve` },
+      { method: 'POST', url: `/api/admin/community/escalated-posts/${MISSING}/resolve` },
+    ];
+    for (const route of routes) {
+      const res = await t.app.inject({ ...route, headers: admin.headers });
+      expect(res.statusCode, `${route.method} ${route.url}: ${res.body}`).toBe(404);
+    }
+    const nul = await t.app.inject({
+      method: 'POST',
+      url: `/api/community/posts/${MISSING}/convert`,
+      headers: { ...admin.headers, 'content-type': 'application/json' },
+      payload: 'null',
+    });
+    expect(fieldOf(nul)).toBe('body');
+  });
+
+  it('still answers 400 naming `body` where the body schema has a required property', async () => {
+    expect(fieldOf(await t.app.inject({ method: 'POST', url: '/api/faq', headers: admin.headers }))).toBe('body');
+    expect(fieldOf(await t.app.inject({ method: 'POST', url: `/api/community/posts/${postId}/comments`, headers: user.headers }))).toBe(
+      'body',
+    );
+  });
+});

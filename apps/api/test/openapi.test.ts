@@ -201,4 +201,59 @@ describe('OpenAPI document', () => {
     expect(Object.values(sent['too large'] ?? {}).every((status) => status === 413)).toBe(true);
     expect(Object.values(sent.malformed ?? {}).every((status) => status === 415)).toBe(true);
   });
+
+  it('declares 400 on every operation: the NUL guard refuses a query on any route, one without a schema too', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/api/docs/json' })).json() as {
+      paths: Record<string, Record<string, Operation>>;
+    };
+    const gaps: string[] = [];
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        if (!Object.keys(op.responses ?? {}).includes('400')) gaps.push(`${method.toUpperCase()} ${path}`);
+      }
+    }
+    expect(gaps).toEqual([]);
+    const health = await t.app.inject({ method: 'GET', url: '/api/health?x=%00' });
+    expect(health.statusCode).toBe(400);
+    expect(Object.keys(doc.paths['/api/health']?.get?.responses ?? {})).toContain('400');
+    // A route listing its own 400 keeps its entry (the shared one is only a default).
+    expect(doc.paths['/api/faq']?.post?.responses?.['400']).toBeDefined();
+  });
+
+  it('marks a request body optional exactly where an absent one is read as {}, and required where it is refused', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/api/docs/json' })).json() as {
+      paths: Record<string, Record<string, Operation & { requestBody?: { required?: boolean } }>>;
+    };
+    const requiredOf = (path: string, method: string) => doc.paths[path]?.[method]?.requestBody?.required;
+    for (const [path, method] of [
+      ['/api/community/posts/{id}/convert', 'post'],
+      ['/api/conf/insights/{id}/convert-to-faq', 'post'],
+      ['/api/knowledge/{id}/promote', 'put'],
+      ['/api/search/unresolved/{id}/resolve', 'post'],
+      ['/api/admin/escalated/{id}/resolve', 'post'],
+      ['/api/admin/community/escalated-posts/{id}/resolve', 'post'],
+    ] as const) {
+      expect(requiredOf(path, method), `${method} ${path}`).toBe(false);
+    }
+    expect(requiredOf('/api/faq', 'post')).toBe(true);
+    // The document agrees with the server on every body route: no body is refused (400 naming `body`)
+    // where it is required, and never where it is not. The internal mark never reaches the document.
+    const { headers } = await t.signIn('admin');
+    const wrong: string[] = [];
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        const where = `${method.toUpperCase()} ${path}`;
+        if (Object.keys(op).some((key) => key.startsWith('x-optional'))) wrong.push(`${where}: carries the internal mark`);
+        if (!op.requestBody) continue;
+        const url = path.replace(/\{\w+\}/g, '00000000-0000-4000-8000-000000000000');
+        const res = await t.app.inject({ method: method.toUpperCase() as 'POST', url, headers });
+        // The transcript upload takes multipart or JSON, and refuses a request with neither as 415.
+        const refused =
+          res.statusCode === 415 ||
+          (res.statusCode === 400 && (res.json() as { errors?: { path: string }[] }).errors?.some((e) => e.path === 'body') === true);
+        if (op.requestBody.required !== refused) wrong.push(`${where}: required ${op.requestBody.required}, no body answered ${res.body}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
 });

@@ -300,4 +300,26 @@ describe('one function, one budget: its spellings and methods count together', (
     expect((await del('admin', b.id)).statusCode).toBe(204);
     expect429(await del('auth', (await c.signIn('user')).id));
   });
+
+  it("an escalated post's two resolve paths share one budget", async () => {
+    const [admin, author] = await Promise.all([c.signIn('admin'), c.signIn('user')]);
+    const ids: string[] = [];
+    for (const title of ['Escalated one', 'Escalated two', 'Escalated three']) {
+      const res = await c.app.inject({
+        method: 'POST',
+        url: '/api/community/posts',
+        headers: author.headers,
+        payload: { title, body: 'Help' },
+      });
+      ids.push((res.json() as { id: string }).id);
+    }
+    await c.ctx.pool.query(`UPDATE community_posts SET escalation_status = 'escalated', escalated_at = now() WHERE id = ANY($1::uuid[])`, [
+      ids,
+    ]);
+    const resolve = (url: string) => c.app.inject({ method: 'POST', url, headers: admin.headers });
+    expect((await resolve(`/api/admin/community/escalated-posts/${ids[0]}/resolve`)).statusCode).toBe(200);
+    expect((await resolve(`/api/admin/escalated/${ids[1]}/resolve`)).statusCode).toBe(200);
+    expect429(await resolve(`/api/admin/community/escalated-posts/${ids[2]}/resolve`));
+    expect429(await resolve(`/api/admin/escalated/${ids[2]}/resolve`));
+  });
 });

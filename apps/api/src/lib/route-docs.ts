@@ -7,9 +7,10 @@ import { takesProgramQuery } from './program-param.js';
  * What the registration hook writes into every documented route's schema, from what it knows of
  * the route (its access level, its input schemas, its rate limit), so route files list only the
  * statuses that are theirs (404, 409, 422, ...):
- * - 400 where the route validates params, query or body, or its method has a body Fastify parses
- *   (POST, PUT, PATCH, DELETE: a body that is not valid JSON is 400 INVALID_JSON even where the route
- *   reads none);
+ * - 400 on every route: the input guard (plugins/input-guard.ts) refuses a NUL character in any
+ *   route's query, path or body with 400 VALIDATION_FAILED, before the route's schemas (if any) run,
+ *   and on the methods whose body Fastify parses (POST, PUT, PATCH, DELETE) a body that is not valid
+ *   JSON is 400 INVALID_JSON even where the route reads none;
  * - 413 and 415 on those same methods: a body over the size limit (BODY_LIMIT_BYTES, or the route's
  *   own) is 413, a media type no parser takes (`text/plain`) or a malformed content-type is 415, before
  *   the route's own code runs, so a body-less write such as an upvote answers them too;
@@ -26,7 +27,9 @@ import { takesProgramQuery } from './program-param.js';
  *   (`actorOf`: a staff member sees more) and the rate limiter keys by it, so clients should send it;
  *   a route's own `schema.security` is kept;
  * - `operationId`: camelCase from method and path (`GET /api/faq/:id` → `getFaqById`) unless the
- *   route gives one; unique, or the app refuses to start.
+ *   route gives one; unique, or the app refuses to start;
+ * - an optional body where `{}` is a valid one (see `optionalBody`): the route reads an absent body as
+ *   `{}`, and the document says `requestBody.required: false` (plugins/openapi.ts).
  * A status the route lists itself keeps the route's own entry (its body shape, its description).
  */
 export const SECURITY_SCHEMES = {
@@ -86,6 +89,29 @@ export function operationIdFor(method: string, url: string): string {
   return method.toLowerCase() + words.join('');
 }
 
+/**
+ * The operation extension that marks an optional request body. @fastify/swagger copies `x-` keys of a
+ * route's schema onto its operation but always writes `requestBody.required: true`; the openapi
+ * plugin turns the mark into `required: false` and drops it.
+ */
+export const OPTIONAL_BODY = 'x-optional-body';
+
+/**
+ * Whether an empty object is a valid body: an object schema with no required property and no
+ * `minProperties`. Such a body can as well be left out (`POST /community/posts/:id/convert` takes the
+ * answer from the post), so an absent one is read as `{}` rather than refused.
+ */
+export function optionalBody(body: unknown): boolean {
+  if (!body || typeof body !== 'object') return false;
+  const { type, required, minProperties } = body as { type?: unknown; required?: unknown[]; minProperties?: number };
+  return type === 'object' && (required?.length ?? 0) === 0 && !minProperties;
+}
+
+/** An absent body (none sent, or an empty JSON one: app.ts) becomes `{}` before validation; `null` is still refused. */
+async function absentBodyAsEmpty(request: { body: unknown }): Promise<void> {
+  if (request.body === undefined) request.body = {};
+}
+
 type Schema = NonNullable<RouteOptions['schema']> & {
   operationId?: string;
   security?: unknown;
@@ -100,6 +126,12 @@ type Schema = NonNullable<RouteOptions['schema']> & {
  */
 export function documentRoute(route: RouteOptions & { path?: string }, access: Access, seen: Set<string>): void {
   const schema = route.schema as Schema | undefined;
+  const bodyOptional = optionalBody(schema?.body);
+  if (bodyOptional) {
+    // First, so the route's own preValidation hooks see the `{}` its handler gets.
+    const own = route.preValidation;
+    route.preValidation = [absentBodyAsEmpty, ...(own === undefined ? [] : Array.isArray(own) ? own : [own])];
+  }
   if (!schema || schema.hide) return;
   const method = Array.isArray(route.method) ? route.method.join('') : route.method;
   const url = route.url ?? route.path ?? '';
@@ -110,7 +142,8 @@ export function documentRoute(route: RouteOptions & { path?: string }, access: A
   const methods = (Array.isArray(route.method) ? route.method : [route.method]).map((m) => m.toUpperCase());
   const parsesBody = methods.some((m) => BODY_METHODS.has(m));
   const statuses: number[] = [];
-  if (schema.params || schema.querystring || schema.body || parsesBody) statuses.push(400);
+  // Every route: the input guard's NUL check reads the query of any route (`GET /api/health?x=%00`).
+  statuses.push(400);
   if (access === 'user' || access === 'staff' || access === 'admin') statuses.push(401, 403);
   if (methods.some((m) => WRITE_METHODS.has(m))) statuses.push(409);
   if (parsesBody) statuses.push(413, 415);
@@ -122,6 +155,7 @@ export function documentRoute(route: RouteOptions & { path?: string }, access: A
     ...schema,
     operationId,
     security: schema.security ?? SECURITY[access],
+    ...(bodyOptional ? { [OPTIONAL_BODY]: true } : {}),
     // The route's own entries last: a status it lists (a 503 with its own body, a described 409) is kept as it is.
     response: { ...problemResponses(...statuses), ...(schema.response ?? {}) },
   };

@@ -2,11 +2,14 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { SECURITY_SCHEMES } from '../lib/route-docs.js';
+import { OPTIONAL_BODY, SECURITY_SCHEMES } from '../lib/route-docs.js';
 
-type OpenApiDocument = {
-  paths?: Record<string, Record<string, { responses?: Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }> }>>;
+type Operation = {
+  requestBody?: { required?: boolean };
+  responses?: Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }>;
+  [OPTIONAL_BODY]?: boolean;
 };
+type OpenApiDocument = { paths?: Record<string, Record<string, Operation>> };
 
 /** Media types the route schemas cannot say, by path and status: the answer is not JSON. */
 const TEXT_ANSWERS: Record<string, string> = { '/api/metrics 200': 'text/plain; version=0.0.4' };
@@ -37,6 +40,21 @@ export function documentMediaTypes<D extends OpenApiDocument>(doc: D): D {
   return doc;
 }
 
+/**
+ * @fastify/swagger marks every request body required. A route whose body may be left out (read as
+ * `{}`: lib/route-docs.ts) carries the OPTIONAL_BODY mark, which becomes `required: false` here.
+ */
+export function documentOptionalBodies<D extends OpenApiDocument>(doc: D): D {
+  for (const operations of Object.values(doc.paths ?? {})) {
+    for (const operation of Object.values(operations)) {
+      if (!(OPTIONAL_BODY in operation)) continue;
+      if (operation[OPTIONAL_BODY] && operation.requestBody) operation.requestBody.required = false;
+      delete operation[OPTIONAL_BODY];
+    }
+  }
+  return doc;
+}
+
 /** OpenAPI 3 generated from the route schemas: UI at /api/docs, document at /api/docs/json. */
 export const openapiPlugin = fp(
   async (app: FastifyInstance) => {
@@ -57,7 +75,8 @@ export const openapiPlugin = fp(
         servers: [{ url: '/', description: 'this server' }],
       },
       refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
-      transformObject: (documents) => documentMediaTypes((documents as { openapiObject: OpenApiDocument }).openapiObject) as never,
+      transformObject: (documents) =>
+        documentOptionalBodies(documentMediaTypes((documents as { openapiObject: OpenApiDocument }).openapiObject)) as never,
     });
     await app.register(swaggerUi, { routePrefix: '/api/docs' });
   },

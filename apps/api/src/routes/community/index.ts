@@ -231,10 +231,6 @@ export const communityRoutes: RoutePlugin = async (app) => {
     '/community/posts/:id/convert',
     {
       config: { access: 'staff' },
-      // The body is optional: no body means "take the answer from the post".
-      preValidation: async (request) => {
-        request.body ??= {};
-      },
       schema: {
         tags,
         summary: 'Convert a post into an approved FAQ',

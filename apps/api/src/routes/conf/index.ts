@@ -218,9 +218,6 @@ export const confRoutes: RoutePlugin = async (app) => {
     '/conf/insights/:id/convert-to-faq',
     {
       config: { access: 'admin' },
-      preValidation: async (request) => {
-        request.body ??= {};
-      },
       schema: {
         tags,
         summary:

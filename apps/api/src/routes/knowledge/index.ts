@@ -130,9 +130,6 @@ export const knowledgeRoutes: RoutePlugin = async (app) => {
     '/knowledge/:id/promote',
     {
       config: { access: 'admin' },
-      preValidation: async (request) => {
-        request.body ??= {};
-      },
       schema: {
         tags,
         summary:

@@ -242,11 +242,6 @@ export const searchRoutes: RoutePlugin = async (app) => {
         body: ResolveBody,
         response: { 200: UnresolvedItem, ...problemResponses(404, 422) },
       },
-      // The body is optional: a request without one resolves without an FAQ.
-      preValidation: (request, _reply, done) => {
-        request.body ??= {};
-        done();
-      },
     },
     async (request) =>
       resolveUnresolvedSearch(app.ctx, {
