@@ -1,7 +1,7 @@
 import { adminTwoFactorRequired, fixedClock, loadConfig, totpCodeAt } from '@cfaq/core';
 import { TEST_ENV } from '@cfaq/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, expectProblem, GENEROUS_LIMITS, type TestApp } from './helpers.js';
+import { createTestApp, expectProblem, GENEROUS_LIMITS, type TestApp, whileHeld } from './helpers.js';
 
 /** ADMIN_2FA_REQUIRED: admin routes stay closed to an admin until TOTP is on, except its setup routes. */
 const clock = fixedClock('2026-03-01T12:00:10Z');
@@ -39,30 +39,11 @@ describe('ADMIN_2FA_REQUIRED', () => {
     const setup = await t.app.inject({ method: 'POST', url: '/api/auth/2fa/setup', payload: {}, headers: admin.headers });
     const { secret } = setup.json() as { secret: string };
     // A second setup, under way: it has replaced the pending secret (uncommitted) as the enable runs.
-    const other = await t.ctx.pool.connect();
-    try {
-      await other.query('BEGIN');
-      await other.query(`UPDATE users SET totp_pending_secret = 'v1.replaced' WHERE id = $1`, [admin.id]);
-      const enable = t.app.inject({
-        method: 'POST',
-        url: '/api/auth/2fa/enable',
-        payload: { code: await totpCodeAt(secret, clock.now()) },
-        headers: admin.headers,
-      });
-      let waiting = false;
-      for (let i = 0; i < 1500 && !waiting; i += 1) {
-        const { rows } = await t.ctx.pool.query<{ n: string }>(
-          `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-        );
-        waiting = Number(rows[0]?.n) > 0;
-        if (!waiting) await new Promise((r) => setTimeout(r, 10));
-      }
-      expect(waiting).toBe(true);
-      await other.query('COMMIT');
-      expectProblem(await enable, 422, 'TWO_FACTOR_NOT_SET_UP');
-    } finally {
-      other.release();
-    }
+    const code = await totpCodeAt(secret, clock.now());
+    const enable = await whileHeld(t.ctx.pool, `UPDATE users SET totp_pending_secret = 'v1.replaced' WHERE id = $1`, [admin.id], () =>
+      t.app.inject({ method: 'POST', url: '/api/auth/2fa/enable', payload: { code }, headers: admin.headers }),
+    );
+    expectProblem(enable, 422, 'TWO_FACTOR_NOT_SET_UP');
   });
 
   it('is on by default in production and off elsewhere; an explicit value wins', () => {

@@ -14,7 +14,7 @@ import {
 } from '@cfaq/db/schema/index';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, expectProblem, GENEROUS_LIMITS, type TestApp } from './helpers.js';
+import { createTestApp, expectProblem, GENEROUS_LIMITS, type TestApp, whileHeld } from './helpers.js';
 import { bearer, craftJwt } from './tokens.js';
 
 let t: TestApp;
@@ -449,28 +449,6 @@ describe('two password changes at once', () => {
 });
 
 describe('a password change racing a suspension or a deletion of its account', () => {
-  /** Runs `change` while `sql` (a suspension or a deletion of the user's row) is held uncommitted, then commits it. */
-  async function whileHeld<R>(sql: string, userId: string, change: () => Promise<R>): Promise<R> {
-    const other = await t.ctx.pool.connect();
-    try {
-      await other.query('BEGIN');
-      await other.query(sql, [userId]);
-      const pending = change();
-      let waiting = false;
-      for (let i = 0; i < 1500 && !waiting; i += 1) {
-        const { rows } = await t.ctx.pool.query<{ n: string }>(
-          `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-        );
-        waiting = Number(rows[0]?.n) > 0;
-        if (!waiting) await new Promise((r) => setTimeout(r, 10));
-      }
-      expect(waiting).toBe(true);
-      await other.query('COMMIT');
-      return await pending;
-    } finally {
-      other.release();
-    }
-  }
   const change = (u: Awaited<ReturnType<typeof registerUser>>) => () =>
     t.app.inject({
       method: 'PUT',
@@ -481,7 +459,7 @@ describe('a password change racing a suspension or a deletion of its account', (
 
   it('a suspension that commits while the password is changed is seen: 403 and no session outlives it', async () => {
     const u = await registerUser();
-    const res = await whileHeld(`UPDATE users SET status = 'suspended' WHERE id = $1`, u.user.id, change(u));
+    const res = await whileHeld(t.ctx.pool, `UPDATE users SET status = 'suspended' WHERE id = $1`, [u.user.id], change(u));
     expectProblem(res, 403, 'ACCOUNT_SUSPENDED');
     const live = await t.ctx.pool.query(`SELECT count(*)::int AS n FROM refresh_tokens WHERE user_id = $1 AND revoked_at IS NULL`, [
       u.user.id,
@@ -494,7 +472,7 @@ describe('a password change racing a suspension or a deletion of its account', (
 
   it('a deletion that commits meanwhile is 401 INVALID_TOKEN (the token names nobody), not an undeclared 404', async () => {
     const u = await registerUser();
-    const res = await whileHeld('DELETE FROM users WHERE id = $1', u.user.id, change(u));
+    const res = await whileHeld(t.ctx.pool, 'DELETE FROM users WHERE id = $1', [u.user.id], change(u));
     expectProblem(res, 401, 'INVALID_TOKEN');
   });
 });

@@ -14,7 +14,7 @@ import { type FakeConfProvider, signConfWebhook, startFakeConfProvider } from '@
 import { eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../src/app.js';
-import { createTestApp, expectProblem, GENEROUS_LIMITS, type TestApp } from './helpers.js';
+import { createTestApp, expectProblem, GENEROUS_LIMITS, type TestApp, whileHeld } from './helpers.js';
 
 const SECRET = 'whsec-test-secret';
 let fake: FakeConfProvider;
@@ -162,30 +162,15 @@ describe('OAuth connect', () => {
     const { state } = start.json() as { state: string };
     const nonce = state.split('.')[0] as string;
     // The racing callback: it has claimed the state (uncommitted) after this one read it.
-    const other = await t.ctx.pool.connect();
-    try {
-      await other.query('BEGIN');
-      await other.query('UPDATE conf_oauth_states SET used_at = now() WHERE nonce = $1', [nonce]);
-      const code = fake.issueCode('zm-alice', fake.env.CONF_REDIRECT_URI as string);
-      const losing = t.app.inject({
+    const code = fake.issueCode('zm-alice', fake.env.CONF_REDIRECT_URI as string);
+    const losing = await whileHeld(t.ctx.pool, 'UPDATE conf_oauth_states SET used_at = now() WHERE nonce = $1', [nonce], () =>
+      t.app.inject({
         method: 'GET',
         url: `/api/conf/auth/callback?code=${code}&state=${encodeURIComponent(state)}`,
         headers: admin.headers,
-      });
-      let waiting = false;
-      for (let i = 0; i < 1500 && !waiting; i += 1) {
-        const { rows } = await t.ctx.pool.query<{ n: string }>(
-          `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-        );
-        waiting = Number(rows[0]?.n) > 0;
-        if (!waiting) await new Promise((r) => setTimeout(r, 10));
-      }
-      expect(waiting).toBe(true);
-      await other.query('COMMIT');
-      expect(expectProblem(await losing, 400, 'INVALID_OAUTH_STATE').detail).toMatch(/already used/);
-    } finally {
-      other.release();
-    }
+      }),
+    );
+    expect(expectProblem(losing, 400, 'INVALID_OAUTH_STATE').detail).toMatch(/already used/);
   });
 
   it("without CONF_REDIRECT_URI the browser lands on this API's callback with no token: the state names the admin", async () => {

@@ -54,3 +54,36 @@ export const GENEROUS_LIMITS: Record<string, string> = {
   RATE_LIMIT_TWO_FACTOR_MAX: '10000',
   RATE_LIMIT_ADMIN_WRITE_MAX: '10000',
 };
+
+type Pool = TestApp['ctx']['pool'];
+
+/** Waits (up to about 15 s) until `n` sessions of this file's database wait on a lock; false if they never do. */
+export async function lockWaiters(pool: Pool, n = 1): Promise<boolean> {
+  for (let i = 0; i < 1500; i += 1) {
+    const { rows } = await pool.query<{ n: string }>(
+      `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+    );
+    if (Number(rows[0]?.n) >= n) return true;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return false;
+}
+
+/**
+ * A race made deterministic: `sql` (the other side's write) runs on a second connection and stays
+ * uncommitted while `action` starts; once the action waits on its lock, the write commits, and the
+ * action's answer is returned (it saw the write land between its checks and its own write).
+ */
+export async function whileHeld<R>(pool: Pool, sql: string, params: unknown[], action: () => Promise<R>): Promise<R> {
+  const other = await pool.connect();
+  try {
+    await other.query('BEGIN');
+    await other.query(sql, params);
+    const pending = action();
+    if (!(await lockWaiters(pool))) throw new Error('the action never waited on the held lock');
+    await other.query('COMMIT');
+    return await pending;
+  } finally {
+    other.release();
+  }
+}

@@ -1,6 +1,6 @@
 import type { PoolClient } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, expectProblem, GENEROUS_LIMITS, type TestApp } from './helpers.js';
+import { createTestApp, expectProblem, GENEROUS_LIMITS, type TestApp, lockWaiters as waitForLocks } from './helpers.js';
 
 // A write racing a program's delete either lands before it (and answers 2xx) or gets 404 and writes
 // nothing: it never answers 404 for content it saved, and a deleted program takes no new content.
@@ -42,18 +42,7 @@ const post = (url: string, headers: Who['headers'], payload: object) =>
 const deleteProgram = (id: string) => t.app.inject({ method: 'DELETE', url: `/api/batches/${id}`, headers: admin.headers });
 const count = async (sql: string, params: unknown[]) => Number((await t.ctx.pool.query<{ n: string }>(sql, params)).rows[0]?.n);
 
-/** Waits (bounded) until `n` sessions of this file's database wait on a lock; false if they never do. */
-async function lockWaiters(n: number): Promise<boolean> {
-  for (let i = 0; i < 1000; i += 1) {
-    const waiting = await count(
-      `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-      [],
-    );
-    if (waiting >= n) return true;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  return false;
-}
+const lockWaiters = (n: number) => waitForLocks(t.ctx.pool, n);
 
 /** The program's delete, as deleteProgram runs it (the row locked, then marked deleted), left open. */
 async function openDelete(id: string): Promise<{ commit(): Promise<void> }> {
