@@ -145,6 +145,23 @@ describe('security headers and no-store', () => {
     expect(answers[3]?.statusCode).toBe(200);
   });
 
+  it("marks every answer to a request with credentials no-store (the caller's own data), and leaves anonymous public reads cacheable", async () => {
+    const [user, admin] = await Promise.all([open.signIn('user'), open.signIn('admin')]);
+    for (const [url, who] of [
+      ['/api/notifications', user],
+      ['/api/notifications/settings', user],
+      ['/api/reputation/me', user],
+      ['/api/moderation/logs', admin],
+      ['/api/knowledge/', admin],
+      ['/api/faq', admin],
+    ] as const) {
+      const res = await open.app.inject({ method: 'GET', url, headers: who.headers });
+      expect(res.statusCode, url).toBe(200);
+      expect(res.headers['cache-control'], url).toBe('no-store');
+    }
+    expect((await open.app.inject({ method: 'GET', url: '/api/faq' })).headers['cache-control']).toBeUndefined();
+  });
+
   it('marks admin answers no-store too: the AI key reveal holds a plaintext secret', async () => {
     const admin = await open.signIn('admin');
     const answers = [

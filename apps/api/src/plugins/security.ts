@@ -23,13 +23,16 @@ export function corsOptions(setting: string): { origin: false | string | string[
 const NO_STORE_PREFIXES = ['/api/auth/', '/api/admin/', '/api/conf/auth', '/api/conf/callback', '/api/conf/token'];
 
 /**
- * What every answer carries: the security headers, and on the no-store paths `Cache-Control: no-store`
- * (by the request's path, so an unknown route there and an error before routing carry it too).
+ * What every answer carries: the security headers, and `Cache-Control: no-store` on the no-store paths
+ * (by the request's path, so an unknown route there and an error before routing carry it too) and on
+ * every answer to a request that carries credentials: signed-in reads (notifications, moderation logs,
+ * a staff member's view of a FAQ with its drafts) are the caller's own and are never to be stored.
  */
 export function applySecurityHeaders(request: FastifyRequest, reply: FastifyReply, securityHeaders: Readonly<Record<string, string>>) {
   reply.headers(securityHeaders);
   const path = routedPath(request);
-  if (NO_STORE_PREFIXES.some((p) => path.startsWith(p))) reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+  if (request.headers.authorization !== undefined || NO_STORE_PREFIXES.some((p) => path.startsWith(p)))
+    reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
 }
 
 /**
