@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type Config, ConfigError, type CoreContext, createLoggerOptions } from '@cfaq/core';
+import { type Config, ConfigError, type CoreContext, createLoggerOptions, invalidField } from '@cfaq/core';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { answerClientError } from './lib/client-error.js';
@@ -72,7 +72,13 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body.toString();
     if (text.trim() === '') return done(null, undefined);
-    return jsonParser(request, text, done);
+    return jsonParser(request, text, (err, value) => {
+      // Refused though it parses: a `__proto__` or `constructor.prototype` key (prototype poisoning).
+      // That is a field the body may not have, not malformed JSON: name it as every other one.
+      if (err && parsesAsJson(text))
+        return done(invalidField('body', 'must not hold a "__proto__" or "constructor.prototype" key'), undefined);
+      return done(err, value);
+    });
   });
 
   await app.register(contextPlugin, { ctx: opts.ctx });
@@ -110,5 +116,14 @@ export async function listen(app: FastifyInstance, config: Pick<Config, 'HOST' |
       );
     }
     throw err;
+  }
+}
+
+function parsesAsJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
   }
 }

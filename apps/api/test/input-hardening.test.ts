@@ -242,11 +242,12 @@ describe('an empty JSON body is no body', () => {
     const post = await t.app.inject({ method: 'POST', url: '/api/community/posts', headers: { ...user.headers, ...json }, payload: '' });
     expect(fieldOf(post)).toBe('body');
     expectProblem(await t.app.inject({ method: 'POST', url: '/api/search', headers: json, payload: '{"query": ' }), 400, 'INVALID_JSON');
-    // Fastify's own parser still refuses prototype poisoning.
-    expect(
-      (await t.app.inject({ method: 'POST', url: '/api/search', headers: json, payload: '{"__proto__": {"x": 1}, "query": "a"}' }))
-        .statusCode,
-    ).toBe(400);
+    // Fastify's own parser still refuses prototype poisoning, named as the field it is (the JSON is valid).
+    for (const payload of ['{"__proto__": {"x": 1}, "query": "a"}', '{"query": "a", "x": {"constructor": {"prototype": {"y": 1}}}}']) {
+      const res = await t.app.inject({ method: 'POST', url: '/api/search', headers: json, payload });
+      expect(fieldOf(res), payload).toBe('body');
+      expect(JSON.stringify(res.json())).toContain('__proto__');
+    }
     expect(
       (
         await t.app.inject({
