@@ -433,6 +433,9 @@ describe('inputs a route would have ignored or stored broken', () => {
       [{ baseUrls: { ollama: 'http://user:secretpw@127.0.0.1:11434' } }, 'body.baseUrls.ollama'],
       [{ baseUrls: { openai: 'http://h:11434/v1?x=1' } }, 'body.baseUrls.openai'],
       [{ baseUrls: { openai: 'http://h#frag' } }, 'body.baseUrls.openai'],
+      // A bare ? or # (URL parsing drops them; the clients' joining does not).
+      [{ baseUrls: { openai: 'https://a.example.com/v1?' } }, 'body.baseUrls.openai'],
+      [{ baseUrls: { gemini: 'https://a.example.com/v1#' } }, 'body.baseUrls.gemini'],
       [{ baseUrls: { anthropic: 'http://a:0/' } }, 'body.baseUrls.anthropic'],
       [{ model: '   ' }, 'body.model'],
       [{ autoAnswerModel: '\t' }, 'body.autoAnswerModel'],

@@ -85,6 +85,14 @@ describe('loadConfig', () => {
     ['CONF_OAUTH_BASE_URL', 'nope'],
     ['CONF_API_BASE_URL', 'ftp://x'],
     ['CONF_REDIRECT_URI', 'not a url'],
+    // Base URLs the clients cannot use (fetch refuses credentials; paths are appended after a query or
+    // fragment), which the admin's PATCH refuses too.
+    ['OPENAI_BASE_URL', 'https://user:secret@api.example.com/v1'],
+    ['OPENAI_BASE_URL', 'https://api.example.com/v1?key=zzz'],
+    ['ANTHROPIC_BASE_URL', 'https://api.example.com/v1?'],
+    ['GEMINI_BASE_URL', 'https://api.example.com/v1#frag'],
+    ['CONF_API_BASE_URL', 'https://api.example.com:0/v2'],
+    ['CONF_REDIRECT_URI', 'https://app.example.com/callback#x'],
     ['CORS_ORIGINS', 'not a url'],
     ['CORS_ORIGINS', 'https://app.example.com,app.example.com'],
     ['CORS_ORIGINS', 'https://app.example.com/path'],
@@ -137,6 +145,16 @@ describe('loadConfig', () => {
     expect(caught).toBeInstanceOf(ConfigError);
     expect((caught as ConfigError).setting).toBe(setting);
     expect((caught as Error).message).toContain(setting);
+  });
+
+  it('never echoes a URL with credentials in it; a redirect URI may carry a query', () => {
+    expect(() => loadConfig({ OPENAI_BASE_URL: 'https://user:secret@api.example.com/v1' })).toThrow(/OPENAI_BASE_URL/);
+    try {
+      loadConfig({ OPENAI_BASE_URL: 'https://user:secret@api.example.com/v1' });
+    } catch (err) {
+      expect((err as Error).message).not.toContain('secret');
+    }
+    expect(loadConfig({ CONF_REDIRECT_URI: 'https://app.example.com/callback?from=conf' }).CONF_REDIRECT_URI).toContain('?from=conf');
   });
 
   it('shows the value of a cost or limit named like a secret, and says what is wrong with a 64-character key', () => {

@@ -2,6 +2,7 @@ import { aiConfigs } from '@cfaq/db/schema/index';
 import { Type as T, type TSchema } from '@sinclair/typebox';
 import { eq, sql } from 'drizzle-orm';
 import { writeAdminLog } from '../audit/index.js';
+import { httpUrlProblem } from '../config/checks.js';
 import type { CoreContext } from '../context.js';
 import { Code, invalidField, notFound } from '../errors/index.js';
 import type { Actor } from '../shared/db.js';
@@ -139,23 +140,12 @@ async function lockedRow(tx: Pick<CoreContext, 'db'>['db']): Promise<AiConfigRow
  * The schema's pattern only says "http(s)://, no spaces": "http://a:99999/" and "http://[::1" pass it and
  * would fail every provider call later. Each URL must parse, as http or https, with a host.
  */
+/** Each base URL by the rule the environment's base URLs are held to at start (config/checks.ts). */
 function checkBaseUrls(urls: AiConfigPatchInput['baseUrls']): void {
   for (const [p, v] of Object.entries(urls ?? {})) {
     if (typeof v !== 'string') continue;
-    let url: URL | null = null;
-    try {
-      url = new URL(v);
-    } catch {
-      url = null;
-    }
-    const field = `body.baseUrls.${p}`;
-    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname || url.port === '0')
-      throw invalidField(field, 'must be an http(s) URL with a host (and a port from 1 to 65535)');
-    // The provider clients refuse a URL with credentials (and the stored URL is shown to admins and
-    // written to the admin log: a password in it would be too); a query or fragment breaks the paths
-    // the clients append (`/chat/completions`).
-    if (url.username || url.password) throw invalidField(field, 'must not hold a user name or password (set the API key instead)');
-    if (url.search || url.hash) throw invalidField(field, 'must not have a query string or fragment');
+    const problem = httpUrlProblem(v, { base: true });
+    if (problem) throw invalidField(`body.baseUrls.${p}`, problem);
   }
 }
 

@@ -27,9 +27,12 @@ export function hostProblem(host: string): string | null {
 /**
  * An http(s) URL with a host. The AI clients, the meeting provider's OAuth and API calls and its
  * redirect are all fetched or redirected to over HTTP: `ftp://x`, `nope` or `api.openai.com` (no
- * scheme) fail at the first call, not at start.
+ * scheme) fail at the first call, not at start. Nor may it hold a user name or password (fetch refuses
+ * such a URL, and the URL is shown to admins and logged), a fragment or port 0; a `base` URL, which the
+ * clients append paths to (`/chat/completions`), no query string either (a bare `?` or `#` included:
+ * URL parsing drops it, the clients' string joining does not).
  */
-export function httpUrlProblem(value: string): string | null {
+export function httpUrlProblem(value: string, opts: { base?: boolean } = {}): string | null {
   let url: URL;
   try {
     url = new URL(value);
@@ -38,6 +41,10 @@ export function httpUrlProblem(value: string): string | null {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return `must be an http:// or https:// URL, not ${url.protocol}`;
   if (!url.hostname) return 'must be an http:// or https:// URL with a host';
+  if (url.port === '0') return 'must have a port from 1 to 65535';
+  if (url.username || url.password) return 'must not hold a user name or password';
+  if (value.includes('#')) return 'must not have a fragment';
+  if (opts.base && value.includes('?')) return 'must not have a query string (the clients append paths to it)';
   return null;
 }
 

@@ -118,7 +118,9 @@ function checkValues(c: Config, raw: Record<string, unknown>): void {
   fail('TRUST_PROXY', trustProxyProblem(c.TRUST_PROXY), false);
   for (const setting of HTTP_URL_SETTINGS) {
     const value = c[setting];
-    if (value !== undefined) fail(setting, httpUrlProblem(value));
+    // A redirect URI may carry a query; the others are bases the clients append paths to. A value
+    // with credentials in it is not echoed (the message goes to the log).
+    if (value !== undefined) fail(setting, httpUrlProblem(value, { base: setting !== 'CONF_REDIRECT_URI' }), !value.includes('@'));
   }
   for (const origin of splitList(c.CORS_ORIGINS)) fail('CORS_ORIGINS', originProblem(origin), false);
   for (const host of splitList(c.CONF_DOWNLOAD_HOSTS)) {
