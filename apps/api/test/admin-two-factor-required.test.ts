@@ -44,6 +44,9 @@ describe('ADMIN_2FA_REQUIRED', () => {
       t.app.inject({ method: 'POST', url: '/api/auth/2fa/enable', payload: { code }, headers: admin.headers }),
     );
     expectProblem(enable, 422, 'TWO_FACTOR_NOT_SET_UP');
+    // The refused enable spent no time step (a code of the new secret in this step is not refused as used).
+    const [row] = (await t.ctx.pool.query(`SELECT totp_last_used_step AS step FROM users WHERE id = $1`, [admin.id])).rows;
+    expect(row?.step).toBeNull();
   });
 
   it('is on by default in production and off elsewhere; an explicit value wins', () => {

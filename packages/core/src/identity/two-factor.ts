@@ -108,9 +108,11 @@ export async function enableTwoFactor(ctx: Ctx, userId: string, code: string): P
   if (user.totpEnabled) throw conflict(Code.TWO_FACTOR_ALREADY_ENABLED, 'Two-factor authentication is already enabled');
   if (!user.totpPendingSecret) throw unprocessable(Code.TWO_FACTOR_NOT_SET_UP, 'Call POST /auth/2fa/setup first');
   const secret = ctx.secrets.decrypt(user.totpPendingSecret, userId);
-  if (!(await consumeTotp(ctx, ctx.db, user, secret, code))) throw invalidCode();
   const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
   await ctx.db.transaction(async (tx) => {
+    // The code's time step is spent with the enable, in one transaction: an enable refused below (its
+    // setup replaced meanwhile) leaves the step unspent for a code of the new secret.
+    if (!(await consumeTotp(ctx, tx, user, secret, code))) throw invalidCode();
     const [done] = await tx
       .update(users)
       .set({ totpSecret: user.totpPendingSecret, totpPendingSecret: null, totpEnabled: true, updatedAt: ctx.clock.now() })
