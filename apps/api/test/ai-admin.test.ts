@@ -454,6 +454,28 @@ describe('inputs a route would have ignored or stored broken', () => {
     await inject('PATCH', '/api/admin/ai/config', admin, { baseUrls: { ollama: null } });
   });
 
+  it('a patch that changes nothing writes nothing and logs nothing; a real change logs what changed', async () => {
+    const updates = async () => (await t.ctx.db.select().from(adminLogs).where(eq(adminLogs.action, 'ai_config.updated'))).length;
+    await inject('PATCH', '/api/admin/ai/config', admin, { model: 'gpt-4o-mini', baseUrls: { ollama: null } });
+    const before = await updates();
+    for (const body of [
+      { baseUrls: {} },
+      { apiKeys: {} },
+      { baseUrls: { ollama: null } },
+      { apiKeys: { gemini: null } },
+      { model: 'gpt-4o-mini' },
+    ]) {
+      const res = await inject('PATCH', '/api/admin/ai/config', admin, body);
+      expect(res.statusCode, JSON.stringify(body)).toBe(200);
+    }
+    expect(await updates()).toBe(before);
+    await inject('PATCH', '/api/admin/ai/config', admin, { model: 'gpt-4o', baseUrls: { ollama: null } });
+    const [last] = (await t.ctx.db.select().from(adminLogs).where(eq(adminLogs.action, 'ai_config.updated'))).sort(
+      (a, b) => b.createdAt.getTime() - a.createdAt.getTime(),
+    );
+    expect(last?.details).toMatchObject({ changed: ['model'] });
+  });
+
   it('manualAnswer with reject or escalate, or blank with approve, is a 400 naming it; nothing changes', async () => {
     const id = await post('Reviewed with a manual answer', {
       aiAnswerStatus: 'suggested',

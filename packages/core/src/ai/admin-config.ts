@@ -164,14 +164,14 @@ export async function updateAiConfig(ctx: Ctx, actor: Actor & { ip?: string }, p
       faqAuditModel: 'auditModel',
     } as const;
     for (const [k, col] of Object.entries(scalar) as [keyof typeof scalar, (typeof scalar)[keyof typeof scalar]][]) {
-      if (patch[k] === undefined) continue;
+      if (patch[k] === undefined || patch[k] === (cur as Record<string, unknown>)[col]) continue;
       (set as Record<string, unknown>)[col] = patch[k];
       changed.push(k);
     }
     if (patch.apiKeys) {
       const keys = { ...cur.apiKeys };
       for (const [p, v] of Object.entries(patch.apiKeys) as [AiProviderName, string | null | undefined][]) {
-        if (v === undefined) continue;
+        if (v === undefined || (v === null && keys[p] === undefined)) continue;
         if (v === null) delete keys[p];
         else keys[p] = ctx.secrets.encrypt(v, keyAad(cur.id, p));
         changed.push(`apiKeys.${p}`);
@@ -181,13 +181,15 @@ export async function updateAiConfig(ctx: Ctx, actor: Actor & { ip?: string }, p
     if (patch.baseUrls) {
       const urls = { ...cur.baseUrls };
       for (const [p, v] of Object.entries(patch.baseUrls) as [AiProviderName, string | null | undefined][]) {
-        if (v === undefined) continue;
+        if (v === undefined || (v ?? undefined) === urls[p]) continue;
         if (v === null) delete urls[p];
         else urls[p] = v;
         changed.push(`baseUrls.${p}`);
       }
       set.baseUrls = urls;
     }
+    // Nothing differs from what is stored (`{baseUrls: {}}`, a value set again): no write, no log line.
+    if (changed.length === 0) return cur;
     const [next] = await tx.update(aiConfigs).set(set).where(eq(aiConfigs.id, cur.id)).returning();
     // Never the key values: which fields changed, and the providers/models chosen.
     const shown = Object.fromEntries(Object.entries(patch).filter(([k]) => k !== 'apiKeys'));
