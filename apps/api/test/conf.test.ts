@@ -1097,3 +1097,69 @@ describe('insight edits racing', () => {
     expect(row).toMatchObject({ question: NEW_Q, proposed_faq_id: null });
   });
 });
+
+describe('upload-transcript: a form names the field it has too many of', () => {
+  /** A multipart body of the given parts, in order: text fields, and files (`filename` set). */
+  const form = (parts: { name: string; value: string; filename?: string }[]) => {
+    const boundary = '----cfaqtestboundary2';
+    const body = parts
+      .map(
+        (p) =>
+          `--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"${p.filename ? `; filename="${p.filename}"\r\nContent-Type: text/vtt` : ''}\r\n\r\n${p.value}\r\n`,
+      )
+      .join('');
+    return {
+      payload: Buffer.from(`${body}--${boundary}--\r\n`),
+      headers: { ...admin.headers, 'content-type': `multipart/form-data; boundary=${boundary}` },
+    };
+  };
+  const upload = (parts: Parameters<typeof form>[0]) =>
+    t.app.inject({ method: 'POST', url: '/api/conf/upload-transcript', ...form(parts) });
+  const meetings = async (topic: string) => (await t.ctx.db.select().from(confMeetings).where(eq(confMeetings.topic, topic))).length;
+
+  it('an extra file field next to file is 400 naming that field', async () => {
+    const res = await upload([
+      { name: 'source', value: 'manual_vtt' },
+      { name: 'topic', value: 'Extra file' },
+      { name: 'file', value: VTT, filename: 't.vtt' },
+      { name: 'other', value: VTT, filename: 't.vtt' },
+    ]);
+    expect(expectProblem(res, 400, 'VALIDATION_FAILED').errors?.[0]?.path).toBe('body.other');
+    expect(await meetings('Extra file')).toBe(0);
+  });
+
+  it('a second or third file in the field file is 400 naming body.file, "one file only"', async () => {
+    for (const n of [2, 3]) {
+      const files = Array.from({ length: n }, (_, i) => ({ name: 'file', value: VTT, filename: `t${i}.vtt` }));
+      const res = await upload([{ name: 'source', value: 'manual_vtt' }, { name: 'topic', value: 'Two files' }, ...files]);
+      expect(expectProblem(res, 400, 'VALIDATION_FAILED').errors?.[0], `${n} files`).toEqual({
+        path: 'body.file',
+        message: 'one file only, in the field file',
+      });
+    }
+    expect(await meetings('Two files')).toBe(0);
+  });
+
+  it('a text field sent twice is 400 naming it, not resolved silently', async () => {
+    for (const [name, first, second] of [
+      ['source', 'manual_vtt', 'manual_vtt'],
+      ['topic', 'Twice A', 'Twice B'],
+    ] as const) {
+      const res = await upload([
+        ...(name === 'source' ? [] : [{ name: 'source', value: 'manual_vtt' }]),
+        { name, value: first },
+        { name, value: second },
+        { name: 'file', value: VTT, filename: 't.vtt' },
+      ]);
+      expect(expectProblem(res, 400, 'VALIDATION_FAILED').errors?.[0]?.path, name).toBe(`body.${name}`);
+    }
+    expect(await meetings('Twice B')).toBe(0);
+    // Each field once still uploads.
+    const ok = await upload([
+      { name: 'source', value: 'manual_vtt' },
+      { name: 'topic', value: 'Once' },
+      { name: 'file', value: VTT, filename: 't.vtt' },
+    ]);
+    expect(ok.statusCode).toBe(201);
+  });
+});

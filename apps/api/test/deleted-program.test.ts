@@ -1,15 +1,18 @@
-import { promoteDue, runEscalationCheck } from '@cfaq/core';
+import { type MemoryJobQueue, promoteDue, runEscalationCheck } from '@cfaq/core';
 import {
   adminLogs,
   comments,
   communityPosts,
+  confInsights,
+  confMeetings,
   faqReports,
   faqs,
   pipelineResults,
   teaNotifications,
+  transcriptKnowledge,
   unresolvedSearches,
 } from '@cfaq/db/schema/index';
-import { eq, or } from 'drizzle-orm';
+import { and, eq, inArray, or } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectProblem, type TestApp } from './helpers.js';
 
@@ -31,6 +34,10 @@ const ids = {
   pending: '',
   faq: '',
   escalatedFaq: '',
+  meeting: '',
+  insight: '',
+  approvedInsight: '',
+  transcriptKnowledge: '',
 };
 
 beforeAll(async () => {
@@ -105,6 +112,25 @@ beforeAll(async () => {
     })
     .returning({ id: faqs.id });
   ids.pending = pending?.id as string;
+  const [meeting] = await t.ctx.db
+    .insert(confMeetings)
+    .values({ confMeetingId: 'gone-meeting', batchId: gone, topic: 'Wombat session', status: 'completed', sourcing: 'manual_raw' })
+    .returning({ id: confMeetings.id });
+  ids.meeting = meeting?.id as string;
+  const [insight, approvedInsight] = await t.ctx.db
+    .insert(confInsights)
+    .values([
+      { meetingId: ids.meeting, batchId: gone, question: 'When do wombats eat?', answer: 'In the evening.' },
+      { meetingId: ids.meeting, batchId: gone, question: 'What do wombats eat?', answer: 'Grass.', status: 'approved' },
+    ])
+    .returning({ id: confInsights.id });
+  ids.insight = insight?.id as string;
+  ids.approvedInsight = approvedInsight?.id as string;
+  const [tk] = await t.ctx.db
+    .insert(transcriptKnowledge)
+    .values({ meetingId: ids.meeting, batchId: gone, title: 'Wombat hours', content: 'Wombats eat at dusk.', status: 'pending_review' })
+    .returning({ id: transcriptKnowledge.id });
+  ids.transcriptKnowledge = tk?.id as string;
   expect((await t.app.inject({ method: 'DELETE', url: `/api/batches/${gone}`, headers: admin.headers })).statusCode).toBe(204);
 });
 afterAll(async () => {
@@ -257,5 +283,56 @@ describe('a deleted program', () => {
     }
     const [row] = await t.ctx.db.select().from(faqs).where(eq(faqs.id, ids.faq));
     expect(row).toMatchObject({ reviewStatus: 'approved', lastCheckedAt: null });
+  });
+
+  it('has no meeting to re-process: both routes are 404 MEETING_NOT_FOUND, the meeting unchanged, no job queued', async () => {
+    const before = (t.jobs as MemoryJobQueue).sent.length;
+    for (const url of [`/api/conf/meetings/${ids.meeting}/transcript`, `/api/knowledge/process-meeting/${ids.meeting}`]) {
+      expectProblem(await t.app.inject({ method: 'POST', url, headers: admin.headers }), 404, 'MEETING_NOT_FOUND');
+    }
+    expect((t.jobs as MemoryJobQueue).sent.slice(before)).toEqual([]);
+    const [row] = await t.ctx.db.select().from(confMeetings).where(eq(confMeetings.id, ids.meeting));
+    expect(row?.status).toBe('completed');
+  });
+
+  it('takes no approve or reject of its knowledge: 404 KNOWLEDGE_NOT_FOUND, status unchanged, nothing logged', async () => {
+    for (const [id, action] of [
+      [ids.knowledge, 'reject'],
+      [ids.transcriptKnowledge, 'approve'],
+      [ids.transcriptKnowledge, 'reject'],
+    ] as const) {
+      const res = await t.app.inject({ method: 'PUT', url: `/api/knowledge/${id}/${action}`, headers: admin.headers, payload: {} });
+      expectProblem(res, 404, 'KNOWLEDGE_NOT_FOUND');
+    }
+    const [tk] = await t.ctx.db.select().from(transcriptKnowledge).where(eq(transcriptKnowledge.id, ids.transcriptKnowledge));
+    expect(tk?.status).toBe('pending_review');
+    const logs = await t.ctx.db
+      .select()
+      .from(adminLogs)
+      .where(
+        and(
+          or(eq(adminLogs.targetId, ids.knowledge), eq(adminLogs.targetId, ids.transcriptKnowledge)),
+          inArray(adminLogs.action, ['knowledge.approved', 'knowledge.rejected']),
+        ),
+      );
+    expect(logs).toEqual([]);
+  });
+
+  it('takes no edit of its meeting insights (404 INSIGHT_NOT_FOUND) and no conversion (404 PROGRAM_NOT_FOUND)', async () => {
+    for (const payload of [{ status: 'approved' }, { question: 'When do wombats sleep?' }]) {
+      const res = await t.app.inject({ method: 'PUT', url: `/api/conf/insights/${ids.insight}`, headers: admin.headers, payload });
+      expectProblem(res, 404, 'INSIGHT_NOT_FOUND');
+    }
+    const [row] = await t.ctx.db.select().from(confInsights).where(eq(confInsights.id, ids.insight));
+    expect(row).toMatchObject({ status: 'pending_review', question: 'When do wombats eat?', reviewedBy: null });
+    const convert = await t.app.inject({
+      method: 'POST',
+      url: `/api/conf/insights/${ids.approvedInsight}/convert-to-faq`,
+      headers: admin.headers,
+      payload: {},
+    });
+    expectProblem(convert, 404, 'PROGRAM_NOT_FOUND');
+    const [approved] = await t.ctx.db.select().from(confInsights).where(eq(confInsights.id, ids.approvedInsight));
+    expect(approved?.convertedFaqId).toBeNull();
   });
 });

@@ -257,3 +257,20 @@ describe('OpenAPI document', () => {
     expect(wrong).toEqual([]);
   });
 });
+
+describe('the transcript upload', () => {
+  it('documents each media type with its own body: multipart has file (manual_vtt), JSON has rawText (manual_raw)', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/api/docs/json' })).json() as {
+      paths: Record<string, Record<string, { requestBody: { content: Record<string, { schema: Record<string, unknown> }> } }>>;
+    };
+    const content = doc.paths['/api/conf/upload-transcript']?.post?.requestBody.content ?? {};
+    expect(Object.keys(content).sort()).toEqual(['application/json', 'multipart/form-data']);
+    const multipart = content['multipart/form-data']?.schema as { properties: Record<string, { enum?: string[] }>; anyOf?: unknown };
+    const json = content['application/json']?.schema as { properties: Record<string, { enum?: string[] }>; anyOf?: unknown };
+    expect(multipart.anyOf).toBeUndefined();
+    expect(json.anyOf).toBeUndefined();
+    expect(Object.keys(multipart.properties).sort()).toEqual(['batchId', 'file', 'source', 'topic']);
+    expect(Object.keys(json.properties).sort()).toEqual(['batchId', 'rawText', 'source', 'topic']);
+    expect(JSON.stringify(content)).not.toContain('x-media-type');
+  });
+});

@@ -64,6 +64,9 @@ export async function listInsights(ctx: Pick<CoreContext, 'db'>, q: ListInsights
   return toPage(rows.map(toInsightView), total?.n ?? 0, w);
 }
 
+/** The insight by id, unless its program is deleted: such an insight left the list and takes no edit (404). */
+const byIdLive = (id: string) => and(eq(confInsights.id, id), inLiveProgram(sql`conf_insights.batch_id`, { nullable: true }));
+
 export interface UpdateInsightInput {
   status?: InsightStatus | undefined;
   question?: string | undefined;
@@ -73,7 +76,7 @@ export interface UpdateInsightInput {
 /**
  * PUT /conf/insights/:id: approve (status approved), reject, send back to review, and/or edit the
  * question and answer (an edit recomputes the "update FAQ X" proposal). A converted insight can no
- * longer change (422).
+ * longer change (422); one of a deleted program is 404.
  */
 export async function updateInsight(
   ctx: Pick<CoreContext, 'db' | 'clock' | 'pool' | 'embedder'>,
@@ -87,7 +90,7 @@ export async function updateInsight(
   // not written (the stored one, written with the current question, stays). When this edit sets a
   // question it has no proposal for, it reads again and computes for it (a second pass always does).
   for (let attempt = 0; ; attempt += 1) {
-    const [current] = await ctx.db.select().from(confInsights).where(eq(confInsights.id, id));
+    const [current] = await ctx.db.select().from(confInsights).where(byIdLive(id));
     if (!current) throw notFound('Insight', Code.INSIGHT_NOT_FOUND);
     if (current.convertedFaqId) throw unprocessable(Code.INSIGHT_CONVERTED, 'The insight was converted to a FAQ; edit the FAQ instead');
     const edited =
@@ -96,7 +99,7 @@ export async function updateInsight(
     const proposedFor = edited || (attempt > 0 && input.question !== undefined) ? (input.question ?? current.question) : null;
     const [computed] = proposedFor !== null ? await proposeFaqUpdates(ctx, current.batchId, [proposedFor]) : [undefined];
     const row = await ctx.db.transaction(async (tx) => {
-      const [locked] = await tx.select().from(confInsights).where(eq(confInsights.id, id)).for('update');
+      const [locked] = await tx.select().from(confInsights).where(byIdLive(id)).for('update');
       if (!locked) throw notFound('Insight', Code.INSIGHT_NOT_FOUND);
       if (locked.convertedFaqId) throw unprocessable(Code.INSIGHT_CONVERTED, 'The insight was converted to a FAQ; edit the FAQ instead');
       const question = input.question ?? locked.question;

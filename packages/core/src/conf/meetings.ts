@@ -104,13 +104,18 @@ export async function getMeeting(ctx: Pick<CoreContext, 'db'>, id: string): Prom
  */
 export async function reprocessMeeting(ctx: Pick<CoreContext, 'db' | 'jobs'>, id: string): Promise<MeetingView> {
   return ctx.db.transaction(async (tx) => {
+    // A deleted program's meeting is 404 here as on GET (its job would fail: the program is gone).
+    const live = inLiveProgram(sql`conf_meetings.batch_id`, { nullable: true });
     const [row] = await tx
       .update(confMeetings)
       .set({ status: 'pending', error: null, updatedAt: sql`now()` })
-      .where(and(eq(confMeetings.id, id), inArray(confMeetings.status, ['completed', 'failed'])))
+      .where(and(eq(confMeetings.id, id), inArray(confMeetings.status, ['completed', 'failed']), live))
       .returning(columns);
     if (!row) {
-      const [exists] = await tx.select({ id: confMeetings.id }).from(confMeetings).where(eq(confMeetings.id, id));
+      const [exists] = await tx
+        .select({ id: confMeetings.id })
+        .from(confMeetings)
+        .where(and(eq(confMeetings.id, id), live));
       if (!exists) throw notFound('Meeting', Code.MEETING_NOT_FOUND);
       throw conflict(Code.MEETING_PROCESSING, 'The meeting is already being processed');
     }

@@ -113,8 +113,10 @@ export async function listKnowledge(ctx: Pick<CoreContext, 'db'>, q: ListKnowled
   return toPage((rows.rows as unknown as Row[]).map(toItem), (total.rows[0] as { n: number }).n, w);
 }
 
-async function findItem(ctx: Pick<CoreContext, 'db'>, id: string): Promise<KnowledgeItem> {
-  const { rows } = await ctx.db.execute(sql`select * from ${UNION} where k.id = ${id}`);
+/** One item by id; `live`: a deleted program's item is not found (404, as an unknown id). */
+async function findItem(ctx: Pick<CoreContext, 'db'>, id: string, opts: { live?: boolean } = {}): Promise<KnowledgeItem> {
+  const live = opts.live ? sql` and ${inLiveProgram(sql`k.batch_id`, { nullable: true })}` : sql``;
+  const { rows } = await ctx.db.execute(sql`select * from ${UNION} where k.id = ${id}${live}`);
   const row = rows[0] as Row | undefined;
   if (!row) throw notFound('Knowledge item', Code.KNOWLEDGE_NOT_FOUND);
   return toItem(row);
@@ -151,7 +153,7 @@ async function lockedState(tx: Tx, item: KnowledgeItem): Promise<{ status: strin
  * the knowledge base the searches read); an item made from a community answer whose post or comment
  * was deleted stays out (422 KNOWLEDGE_SOURCE_DELETED; the check locks the post against a delete
  * racing it). Reject: pending_review or approved -> rejected (it leaves the searches). A promoted item
- * no longer changes (422).
+ * no longer changes (422); an item of a deleted program is 404.
  */
 export async function setKnowledgeStatus(
   ctx: Pick<CoreContext, 'db' | 'clock'>,
@@ -159,7 +161,8 @@ export async function setKnowledgeStatus(
   id: string,
   to: 'approved' | 'rejected',
 ): Promise<KnowledgeItem> {
-  const item = await findItem(ctx, id);
+  // A deleted program's item has left every list: it takes no review either (404, as an unknown id).
+  const item = await findItem(ctx, id, { live: true });
   const table = item.type === 'transcript' ? transcriptKnowledge : documentInsights;
   const now = ctx.clock.now();
   // The answer is read inside the transaction: read after commit, it could show a racing request's state.

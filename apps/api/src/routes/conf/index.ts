@@ -74,8 +74,10 @@ function checkBody(validate: BodyValidator, value: unknown): void {
 export const confRoutes: RoutePlugin = async (app) => {
   const { ctx } = app;
 
+  // files: 2, though the upload takes one: the parser's own limit error does not say which field went
+  // over it, so a second file is let through to the route, which refuses it naming its field.
   await app.register(multipart, {
-    limits: { fileSize: ctx.config.UPLOAD_LIMIT_BYTES, files: 1, fields: 10, fieldSize: 4096, parts: 12 },
+    limits: { fileSize: ctx.config.UPLOAD_LIMIT_BYTES, files: 2, fields: 10, fieldSize: 4096, parts: 12 },
   });
 
   for (const url of ['/conf/auth/connect', '/conf/auth']) {
@@ -288,14 +290,19 @@ export const confRoutes: RoutePlugin = async (app) => {
     '/conf/upload-transcript',
     {
       config: { access: 'admin' },
-      // The body is multipart or JSON and is checked by hand below; the schema documents both.
+      // The body is multipart or JSON and is checked by hand below; the schema documents each media type
+      // with its own shape (a union under both would offer rawText as multipart and a file as JSON).
       validatorCompiler: () => () => true,
       schema: {
         tags,
         summary: 'Uploads a transcript: multipart (file + source=manual_vtt) or JSON {rawText, source: "manual_raw"}',
         description: `Processed within the request through the same two paths as a webhook meeting. The file is capped at UPLOAD_LIMIT_BYTES (413 above it). An unparseable VTT is 400 INVALID_VTT; a transcript under 30 characters is 422 TRANSCRIPT_TOO_SHORT.`,
-        consumes: ['multipart/form-data', 'application/json'],
-        body: T.Union([UploadMultipartBody, UploadJsonBody]),
+        body: {
+          content: {
+            'multipart/form-data': { schema: UploadMultipartBody },
+            'application/json': { schema: UploadJsonBody },
+          },
+        },
         response: { 201: UploadResult, ...problemResponses(404, 413, 415, 422) },
       },
     },
@@ -310,16 +317,22 @@ export const confRoutes: RoutePlugin = async (app) => {
             if (part.type === 'file') {
               const buf = await part.toBuffer();
               if (part.fieldname !== 'file') throw invalidField(`body.${part.fieldname}`, 'unexpected file field (use "file")');
+              if (content !== undefined) throw invalidField('body.file', 'one file only, in the field file');
               content = buf.toString('utf8');
               fileName = part.filename;
-            } else fields[part.fieldname] = String(part.value);
+            } else {
+              // A field sent twice is refused, not resolved silently (the last one would win).
+              if (Object.hasOwn(fields, part.fieldname)) throw invalidField(`body.${part.fieldname}`, 'was sent more than once');
+              fields[part.fieldname] = String(part.value);
+            }
           }
         } catch (err) {
           // The parser's own complaints (no boundary, the body ends mid-part) are the client's malformed
           // body, a 400; size limits (FST_*) and our field errors keep their answers.
           const code = (err as { code?: unknown }).code;
-          // A second file or too many fields is a malformed form, not a large body (the parser says 413).
-          if (code === 'FST_FILES_LIMIT') throw invalidField('body.file', 'only one file may be sent');
+          // A third file or too many fields is a malformed form, not a large body (the parser says 413). The
+          // limit error does not name the field that went over it (a second file is named above).
+          if (code === 'FST_FILES_LIMIT') throw invalidField('body.file', 'one file only, in the field file');
           if (code === 'FST_FIELDS_LIMIT' || code === 'FST_PARTS_LIMIT')
             throw invalidField('body', 'too many fields: send file, source and optionally topic and batchId');
           if (err instanceof AppError || (typeof code === 'string' && code.startsWith('FST_'))) throw err;
