@@ -68,6 +68,14 @@ describe('worker', () => {
     expect(await boss.getQueue(`${retentionJob.name}.dead`)).toBeTruthy();
   });
 
+  it('gives every queue a heartbeat, so a job whose worker was killed is retried within minutes, not after its expiry', async () => {
+    for (const job of JOBS) {
+      const queue = await boss.getQueue(job.name);
+      expect(queue?.heartbeatSeconds, job.name).toBeGreaterThanOrEqual(10);
+      expect(queue?.heartbeatSeconds, job.name).toBeLessThanOrEqual(60);
+    }
+  });
+
   it('registers the schedules from settings', async () => {
     const schedules = await boss.getSchedules();
     const retention = schedules.find((s) => s.name === retentionJob.name);

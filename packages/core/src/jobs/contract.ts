@@ -62,12 +62,20 @@ export interface JobDefinition<P extends TSchema = TSchema> {
 // biome-ignore lint/suspicious/noExplicitAny: a registry holds jobs of every payload type
 export type AnyJobDefinition = JobDefinition<any>;
 
+/**
+ * Every queue heartbeats: a job whose worker was killed is failed by the next supervision pass once its
+ * heartbeat is a minute old, and retried, instead of staying active for its whole expiry (an hour for
+ * the auto-answer run, whose claimed posts waited that long). A minute, not less: a handler that holds
+ * the event loop (the sentence encoder, the embedded database's statements) must not miss a beat and
+ * have its job run twice.
+ */
 export const DEFAULT_POLICY: JobPolicy = {
   retryLimit: 3,
   retryDelaySeconds: 30,
   retryBackoff: true,
   expireInSeconds: 15 * 60,
   deadLetter: true,
+  heartbeatSeconds: 60,
 };
 
 export function defineJob<P extends TSchema>(def: JobDefinition<P>): JobDefinition<P> {
