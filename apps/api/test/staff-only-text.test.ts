@@ -144,7 +144,8 @@ describe('moderation text is for staff only', () => {
         aiAnswerReviewedBy: null,
       });
       // Which staff member reviewed the answer is staff-only (as verifiedBy), the time is not.
-      for (const url of [`/api/community/posts/${postId}`, '/api/community/posts']) expect((await get(url, who)).body).not.toContain(moderator.id);
+      for (const url of [`/api/community/posts/${postId}`, '/api/community/posts'])
+        expect((await get(url, who)).body).not.toContain(moderator.id);
     }
     expect((await get(`/api/community/posts/${postId}`, moderator)).json()).toMatchObject({
       aiAnswer: 'Unreviewed machine answer',
