@@ -469,11 +469,18 @@ describe('inputs a route would have ignored or stored broken', () => {
       expect(res.statusCode, JSON.stringify(body)).toBe(200);
     }
     expect(await updates()).toBe(before);
+    // A key set to the value it has is no change either.
+    await inject('PATCH', '/api/admin/ai/config', admin, { apiKeys: { gemini: 'gm-key-aaaaaaaaaaaa' } });
+    const withKey = await updates();
+    await inject('PATCH', '/api/admin/ai/config', admin, { apiKeys: { gemini: 'gm-key-aaaaaaaaaaaa' } });
+    expect(await updates()).toBe(withKey);
     await inject('PATCH', '/api/admin/ai/config', admin, { model: 'gpt-4o', baseUrls: { ollama: null } });
     const [last] = (await t.ctx.db.select().from(adminLogs).where(eq(adminLogs.action, 'ai_config.updated'))).sort(
       (a, b) => b.createdAt.getTime() - a.createdAt.getTime(),
     );
-    expect(last?.details).toMatchObject({ changed: ['model'] });
+    // Only what changed: not the unchanged ollama URL the patch repeated.
+    expect(last?.details).toEqual({ changed: ['model'], model: 'gpt-4o' });
+    await inject('PATCH', '/api/admin/ai/config', admin, { apiKeys: { gemini: null } });
   });
 
   it('manualAnswer with reject or escalate, or blank with approve, is a 400 naming it; nothing changes', async () => {

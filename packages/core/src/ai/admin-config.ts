@@ -170,8 +170,17 @@ export async function updateAiConfig(ctx: Ctx, actor: Actor & { ip?: string }, p
     }
     if (patch.apiKeys) {
       const keys = { ...cur.apiKeys };
+      // The stored key in clear, to tell a key set again from a new one (a row the key no longer opens: new).
+      const storedKey = (value: string | undefined, p: AiProviderName) => {
+        if (value === undefined) return undefined;
+        try {
+          return ctx.secrets.decrypt(value, keyAad(cur.id, p));
+        } catch {
+          return undefined;
+        }
+      };
       for (const [p, v] of Object.entries(patch.apiKeys) as [AiProviderName, string | null | undefined][]) {
-        if (v === undefined || (v === null && keys[p] === undefined)) continue;
+        if (v === undefined || (v === null && keys[p] === undefined) || (v !== null && storedKey(keys[p], p) === v)) continue;
         if (v === null) delete keys[p];
         else keys[p] = ctx.secrets.encrypt(v, keyAad(cur.id, p));
         changed.push(`apiKeys.${p}`);
@@ -191,8 +200,14 @@ export async function updateAiConfig(ctx: Ctx, actor: Actor & { ip?: string }, p
     // Nothing differs from what is stored (`{baseUrls: {}}`, a value set again): no write, no log line.
     if (changed.length === 0) return cur;
     const [next] = await tx.update(aiConfigs).set(set).where(eq(aiConfigs.id, cur.id)).returning();
-    // Never the key values: which fields changed, and the providers/models chosen.
-    const shown = Object.fromEntries(Object.entries(patch).filter(([k]) => k !== 'apiKeys'));
+    // Never the key values: which fields changed, and the new values of those that are not keys.
+    const shown: Record<string, unknown> = {};
+    for (const field of changed) {
+      const [top, provider] = field.split('.') as [string, string | undefined];
+      if (top === 'apiKeys') continue;
+      if (provider === undefined) shown[top] = patch[top as keyof typeof scalar];
+      else shown[top] = { ...(shown[top] as object | undefined), [provider]: patch.baseUrls?.[provider as AiProviderName] };
+    }
     await writeAdminLog(tx, {
       actorId: actor.id,
       action: 'ai_config.updated',
