@@ -49,6 +49,26 @@ describe('ADMIN_2FA_REQUIRED', () => {
     expect(row?.step).toBeNull();
   });
 
+  it('an enable that loses the same code to a winning enable, and a setup after it, say two-factor is on (409)', async () => {
+    const admin = await t.signIn('admin');
+    const setup = await t.app.inject({ method: 'POST', url: '/api/auth/2fa/setup', payload: {}, headers: admin.headers });
+    const { secret } = setup.json() as { secret: string };
+    const code = await totpCodeAt(secret, clock.now());
+    const step = Math.floor(clock.now().getTime() / 30_000);
+    // The winning enable, committed while this one waits: it spent the step and turned two-factor on.
+    const winner = `UPDATE users SET totp_last_used_step = ${step}, totp_enabled = true, totp_secret = totp_pending_secret, totp_pending_secret = null WHERE id = $1`;
+    const loser = await whileHeld(t.ctx.pool, winner, [admin.id], () =>
+      t.app.inject({ method: 'POST', url: '/api/auth/2fa/enable', payload: { code }, headers: admin.headers }),
+    );
+    expectProblem(loser, 409, 'TWO_FACTOR_ALREADY_ENABLED');
+
+    const other = await t.signIn('admin');
+    const late = await whileHeld(t.ctx.pool, 'UPDATE users SET totp_enabled = true WHERE id = $1', [other.id], () =>
+      t.app.inject({ method: 'POST', url: '/api/auth/2fa/setup', payload: {}, headers: other.headers }),
+    );
+    expectProblem(late, 409, 'TWO_FACTOR_ALREADY_ENABLED');
+  });
+
   it('is on by default in production and off elsewhere; an explicit value wins', () => {
     // Production refuses the tests' cheap password hashing: give it the floor.
     const prod = { ...TEST_ENV, NODE_ENV: 'production', PASSWORD_HASH_MEMORY_KIB: '19456', PASSWORD_HASH_ITERATIONS: '2' };

@@ -81,10 +81,14 @@ export async function setupTwoFactor(ctx: Ctx, userId: string): Promise<{ secret
   if (user.role !== 'admin') throw forbidden('Two-factor authentication is for admins', Code.TWO_FACTOR_ADMIN_ONLY);
   if (user.totpEnabled) throw conflict(Code.TWO_FACTOR_ALREADY_ENABLED, 'Two-factor authentication is already enabled');
   const secret = generateSecret();
-  await ctx.db
+  // Only while two-factor is still off: a setup landing just after an enable would hand out a secret
+  // that can never be enabled.
+  const [set] = await ctx.db
     .update(users)
     .set({ totpPendingSecret: ctx.secrets.encrypt(secret, userId) })
-    .where(eq(users.id, userId));
+    .where(and(eq(users.id, userId), eq(users.totpEnabled, false)))
+    .returning({ id: users.id });
+  if (!set) throw conflict(Code.TWO_FACTOR_ALREADY_ENABLED, 'Two-factor authentication is already enabled');
   return { secret, otpauthUrl: generateURI({ issuer: TOTP_ISSUER, label: user.email, secret, period: TOTP_PERIOD_SECONDS }) };
 }
 
@@ -112,7 +116,12 @@ export async function enableTwoFactor(ctx: Ctx, userId: string, code: string): P
   await ctx.db.transaction(async (tx) => {
     // The code's time step is spent with the enable, in one transaction: an enable refused below (its
     // setup replaced meanwhile) leaves the step unspent for a code of the new secret.
-    if (!(await consumeTotp(ctx, tx, user, secret, code))) throw invalidCode();
+    if (!(await consumeTotp(ctx, tx, user, secret, code))) {
+      // The step was spent meanwhile by an enable with the same code that won: say what happened.
+      const [now] = await tx.select({ totpEnabled: users.totpEnabled }).from(users).where(eq(users.id, userId));
+      if (now?.totpEnabled) throw conflict(Code.TWO_FACTOR_ALREADY_ENABLED, 'Two-factor authentication was enabled concurrently');
+      throw invalidCode();
+    }
     const [done] = await tx
       .update(users)
       .set({ totpSecret: user.totpPendingSecret, totpPendingSecret: null, totpEnabled: true, updatedAt: ctx.clock.now() })
