@@ -154,6 +154,12 @@ describe('loadConfig', () => {
     } catch (err) {
       expect((err as Error).message).not.toContain('secret');
     }
+    try {
+      loadConfig({ GEMINI_BASE_URL: 'https://api.example.com/v1?key=SECRETKEY' });
+    } catch (err) {
+      expect((err as Error).message).toContain('GEMINI_BASE_URL');
+      expect((err as Error).message).not.toContain('SECRETKEY');
+    }
     expect(loadConfig({ CONF_REDIRECT_URI: 'https://app.example.com/callback?from=conf' }).CONF_REDIRECT_URI).toContain('?from=conf');
   });
 

@@ -119,8 +119,8 @@ function checkValues(c: Config, raw: Record<string, unknown>): void {
   for (const setting of HTTP_URL_SETTINGS) {
     const value = c[setting];
     // A redirect URI may carry a query; the others are bases the clients append paths to. A value
-    // with credentials in it is not echoed (the message goes to the log).
-    if (value !== undefined) fail(setting, httpUrlProblem(value, { base: setting !== 'CONF_REDIRECT_URI' }), !value.includes('@'));
+    // that may hold a credential (a user:password@, a ?key=) is not echoed: the message goes to the log.
+    if (value !== undefined) fail(setting, httpUrlProblem(value, { base: setting !== 'CONF_REDIRECT_URI' }), !/[@?]/.test(value));
   }
   for (const origin of splitList(c.CORS_ORIGINS)) fail('CORS_ORIGINS', originProblem(origin), false);
   for (const host of splitList(c.CONF_DOWNLOAD_HOSTS)) {
