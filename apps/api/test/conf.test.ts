@@ -815,6 +815,9 @@ describe('upload-transcript', () => {
       Buffer.from(`--${boundary}--\r\n`),
     ]);
     expect(expectProblem(await up(twoFiles, one.headers), 400, 'VALIDATION_FAILED').errors?.[0]?.path).toBe('body.file');
+    // A __proto__ form field is named, as in a JSON body.
+    const proto = multipart(JSON.parse('{"source": "manual_vtt", "__proto__": "x"}'), { name: 'a.vtt', content: VTT });
+    expect(expectProblem(await up(proto.payload, proto.headers), 400, 'VALIDATION_FAILED').errors?.[0]?.path).toBe('body.__proto__');
     // JSON that is not an object is a bad body (400 naming it), not the wrong media type.
     for (const json of ['null', '42', ''])
       expect(expectProblem(await up(json, { 'content-type': 'application/json' }), 400).errors?.[0]?.path, json).toBe('body');

@@ -335,6 +335,8 @@ export const confRoutes: RoutePlugin = async (app) => {
           if (code === 'FST_FILES_LIMIT') throw invalidField('body.file', 'one file only, in the field file');
           if (code === 'FST_FIELDS_LIMIT' || code === 'FST_PARTS_LIMIT')
             throw invalidField('body', 'too many fields: send file, source and optionally topic and batchId');
+          // A `__proto__` (or `constructor`) field: refused as the JSON body's would be, naming it.
+          if (code === 'FST_PROTO_VIOLATION') throw invalidField('body.__proto__', 'is not an allowed field name');
           if (err instanceof AppError || (typeof code === 'string' && code.startsWith('FST_'))) throw err;
           throw appError(400, Code.INVALID_BODY, `The multipart body is malformed: ${(err as Error).message}`);
         }
