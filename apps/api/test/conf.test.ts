@@ -530,6 +530,28 @@ describe('ingestion', () => {
     expect(found).toHaveLength(0);
   });
 
+  it('logs every skip as a pipeline step: no connected host, no transcript file, a meeting that exists', async () => {
+    const lines: string[] = [];
+    const log = new Proxy({} as typeof t.ctx.log, {
+      get: (_target, name) =>
+        name === 'child' ? () => log : (_fields: unknown, message?: string) => lines.push(String(message ?? _fields)),
+    });
+    const ctx = { ...t.ctx, log };
+    await ingestRecording(ctx, { ...payload('ing-log-nouser'), hostId: 'zm-nobody', hostEmail: 'nobody@x.test' }, { jobId: 'jl1' });
+    await ingestRecording(ctx, { ...payload('ing-log-nofile'), transcriptUrl: undefined } as Parameters<typeof ingestRecording>[1], {
+      jobId: 'jl2',
+    });
+    expect(await ingestRecording(t.ctx, payload('ing-log-dup'), { jobId: 'jl3' })).toMatchObject({ status: 'completed' });
+    await ingestRecording(ctx, payload('ing-log-dup'), { jobId: 'jl4' });
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        '[pipeline] conf_ingest id=ing-log-nouser conf=- verdict=skipped_no_user',
+        '[pipeline] conf_ingest id=ing-log-nofile conf=- verdict=skipped_no_transcript',
+        expect.stringMatching(/^\[pipeline\] conf_ingest id=ing-log-dup conf=- verdict=skipped_duplicate meetingId=/),
+      ]),
+    );
+  });
+
   it('finds the user by host email when the provider id is unknown', async () => {
     const p = { ...payload('ing-email'), hostId: 'zm-unknown', hostEmail: 'ALICE@provider.test' };
     expect(await ingestRecording(t.ctx, p, { jobId: 'j-email' })).toMatchObject({ status: 'completed' });

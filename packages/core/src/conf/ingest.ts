@@ -240,8 +240,19 @@ export async function ingestRecording(
     logPipelineStep(ctx.log, { action: 'conf_ingest', id: p.meetingUuid, conf: null, verdict: 'skipped_blacklist', extra: { pattern } });
     return { status: 'skipped', reason: `topic matches blacklist pattern ${pattern}` };
   }
+  // Every skip is a pipeline step of its own line, as the spec's log rule asks of each step.
+  const skipped = (verdict: string, reason: string, meetingId?: string): IngestResult => {
+    logPipelineStep(ctx.log, {
+      action: 'conf_ingest',
+      id: p.meetingUuid,
+      conf: null,
+      verdict,
+      ...(meetingId ? { extra: { meetingId } } : {}),
+    });
+    return { status: 'skipped', reason, ...(meetingId ? { meetingId } : {}) };
+  };
   const user = await findConnectedUser(ctx, p);
-  if (!user) return { status: 'skipped', reason: 'no user with a connected provider account for this host' };
+  if (!user) return skipped('skipped_no_user', 'no user with a connected provider account for this host');
   if (!user.activeAdmin) {
     // Ignored as an unknown host is (no meeting, no knowledge): the host was demoted or suspended after
     // connecting. Logged, since the provider keeps sending this account's events until it is disconnected.
@@ -262,7 +273,7 @@ export async function ingestRecording(
     }
     return { status: 'skipped', reason };
   }
-  if (!p.transcriptUrl) return { status: 'skipped', reason: 'the event carries no completed transcript file' };
+  if (!p.transcriptUrl) return skipped('skipped_no_transcript', 'the event carries no completed transcript file');
 
   const batchId = await resolveProgramId(ctx, null);
   const startTime = meetingStart(p.startTime);
@@ -288,7 +299,7 @@ export async function ingestRecording(
   if (!meeting) {
     const [existing] = await ctx.db.select(MEETING_STATE_COLUMNS).from(confMeetings).where(eq(confMeetings.confMeetingId, p.meetingUuid));
     if (!existing || existing.status === 'completed' || existing.payload?.jobId !== meta.jobId) {
-      return { status: 'skipped', reason: 'meeting already exists', ...(existing ? { meetingId: existing.id } : {}) };
+      return skipped('skipped_duplicate', 'meeting already exists', existing?.id);
     }
     meeting = existing;
     ctx.log.info({ meetingId: existing.id }, '[conf] resuming an unfinished meeting of this job');
