@@ -30,9 +30,12 @@ const NO_STORE_PREFIXES = ['/api/auth/', '/api/admin/', '/api/conf/auth', '/api/
  */
 export function applySecurityHeaders(request: FastifyRequest, reply: FastifyReply, securityHeaders: Readonly<Record<string, string>>) {
   reply.headers(securityHeaders);
-  const path = routedPath(request);
-  if (request.headers.authorization !== undefined || NO_STORE_PREFIXES.some((p) => path.startsWith(p)))
+  if (request.headers.authorization !== undefined || isNoStorePath(routedPath(request)))
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+}
+
+function isNoStorePath(path: string): boolean {
+  return NO_STORE_PREFIXES.some((p) => path.startsWith(p));
 }
 
 /**

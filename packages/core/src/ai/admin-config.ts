@@ -1,7 +1,7 @@
 import { aiConfigs } from '@cfaq/db/schema/index';
 import { Type as T, type TSchema } from '@sinclair/typebox';
 import { eq, sql } from 'drizzle-orm';
-import { writeAdminLog } from '../audit/index.js';
+import { adminLogBy, writeAdminLog } from '../audit/index.js';
 import { httpUrlProblem } from '../config/checks.js';
 import type { CoreContext } from '../context.js';
 import { Code, invalidField, notFound } from '../errors/index.js';
@@ -209,12 +209,11 @@ export async function updateAiConfig(ctx: Ctx, actor: Actor & { ip?: string }, p
       else shown[top] = { ...(shown[top] as object | undefined), [provider]: patch.baseUrls?.[provider as AiProviderName] };
     }
     await writeAdminLog(tx, {
-      actorId: actor.id,
+      ...adminLogBy(actor),
       action: 'ai_config.updated',
       targetType: 'AiConfig',
       targetId: cur.id,
       details: { changed, ...shown },
-      ...(actor.ip ? { ip: actor.ip } : {}),
     });
     return next as AiConfigRow;
   });
@@ -231,12 +230,11 @@ export async function resetAiUsage(ctx: Ctx, actor: Actor & { ip?: string }): Pr
       .set({ usageResetAt: now, requestCount: 0, tokenCount: 0, updatedAt: sql`${aiConfigs.updatedAt}` })
       .where(eq(aiConfigs.id, cur.id));
     await writeAdminLog(tx, {
-      actorId: actor.id,
+      ...adminLogBy(actor),
       action: 'ai_config.usage_reset',
       targetType: 'AiConfig',
       targetId: cur.id,
       details: { rows: n },
-      ...(actor.ip ? { ip: actor.ip } : {}),
     });
     return n;
   });
@@ -298,12 +296,11 @@ export async function revealApiKey(ctx: Ctx, actor: Actor & { ip?: string }, pro
     throw notFound(`Stored ${provider} API key (it does not decrypt with the current ENCRYPTION_KEY)`, Code.API_KEY_NOT_FOUND);
   }
   await writeAdminLog(ctx, {
-    actorId: actor.id,
+    ...adminLogBy(actor),
     action: 'ai_config.api_key_revealed',
     targetType: 'AiConfig',
     targetId: row.id,
     details: { provider },
-    ...(actor.ip ? { ip: actor.ip } : {}),
   });
   return { provider, apiKey };
 }

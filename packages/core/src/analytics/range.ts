@@ -1,5 +1,5 @@
 import { invalidField } from '../errors/index.js';
-import { calendarDay } from '../shared/time-bounds.js';
+import { calendarDay, checkFromNotAfterTo } from '../shared/time-bounds.js';
 
 /** Series buckets: UTC days, ISO weeks (from Monday) or calendar months. */
 export const INTERVALS = ['day', 'week', 'month'] as const;
@@ -48,14 +48,6 @@ export function bucketCount(from: Date, to: Date, interval: Interval): number {
     return Math.round((monday(to) - monday(from)) / (7 * DAY_MS)) + 1;
   }
   return Math.round((to.getTime() - from.getTime()) / DAY_MS) + 1;
-}
-
-/**
- * `from` after `to` answers 400 naming query.from: the dashboards' check, shared with the
- * time-stamped lists (audit results and stats, escalation history). `toText` is `to` as the answer names it.
- */
-export function checkFromNotAfterTo(from: Date, to: Date, toText: string): void {
-  if (from.getTime() > to.getTime()) throw invalidField('query.from', `must not be after to (${toText})`);
 }
 
 export interface RangeOptions {

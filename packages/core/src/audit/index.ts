@@ -24,6 +24,12 @@ export interface AdminLogEntry {
   batchId?: string;
 }
 
+/** Who wrote an admin-log entry: the admin and, when the request had one, their address. */
+export const adminLogBy = (actor: { id: string; ip?: string | undefined }): Pick<AdminLogEntry, 'actorId' | 'ip'> => ({
+  actorId: actor.id,
+  ...(actor.ip ? { ip: actor.ip } : {}),
+});
+
 /** Records an admin write (role change, delete, config change, ...). Pass the write's transaction. */
 export async function writeAdminLog(target: LogTarget, entry: AdminLogEntry): Promise<string> {
   const [row] = await executor(target)

@@ -1,4 +1,4 @@
-import { writeAdminLog } from '../audit/index.js';
+import { adminLogBy, writeAdminLog } from '../audit/index.js';
 import { visiblePost } from '../community/view.js';
 import type { CoreContext } from '../context.js';
 import { invalidField } from '../errors/index.js';
@@ -39,7 +39,6 @@ export async function triggerAutoAnswer(
   }
   const th = { approveThreshold: input.approveThreshold, suggestThreshold: input.suggestThreshold };
   const all = input.all === true;
-  const ip = actor.ip ? { ip: actor.ip } : {};
   const post = input.postId ? await visiblePost(ctx.db, actor, input.postId) : null;
 
   if (input.dryRun) {
@@ -55,7 +54,7 @@ export async function triggerAutoAnswer(
     const report = await runAutoAnswer(ctx, { trigger: 'admin', postId: post.id });
     const item = report.items[0];
     await writeAdminLog(ctx, {
-      actorId: actor.id,
+      ...adminLogBy(actor),
       action: 'auto_answer.run',
       targetType: 'CommunityPost',
       targetId: post.id,
@@ -69,7 +68,6 @@ export async function triggerAutoAnswer(
         source: item?.source ?? null,
         reason: item?.reason ?? null,
       },
-      ...ip,
       ...(post.batchId ? { batchId: post.batchId } : {}),
     });
     return report;
@@ -83,13 +81,12 @@ export async function triggerAutoAnswer(
       { tx },
     );
     await writeAdminLog(tx, {
-      actorId: actor.id,
+      ...adminLogBy(actor),
       action: 'auto_answer.run_queued',
       targetType: 'Job',
       ...(id ? { targetId: id } : {}),
       // The program stays in the details: the query's batchId is not checked to exist (the run finds no posts then).
       details: { jobId: id, queue: autoAnswerJob.name, all, batchId },
-      ...ip,
     });
     return id;
   });

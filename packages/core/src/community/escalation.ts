@@ -1,6 +1,5 @@
 import { communityPosts, postEscalationLogs, users } from '@cfaq/db/schema/index';
 import { and, count, desc, eq, gte, inArray, isNull, lte, type SQL, sql } from 'drizzle-orm';
-import { checkFromNotAfterTo } from '../analytics/range.js';
 import { writeAdminLog } from '../audit/index.js';
 import type { CoreContext } from '../context.js';
 import { Code, notFound, unprocessable } from '../errors/index.js';
@@ -13,7 +12,7 @@ import { HOUR_MS } from '../runtime/clock.js';
 import type { Actor, DbOrTx } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
 import { logPipelineStep } from '../shared/pipeline-log.js';
-import { timeBound } from '../shared/time-bounds.js';
+import { timeBounds } from '../shared/time-bounds.js';
 import type { EscalatedPostItem, EscalationHistoryItem } from './shape.js';
 import { humanAnswered } from './view.js';
 
@@ -346,10 +345,8 @@ export interface EscalationHistoryQuery extends PageQuery {
 /** `GET /admin/community/escalation-history`: every escalation and time-trial event, newest first. */
 export async function escalationHistory(ctx: Pick<CoreContext, 'db'>, q: EscalationHistoryQuery): Promise<Page<EscalationHistoryItem>> {
   const w = pageWindow(q);
-  const from = q.from ? timeBound('query.from', q.from, 'from') : undefined;
-  const to = q.to ? timeBound('query.to', q.to, 'to') : undefined;
-  // from after to is a 400 naming query.from, as on the dashboards (not an empty page).
-  if (from && to && q.to) checkFromNotAfterTo(from, to, q.to);
+  // from after to is a 400 naming query.from, as on the dashboards (not an empty answer).
+  const { from, to } = timeBounds(q);
   const conds: (SQL | undefined)[] = [
     q.postId ? eq(postEscalationLogs.postId, q.postId) : undefined,
     q.action ? eq(postEscalationLogs.action, q.action) : undefined,

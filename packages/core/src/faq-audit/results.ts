@@ -1,10 +1,9 @@
 import { faqs, pipelineResults } from '@cfaq/db/schema/index';
 import { and, count, desc, eq, gte, inArray, like, lte, type SQL, sql } from 'drizzle-orm';
-import { checkFromNotAfterTo } from '../analytics/range.js';
 import type { CoreContext } from '../context.js';
 import { inLiveProgram } from '../programs/live.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
-import { timeBound } from '../shared/time-bounds.js';
+import { timeBounds } from '../shared/time-bounds.js';
 import { AUDIT_VERDICTS, type AuditResultItem, type AuditStats, type AuditVerdict } from './shape.js';
 
 export interface AuditResultsQuery extends PageQuery {
@@ -17,10 +16,8 @@ export interface AuditResultsQuery extends PageQuery {
 }
 
 function conditions(q: Pick<AuditResultsQuery, 'verdict' | 'flagged' | 'from' | 'to' | 'batchId' | 'faqId'>): SQL {
-  const from = q.from ? timeBound('query.from', q.from, 'from') : undefined;
-  const to = q.to ? timeBound('query.to', q.to, 'to') : undefined;
   // from after to is a 400 naming query.from, as on the dashboards (not an empty answer).
-  if (from && to && q.to) checkFromNotAfterTo(from, to, q.to);
+  const { from, to } = timeBounds(q);
   return and(
     eq(pipelineResults.pipeline, 'faq_audit'),
     q.verdict ? eq(pipelineResults.verdict, q.verdict) : undefined,

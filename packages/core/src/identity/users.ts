@@ -1,7 +1,7 @@
 import type { DbOrTx } from '@cfaq/db';
 import { refreshTokens, users } from '@cfaq/db/schema/index';
 import { and, count, desc, eq, gt, ilike, isNull, ne, not, or, type SQL, sql } from 'drizzle-orm';
-import { writeAdminLog } from '../audit/index.js';
+import { adminLogBy, writeAdminLog } from '../audit/index.js';
 import { withdrawAiAnswerVotesOf } from '../auto-answer/accountability.js';
 import { withdrawVotesOf } from '../community/votes.js';
 import type { CoreContext } from '../context.js';
@@ -223,12 +223,11 @@ export async function changeUserRole(
       .returning(userColumns);
     if (current.role !== params.role) {
       await writeAdminLog(tx, {
-        actorId: actor.id,
+        ...adminLogBy(actor),
         action: 'user.role_changed',
         targetType: 'User',
         targetId: params.userId,
         details: { from: current.role, to: params.role },
-        ...(actor.ip ? { ip: actor.ip } : {}),
       });
     }
     return updated as UserRow;

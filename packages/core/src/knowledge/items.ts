@@ -2,7 +2,7 @@ import { comments, communityPosts, documentInsights, transcriptKnowledge } from 
 import { type Static, Type as T } from '@sinclair/typebox';
 import { and, eq, gte, inArray, isNull, sql } from 'drizzle-orm';
 import { generateStructured } from '../ai/generate.js';
-import { writeAdminLog } from '../audit/index.js';
+import { adminLogBy, writeAdminLog } from '../audit/index.js';
 import { chunkTranscript } from '../conf/knowledge-store.js';
 import type { CoreContext } from '../context.js';
 import { embeddingText } from '../embeddings/embed-row.js';
@@ -80,7 +80,6 @@ const toItem = (r: Row): KnowledgeItem => ({
 const logTarget = (item: KnowledgeItem) => (item.type === 'transcript' ? 'TranscriptKnowledge' : 'DocumentInsight');
 /** The admin behind a knowledge write: the admin log records them and their address (spec: admin actions are audit-logged). */
 type Admin = Actor & { ip?: string | undefined };
-const logBy = (actor: Admin) => ({ actorId: actor.id, ...(actor.ip ? { ip: actor.ip } : {}) });
 
 export interface ListKnowledgeQuery extends PageQuery {
   type?: KnowledgeType | undefined;
@@ -179,7 +178,7 @@ export async function setKnowledgeStatus(
     }
     await tx.update(table).set({ status: to, reviewedBy: actor.id, reviewedAt: now, updatedAt: now }).where(eq(table.id, id));
     await writeAdminLog(tx, {
-      ...logBy(actor),
+      ...adminLogBy(actor),
       action: `knowledge.${to}`,
       targetType: logTarget(item),
       targetId: id,
@@ -243,7 +242,7 @@ export async function promoteKnowledge(
       .returning({ id: table.id });
     if (!done) throw conflict(Code.KNOWLEDGE_ALREADY_PROMOTED, 'This item was already promoted to a FAQ');
     await writeAdminLog(tx, {
-      ...logBy(actor),
+      ...adminLogBy(actor),
       action: 'knowledge.promoted',
       targetType: logTarget(item),
       targetId: id,
@@ -305,7 +304,7 @@ export async function ingestDocument(
       .returning({ id: documentInsights.id });
     // One row per document (its parts by id), committed with them.
     await writeAdminLog(tx, {
-      ...logBy(actor),
+      ...adminLogBy(actor),
       action: 'knowledge.ingested',
       targetType: 'DocumentInsight',
       ...(rows[0] ? { targetId: rows[0].id } : {}),
@@ -432,7 +431,7 @@ export async function processUpvotes(
     // One row per run that made knowledge, with its counts, committed with the rows.
     if (actor)
       await writeAdminLog(tx, {
-        ...logBy(actor),
+        ...adminLogBy(actor),
         action: 'knowledge.upvotes_processed',
         targetType: 'DocumentInsight',
         details: {

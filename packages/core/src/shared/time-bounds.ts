@@ -25,3 +25,19 @@ export function timeBound(field: string, value: string, edge: 'from' | 'to'): Da
   if (Number.isNaN(at.getTime())) throw invalidField(field, MESSAGE);
   return at;
 }
+
+/**
+ * `from` after `to` answers 400 naming query.from: the dashboards' check (analytics/range.ts), and the
+ * time-stamped lists'. `toText` is `to` as the answer names it.
+ */
+export function checkFromNotAfterTo(from: Date, to: Date, toText: string): void {
+  if (from.getTime() > to.getTime()) throw invalidField('query.from', `must not be after to (${toText})`);
+}
+
+/** The `from` and `to` filters of a time-stamped list, each optional, in order (else 400 naming query.from). */
+export function timeBounds(q: { from?: string | undefined; to?: string | undefined }): { from?: Date; to?: Date } {
+  const from = q.from ? timeBound('query.from', q.from, 'from') : undefined;
+  const to = q.to ? timeBound('query.to', q.to, 'to') : undefined;
+  if (from && to && q.to) checkFromNotAfterTo(from, to, q.to);
+  return { ...(from ? { from } : {}), ...(to ? { to } : {}) };
+}
