@@ -25,7 +25,6 @@ import { problemResponses } from '../../lib/problem.js';
 import { type BodyValidator, compileBodyValidator } from '../../lib/schema-compilers.js';
 import { BatchQuery, IdParams, listOf } from '../../lib/schemas.js';
 import type { RoutePlugin } from '../../lib/types.js';
-import { Answer, Question } from '../faq/schemas.js';
 import { reprocessMeetingRoute } from './reprocess.js';
 import {
   BackfillQuery,
@@ -225,11 +224,7 @@ export const confRoutes: RoutePlugin = async (app) => {
         summary:
           'Converts an approved insight into FAQ content: updates the FAQ it matches closely (or faqId; 200), else creates an approved FAQ (201); 422 when not approved, 409 when converted already',
         params: IdParams,
-        // POST /faq's rules for the question and answer: a converted insight is a published FAQ.
-        body: T.Object(
-          { ...ConvertBody.properties, question: T.Optional(Question), answer: T.Optional(Answer) },
-          { additionalProperties: false },
-        ),
+        body: ConvertBody,
         response: {
           200: ConvertResult,
           201: ConvertResult,

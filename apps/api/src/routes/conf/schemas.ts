@@ -1,6 +1,7 @@
 import { InsightStatusShape as InsightStatus, MeetingStatusShape as MeetingStatus, MeetingSourcingShape as Sourcing } from '@cfaq/core';
 import { Type as T } from '@sinclair/typebox';
 import { PageQuery, Uuid } from '../../lib/schemas.js';
+import { Answer, Question } from '../faq/schemas.js';
 
 export {
   ConfBackfillResultShape as BackfillResult,
@@ -47,10 +48,11 @@ export const UpdateInsightBody = T.Object(
   { additionalProperties: false, minProperties: 1 },
 );
 export const FreshnessTier = T.Union([T.Literal('evergreen'), T.Literal('seasonal'), T.Literal('volatile')]);
+/** POST /faq's rules for the question and answer: a converted insight is a published FAQ. */
 export const ConvertBody = T.Object(
   {
-    question: T.Optional(T.String({ minLength: 3, maxLength: 1000 })),
-    answer: T.Optional(T.String({ minLength: 1, maxLength: 20_000 })),
+    question: T.Optional(Question),
+    answer: T.Optional(Answer),
     category: T.Optional(T.String({ minLength: 1, maxLength: 100 })),
     freshnessTier: T.Optional(FreshnessTier),
     faqId: T.Optional(
