@@ -235,6 +235,17 @@ describe('votes and other events', () => {
     await giveFeedback(t.ctx, reader, own.id, { helpful: true });
     expect(await expectTotalsMatchLog(mod.id)).toBe(POINTS.faq_feedback_helpful);
   });
+
+  it("staff accepting the asker's own answer to their post earns the asker nothing (a self-answer)", async () => {
+    const asker = await actor();
+    const mod = await actor('moderator');
+    const post = await createPost(t.ctx, asker, { title: 'Can I defer my start date?', body: 'Asking for myself.' });
+    const own = await addComment(t.ctx, asker, post.id, 'Found it: email the programme office before week one.');
+    await acceptComment(t.ctx, mod, post.id, own.id);
+    expect(await expectTotalsMatchLog(asker.id)).toBe(0);
+    const held = await t.ctx.db.select({ name: badges.name }).from(badges).where(eq(badges.userId, asker.id));
+    expect(held).toEqual([]);
+  });
 });
 
 describe('awardBadge', () => {

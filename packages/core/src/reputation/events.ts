@@ -20,9 +20,9 @@ async function postOwner(tx: DbOrTx, postId: string): Promise<Owner | undefined>
   return res.rows[0];
 }
 
-async function commentOwner(tx: DbOrTx, commentId: string): Promise<Owner | undefined> {
-  const res = await tx.execute<Owner>(sql`
-    select c.author_id, ${programOf(sql`p.batch_id`)} as batch_id
+async function commentOwner(tx: DbOrTx, commentId: string): Promise<(Owner & { post_author_id: string | null }) | undefined> {
+  const res = await tx.execute<Owner & { post_author_id: string | null }>(sql`
+    select c.author_id, p.author_id as post_author_id, ${programOf(sql`p.batch_id`)} as batch_id
     from comments c join community_posts p on p.id = c.post_id where c.id = ${commentId}`);
   return res.rows[0];
 }
@@ -61,12 +61,14 @@ export async function reputationOnVote(
 
 /**
  * A comment was accepted as the answer (the previously accepted one, if any, loses its points).
- * Accepting your own comment earns nothing. The first accepted answer in a program earns first_answer.
+ * Accepting your own comment earns nothing, nor does the post author's own answer to their question
+ * when staff accept it (a self-answer, which Stack Overflow-style sites do not reward either). The
+ * first accepted answer in a program earns first_answer.
  */
 export async function reputationOnAccept(tx: DbOrTx, commentId: string, by: string, previousCommentId: string | null): Promise<void> {
   if (previousCommentId && previousCommentId !== commentId) await reversePoints(tx, `comment_accepted:${previousCommentId}`, by);
   const owner = await commentOwner(tx, commentId);
-  if (!owner?.author_id || !owner.batch_id || owner.author_id === by) return;
+  if (!owner?.author_id || !owner.batch_id || owner.author_id === by || owner.author_id === owner.post_author_id) return;
   const row = await awardPoints(tx, {
     userId: owner.author_id,
     batchId: owner.batch_id,
