@@ -135,12 +135,13 @@ export async function voteComment(
  * answering the question. An accepted or verified comment cannot be marked (422).
  */
 export async function setCommentDna(ctx: Ctx, actor: Actor, postId: string, commentId: string, dna: boolean): Promise<CommentView> {
-  const { post, comment } = await visibleComment(ctx.db, actor, postId, commentId);
-  if (!canManagePost(actor, post)) throw forbidden('Only the post author or a moderator can mark answers', Code.NOT_POST_OWNER);
-  if (dna && (comment.isAccepted || comment.isVerified))
-    throw unprocessable(Code.COMMENT_IS_ANSWER, 'An accepted or verified comment answers the post');
   const now = ctx.clock.now();
   await ctx.db.transaction(async (tx) => {
+    // Read under the post's lock: a delete of the post racing the mark is seen (404, nothing logged).
+    const { post, comment } = await visibleComment(tx, actor, postId, commentId, { forUpdate: true });
+    if (!canManagePost(actor, post)) throw forbidden('Only the post author or a moderator can mark answers', Code.NOT_POST_OWNER);
+    if (dna && (comment.isAccepted || comment.isVerified))
+      throw unprocessable(Code.COMMENT_IS_ANSWER, 'An accepted or verified comment answers the post');
     // Only a change is written and logged: marking a marked comment keeps who marked it first, and
     // unmarking an unmarked one logs nothing. The mark also needs a comment that is still no answer
     // when it is written: an accept or verify racing it (which clear the mark) would otherwise leave a
@@ -160,7 +161,8 @@ export async function setCommentDna(ctx: Ctx, actor: Actor, postId: string, comm
     }
     if (!dna) return;
     const [current] = await tx.select({ dna: comments.dna }).from(comments).where(eq(comments.id, commentId));
-    // Gone since it was read (its post deleted): the read below answers 404.
+    // Accepted or verified since it was read (each takes the post's lock too, so only a writer that does
+    // not, none today, could get here), or gone: the read below answers 404 then.
     if (current && !current.dna) throw unprocessable(Code.COMMENT_IS_ANSWER, 'An accepted or verified comment answers the post');
   });
   return commentById(ctx.db, actor, commentId);
@@ -175,9 +177,10 @@ const answeredNow = (now: Date) => ({
 /** Staff mark a comment as a verified-correct answer: its dna mark goes, an open post becomes answered. */
 export async function verifyComment(ctx: Ctx, actor: Actor, postId: string, commentId: string): Promise<CommentView> {
   if (!isStaff(actor)) throw forbidden();
-  const { post } = await visibleComment(ctx.db, actor, postId, commentId);
   const now = ctx.clock.now();
   await ctx.db.transaction(async (tx) => {
+    // Under the post's lock, as accept: a delete racing the verify lands first (404, no points) or after.
+    const { post } = await visibleComment(tx, actor, postId, commentId, { forUpdate: true });
     const verified = await tx
       .update(comments)
       .set({ isVerified: true, verifiedBy: actor.id, verifiedAt: now, dna: false, dnaBy: null, dnaAt: null, updatedAt: now })

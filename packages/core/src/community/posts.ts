@@ -137,10 +137,11 @@ export async function deletePost(ctx: Ctx, actor: Actor, id: string): Promise<vo
  * (answeredAt = now), with or without an accepted comment. An answered or closed post -> 422.
  */
 export async function resolvePost(ctx: Ctx, actor: Actor, id: string): Promise<PostView> {
-  const post = await visiblePost(ctx.db, actor, id);
-  if (!canManagePost(actor, post)) throw forbidden('Only the author or a moderator can resolve this post', Code.NOT_POST_OWNER);
   const now = ctx.clock.now();
   await ctx.db.transaction(async (tx) => {
+    // Under the post's lock: a delete racing the resolve is seen (404, nothing logged).
+    const post = await visiblePost(tx, actor, id, { forUpdate: true });
+    if (!canManagePost(actor, post)) throw forbidden('Only the author or a moderator can resolve this post', Code.NOT_POST_OWNER);
     const [row] = await tx
       .update(communityPosts)
       .set({ status: 'answered', answeredAt: now, updatedAt: now })

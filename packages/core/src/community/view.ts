@@ -122,8 +122,15 @@ export const commentViewFor =
   });
 
 /** A live comment of a visible post, or 404. */
-export async function visibleComment(db: DbOrTx, actor: Actor | null, postId: string, commentId: string) {
-  const post = await visiblePost(db, actor, postId);
+/** `forUpdate` locks the post (inside a transaction), so a delete racing the caller's write lands before it or after. */
+export async function visibleComment(
+  db: DbOrTx,
+  actor: Actor | null,
+  postId: string,
+  commentId: string,
+  opts: { forUpdate?: boolean } = {},
+) {
+  const post = await visiblePost(db, actor, postId, opts);
   const [comment] = await db
     .select({ ...commentColumns, myVote: commentMyVote(actor) })
     .from(comments)
