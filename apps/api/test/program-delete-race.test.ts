@@ -206,6 +206,50 @@ describe('a write that comes after the delete gets 404 and writes nothing', () =
     expect(await count('SELECT count(*) AS n FROM document_insights WHERE batch_id = $1', [program])).toBe(0);
   });
 
+  it('settings: the delete commits while the settings write waits for the program', async () => {
+    const program = await newProgram('Race settings after');
+    const del = await openDelete(program);
+    const put = t.app.inject({
+      method: 'PUT',
+      url: `/api/batches/${program}/settings`,
+      headers: admin.headers,
+      payload: {
+        theme: { primaryColor: '#112233', accentColor: '#abc', background: 'mist', fontFamily: 'sans' },
+        hero: { title: 'Hello', subtitle: 'World' },
+        sections: {
+          showStats: false,
+          showFAQs: true,
+          showCommunity: true,
+          showZoom: false,
+          showKB: true,
+          sectionOrder: ['faqs', 'kb', 'community', 'stats', 'zoom'],
+        },
+        branding: { logoText: 'L', footerText: 'F' },
+      },
+    });
+    expect(await lockWaiters(1)).toBe(true);
+    await del.commit();
+    expectProblem(await put, 404, 'PROGRAM_NOT_FOUND');
+    expect(await count('SELECT count(*) AS n FROM program_settings WHERE batch_id = $1', [program])).toBe(0);
+    expect(
+      await count(`SELECT count(*) AS n FROM admin_logs WHERE action = 'program.settings_updated' AND target_id = $1::text`, [program]),
+    ).toBe(0);
+  });
+
+  it('unresolved search: the delete commits while the log waits for the program', async () => {
+    const program = await newProgram('Race unresolved after');
+    const del = await openDelete(program);
+    const log = t.app.inject({
+      method: 'POST',
+      url: '/api/search/unresolved',
+      payload: { query: 'where is the race locker?', batchId: program },
+    });
+    expect(await lockWaiters(1)).toBe(true);
+    await del.commit();
+    expectProblem(await log, 404, 'PROGRAM_NOT_FOUND');
+    expect(await count('SELECT count(*) AS n FROM unresolved_searches WHERE batch_id = $1', [program])).toBe(0);
+  });
+
   it('post to FAQ: the delete commits while the conversion waits for the program', async () => {
     const program = await newProgram('Race convert after');
     const author = await t.signIn('user');

@@ -201,6 +201,12 @@ describe('programs', () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/batches/by-slug/slug-finder' });
     expect(res.json()).toMatchObject({ id: a.id, name: 'Slug Finder' });
     expectProblem(await t.app.inject({ method: 'GET', url: '/api/batches/by-slug/nope' }), 404);
+    // "Program by slugified name": the name itself, or the slug in other case, finds it too.
+    for (const asked of ['Slug-Finder', encodeURIComponent('Slug Finder'), encodeURIComponent('Slug Finder!')]) {
+      const byName = await t.app.inject({ method: 'GET', url: `/api/batches/by-slug/${asked}` });
+      expect(byName.statusCode, asked).toBe(200);
+      expect(byName.json()).toMatchObject({ id: a.id });
+    }
   });
 });
 

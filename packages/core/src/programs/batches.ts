@@ -255,9 +255,13 @@ export async function listPrograms(ctx: Ctx, q: ListProgramsQuery): Promise<Page
   return toPage(rows.map(toProgramView), total?.n ?? 0, w);
 }
 
-/** A live program by slug; archived ones only when asked (admins). */
+/**
+ * A live program by slug; archived ones only when asked (admins). The spec's "program by slugified
+ * name": the parameter is slugified first, so a name or a differently cased slug finds the program
+ * too (a slug, `-2` suffix included, is its own slug).
+ */
 export function getProgramBySlug(ctx: Ctx, slug: string, opts: { includeArchived?: boolean } = {}): Promise<ProgramView> {
-  return oneProgram(ctx, eq(batches.slug, slug), opts);
+  return oneProgram(ctx, eq(batches.slug, slugify(slug)), opts);
 }
 
 /** A live program by id; archived ones only when asked (admins). */

@@ -3,6 +3,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { Code, invalidField, notFound } from '../errors/index.js';
 import { type AuditBy, logProgramAction } from './audit.js';
+import { lockProgramForWrite } from './lock.js';
 import { PROGRAM_SECTIONS, type ProgramSettingsInput, type ProgramSettingsView } from './shape.js';
 
 type Ctx = Pick<CoreContext, 'db' | 'clock'>;
@@ -83,15 +84,29 @@ export async function putProgramSettings(
   by?: AuditBy,
 ): Promise<ProgramSettingsView> {
   validate(input);
-  await programFor(ctx, batchId, true);
   const now = ctx.clock.now();
   const values = { theme: input.theme, hero: input.hero, sections: input.sections, branding: input.branding, updatedAt: now };
-  await ctx.db.transaction(async (tx) => {
-    await tx
+  return ctx.db.transaction(async (tx) => {
+    // The program locked as every write locks it: a delete racing the write lands after it (200) or
+    // before it (404, nothing written or logged). The answer is the row written, not a re-read that
+    // could find the program deleted after the write committed.
+    await lockProgramForWrite(tx, batchId, { allowArchived: true });
+    const [row] = await tx
       .insert(programSettings)
       .values({ batchId, ...values, createdAt: now })
-      .onConflictDoUpdate({ target: programSettings.batchId, set: values });
+      .onConflictDoUpdate({ target: programSettings.batchId, set: values })
+      .returning();
     await logProgramAction(tx, by, 'settings_updated', batchId);
+    if (!row) throw new Error('the settings upsert returned no row');
+    return {
+      batchId,
+      theme: row.theme,
+      hero: row.hero,
+      sections: row.sections,
+      branding: row.branding,
+      isDefault: false,
+      createdAt: row.createdAt,
+      updatedAt: row.updatedAt,
+    };
   });
-  return getProgramSettings(ctx, batchId, { includeArchived: true });
 }

@@ -4,6 +4,7 @@ import type { CoreContext } from '../context.js';
 import { Code, notFound, unprocessable } from '../errors/index.js';
 import { PUBLIC_REVIEW_STATUSES } from '../faqs/visibility.js';
 import { inLiveProgram } from '../programs/live.js';
+import { lockProgramForWrite } from '../programs/lock.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import { DAY_MS } from '../runtime/clock.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
@@ -131,12 +132,14 @@ export async function logUnresolvedSearch(
   ctx: Ctx,
   p: { query: string; batchId?: string | undefined; userId?: string | null; clientIp?: string | null | undefined },
 ): Promise<UnresolvedSearchItem> {
-  const programId = await resolveProgramId(ctx, p.batchId);
   const now = ctx.clock.now();
   const key = searchClientKey(ctx.config.JWT_SECRET ?? '', { userId: p.userId, ip: p.clientIp });
   const keys = key ? sql`ARRAY[${key}]::text[]` : sql`'{}'::text[]`;
-  // client_keys gathers distinct searchers up to 16 (enough to tell any sane minimum).
-  const inserted = await ctx.db.execute<{ id: string }>(sql`
+  // The program locked as every write locks it: a delete racing the log is seen (404, no row).
+  const row = await ctx.db.transaction(async (tx) => {
+    const programId = await lockProgramForWrite(tx, p.batchId);
+    // client_keys gathers distinct searchers up to 16 (enough to tell any sane minimum).
+    const inserted = await tx.execute<{ id: string }>(sql`
     INSERT INTO unresolved_searches (query, normalized_query, batch_id, user_id, created_at, last_seen_at, client_keys)
     VALUES (${p.query.trim()}, ${normalizeQuery(p.query)}, ${programId}, ${p.userId ?? null}, ${now}, ${now}, ${keys})
     ON CONFLICT (coalesce(batch_id, '00000000-0000-0000-0000-000000000000'::uuid), normalized_query) WHERE status = 'open'
@@ -146,8 +149,9 @@ export async function logUnresolvedSearch(
         THEN unresolved_searches.client_keys
         ELSE unresolved_searches.client_keys || EXCLUDED.client_keys END
     RETURNING id`);
-  const id = inserted.rows[0]?.id as string;
-  const [row] = await ctx.db.select(unresolvedColumns).from(unresolvedSearches).where(eq(unresolvedSearches.id, id));
+    const id = inserted.rows[0]?.id as string;
+    return (await tx.select(unresolvedColumns).from(unresolvedSearches).where(eq(unresolvedSearches.id, id)))[0];
+  });
   return toItem(row as UnresolvedRow);
 }
 
