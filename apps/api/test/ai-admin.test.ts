@@ -254,6 +254,63 @@ describe('review queue and review actions', () => {
   });
 });
 
+describe('who hears of a published AI answer', () => {
+  const answeredNotes = async (userId: string, postId: string) =>
+    (await t.ctx.db.select().from(notifications).where(eq(notifications.userId, userId))).filter(
+      (n) => n.kind === 'post_answered' && (n.data as { postId?: string }).postId === postId,
+    ).length;
+  const answeredDrops = async (userId: string, postId: string) =>
+    (await t.ctx.db.select().from(teaNotifications).where(eq(teaNotifications.userId, userId))).filter(
+      (d) => d.kind === 'post_answered' && d.refId === postId,
+    ).length;
+
+  it('the author is told once: approving again after a reject or an escalation is no news', async () => {
+    const s = await post('Told once', { aiAnswerStatus: 'suggested', aiAnswer: 'Draft', aiAnswerSuggestedAt: NOW });
+    expect(
+      (await inject('PATCH', `/api/admin/auto-answer/${s}`, admin, { action: 'approve', manualAnswer: 'First text' })).statusCode,
+    ).toBe(200);
+    expect(await answeredNotes(author.id, s)).toBe(1);
+    expect(await answeredDrops(author.id, s)).toBe(1);
+    expect((await inject('PATCH', `/api/admin/auto-answer/${s}`, admin, { action: 'reject' })).statusCode).toBe(200);
+    expect(
+      (await inject('PATCH', `/api/admin/auto-answer/${s}`, admin, { action: 'approve', manualAnswer: 'Second text' })).statusCode,
+    ).toBe(200);
+    expect((await inject('PATCH', `/api/admin/auto-answer/${s}`, admin, { action: 'escalate', reason: 'check' })).statusCode).toBe(200);
+    expect((await inject('PATCH', `/api/admin/auto-answer/${s}`, admin, { action: 'approve' })).statusCode).toBe(200);
+    expect(await answeredNotes(author.id, s)).toBe(1);
+    expect(await answeredDrops(author.id, s)).toBe(1);
+  });
+
+  it('an admin approving the answer to their own post, or awarding or revoking their own points and badges, is not told', async () => {
+    const [row] = await t.ctx.db
+      .insert(communityPosts)
+      .values({ batchId: program, authorId: admin.id, title: 'My own question', body: 'Details.', createdAt: hoursAgo(3) })
+      .returning({ id: communityPosts.id });
+    const own = row?.id as string;
+    await t.ctx.db.update(communityPosts).set({ aiAnswerStatus: 'suggested', aiAnswer: 'Draft' }).where(eq(communityPosts.id, own));
+    expect((await inject('PATCH', `/api/admin/auto-answer/${own}`, admin, { action: 'approve', manualAnswer: 'Mine' })).statusCode).toBe(
+      200,
+    );
+    expect(await answeredNotes(admin.id, own)).toBe(0);
+    expect(await answeredDrops(admin.id, own)).toBe(0);
+    expect((await inject('POST', '/api/reputation/points', admin, { userId: admin.id, points: 3, reason: 'me' })).statusCode).toBe(200);
+    expect(
+      (await inject('POST', '/api/reputation/badge/issue', admin, { userId: admin.id, name: 'selfie', reason: 'me' })).statusCode,
+    ).toBe(201);
+    expect(
+      (await inject('POST', '/api/reputation/badge/revoke', admin, { userId: admin.id, name: 'selfie', reason: 'me' })).statusCode,
+    ).toBe(200);
+    const mine = await t.ctx.db.select().from(notifications).where(eq(notifications.userId, admin.id));
+    expect(mine.filter((n) => ['points_awarded', 'badge_awarded', 'badge_revoked'].includes(n.kind))).toEqual([]);
+    // Another user is told of the same acts.
+    expect((await inject('POST', '/api/reputation/points', admin, { userId: author.id, points: 3, reason: 'thanks' })).statusCode).toBe(
+      200,
+    );
+    const theirs = await t.ctx.db.select().from(notifications).where(eq(notifications.userId, author.id));
+    expect(theirs.filter((n) => n.kind === 'points_awarded')).toHaveLength(1);
+  });
+});
+
 describe('accountable AI answers and calibration', () => {
   it("the author's 'does not answer' and a net of -2 votes unpublish and re-escalate; calibration counts the demotions", async () => {
     await createKnowledge(t.ctx, { embedding: unitVector(60, 0.99) });

@@ -172,6 +172,25 @@ describe('notifications', () => {
   });
 });
 
+describe('tea drops of an archived program', () => {
+  it("stay the member's own: personal drops listed, counted and marked read; program-wide ones hidden", async () => {
+    const me = await t.signIn('user');
+    const [closing] = await t.ctx.db.insert(batches).values({ name: 'Tea archive', slug: 'tea-archive' }).returning();
+    const batchId = closing!.id;
+    await t.ctx.db.transaction((tx) => teaDrop(tx, { userId: me.id, batchId, kind: 'post_answered', title: 'mine to keep' }));
+    await t.ctx.db.transaction((tx) => teaDrop(tx, { userId: null, batchId, kind: 'faq_approved', title: 'for everyone' }));
+    await t.ctx.db.update(batches).set({ archivedAt: new Date() }).where(eq(batches.id, batchId));
+    for (const url of ['/notifications/tea', '/tea/drops']) {
+      const list = await req('GET', `${url}?batchId=${batchId}`, me.headers);
+      expect(list.statusCode).toBe(200);
+      expect(list.json().items.map((i: { title: string }) => i.title)).toEqual(['mine to keep']);
+    }
+    expect((await req('GET', `/notifications/tea/unread-count?batchId=${batchId}`, me.headers)).json().count).toBe(1);
+    expect((await req('PATCH', `/notifications/tea/read-all?batchId=${batchId}`, me.headers)).json().updated).toBe(1);
+    expect((await req('GET', `/notifications/tea/unread-count?batchId=${batchId}`, me.headers)).json().count).toBe(0);
+  });
+});
+
 describe('a kind switched off hides the program-wide drops of that kind', () => {
   it('from the list, the unread count, read-all and the stream; other users and other kinds unaffected; on again, they show', async () => {
     const a = await buildApp({ ctx: t.ctx, logger: false });

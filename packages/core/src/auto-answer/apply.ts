@@ -1,7 +1,7 @@
 import { aiAnswerOutcomes, communityPosts, pipelineResults } from '@cfaq/db/schema/index';
 import { and, eq, inArray, isNull, or } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
-import { notify, teaDrop } from '../notifications/index.js';
+import { aiAnsweredEvent } from './answered-event.js';
 import type { Decision } from './decide.js';
 
 export type AppliedOutcome = 'written' | 'skipped';
@@ -99,27 +99,7 @@ export async function applyDecision(
       await tx
         .insert(aiAnswerOutcomes)
         .values({ postId: d.postId, batchId: d.batchId, confidence: d.confidence, publishedBy: 'auto', publishedAt: now });
-      if (authorId) {
-        await notify(tx, {
-          userId: authorId,
-          batchId: d.batchId,
-          kind: 'post_answered',
-          title: 'Your question was answered',
-          body: d.title,
-          link: `/community/posts/${d.postId}`,
-          data: { postId: d.postId, by: 'ai', source: d.source },
-        });
-        await teaDrop(tx, {
-          userId: authorId,
-          batchId: d.batchId,
-          kind: 'post_answered',
-          title: 'Your question was answered',
-          body: d.title,
-          link: `/community/posts/${d.postId}`,
-          refType: 'CommunityPost',
-          refId: d.postId,
-        });
-      }
+      await aiAnsweredEvent(tx, { authorId, postId: d.postId, batchId: d.batchId, title: d.title, data: { by: 'ai', source: d.source } });
     }
     return 'written';
   });

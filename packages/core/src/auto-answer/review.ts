@@ -4,10 +4,10 @@ import { writeAdminLog } from '../audit/index.js';
 import type { AiAnswerStatus } from '../community/shape.js';
 import type { CoreContext } from '../context.js';
 import { Code, invalidField, notFound, unprocessable } from '../errors/index.js';
-import { notify, teaDrop } from '../notifications/index.js';
 import { inLiveProgram } from '../programs/live.js';
 import type { Actor } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
+import { aiAnsweredEvent } from './answered-event.js';
 import { reopenUnlessHumanAnswered } from './reopen.js';
 import type { Calibration, CalibrationBand, QueueItem, ReviewResult } from './shape.js';
 
@@ -181,18 +181,14 @@ export async function reviewAiAnswer(
       await tx
         .insert(aiAnswerOutcomes)
         .values({ postId, batchId: p.batchId, confidence: p.aiAnswerConfidence, publishedBy: 'admin', publishedAt: now });
-      if (p.authorId) {
-        const msg = { title: 'Your question was answered', body: p.title, link: `/community/posts/${postId}` };
-        await notify(tx, { userId: p.authorId, batchId: p.batchId, kind: 'post_answered', ...msg, data: { postId, by: 'ai_reviewed' } });
-        await teaDrop(tx, {
-          userId: p.authorId,
-          batchId: p.batchId,
-          kind: 'post_answered',
-          ...msg,
-          refType: 'CommunityPost',
-          refId: postId,
-        });
-      }
+      await aiAnsweredEvent(tx, {
+        authorId: p.authorId,
+        actorId: actor.id,
+        postId,
+        batchId: p.batchId,
+        title: p.title,
+        data: { by: 'ai_reviewed' },
+      });
     }
     const [latest] = await tx
       .select({ id: pipelineResults.id })

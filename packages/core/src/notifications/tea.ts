@@ -48,9 +48,17 @@ export const toTeaView = (r: TeaRow): TeaDropView => ({
 export const wideShownTo = (userId: string) =>
   sql`not exists (select 1 from notification_settings ns where ns.user_id = ${userId} and ns.kinds -> t.kind = 'false'::jsonb)`;
 
-/** The drops a user sees in a program: their personal ones there and the program-wide ones of kinds they have on. */
+/**
+ * The drops a user sees in a program: their personal ones there and the program-wide ones of kinds
+ * they have on. An archived program is hidden from the public but its members' own data is kept: its
+ * personal drops stay readable (as its notifications and reputation), its program-wide ones do not.
+ */
 const visible = (userId: string, batchId: string) =>
-  sql`t.batch_id = ${batchId} and (t.user_id = ${userId} or (t.user_id is null and ${wideShownTo(userId)}))`;
+  sql`t.batch_id = ${batchId} and (t.user_id = ${userId} or (t.user_id is null and ${wideShownTo(userId)}
+    and exists (select 1 from batches b where b.id = t.batch_id and b.archived_at is null)))`;
+
+/** The program a user's drops are read in: archived ones too (their personal drops stay theirs). */
+const dropsProgram = (ctx: Ctx, batchId: string | undefined) => resolveProgramId(ctx, batchId, { allowArchived: true });
 
 export interface TeaQuery extends PageQuery {
   batchId?: string | undefined;
@@ -59,7 +67,7 @@ export interface TeaQuery extends PageQuery {
 
 /** The program's tea drops for the caller (default program when batchId is absent), newest first. */
 export async function listTeaDrops(ctx: Ctx, userId: string, q: TeaQuery): Promise<Page<TeaDropView> & { unreadCount: number }> {
-  const batchId = await resolveProgramId(ctx, q.batchId);
+  const batchId = await dropsProgram(ctx, q.batchId);
   const w = pageWindow(q);
   const from = sql`tea_notifications t left join tea_notification_reads r on r.tea_notification_id = t.id and r.user_id = ${userId}`;
   const where = sql`${visible(userId, batchId)}${q.unread ? sql` and r.read_at is null` : sql``}`;
@@ -84,7 +92,7 @@ export async function teaUnreadCount(
   userId: string,
   q: { batchId?: string | undefined },
 ): Promise<{ count: number; batchId: string }> {
-  const batchId = await resolveProgramId(ctx, q.batchId);
+  const batchId = await dropsProgram(ctx, q.batchId);
   const res = await ctx.db.execute<{ n: number }>(sql`
     select count(*)::int as n from tea_notifications t
     where ${visible(userId, batchId)}
@@ -94,7 +102,7 @@ export async function teaUnreadCount(
 
 /** Marks every drop the caller sees in the program read. */
 export async function markAllTeaRead(ctx: Ctx, userId: string, q: { batchId?: string | undefined }): Promise<{ updated: number }> {
-  const batchId = await resolveProgramId(ctx, q.batchId);
+  const batchId = await dropsProgram(ctx, q.batchId);
   const res = await ctx.db.execute<{ n: number }>(sql`
     with ins as (
       insert into tea_notification_reads (tea_notification_id, user_id)

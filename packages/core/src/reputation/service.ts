@@ -203,15 +203,17 @@ export async function adminAwardPoints(ctx: Ctx, actor: Actor, input: ManualPoin
       details: { points: input.points, logId: row?.id ?? null },
       batchId,
     });
-    await notify(tx, {
-      userId: input.userId,
-      batchId,
-      kind: 'points_awarded',
-      title: `${input.points > 0 ? '+' : ''}${input.points} reputation points`,
-      body: input.reason,
-      link: '/reputation/history',
-      data: { points: input.points },
-    });
+    // An admin awarding themselves is not told of their own act (no event notifies its actor).
+    if (input.userId !== actor.id)
+      await notify(tx, {
+        userId: input.userId,
+        batchId,
+        kind: 'points_awarded',
+        title: `${input.points > 0 ? '+' : ''}${input.points} reputation points`,
+        body: input.reason,
+        link: '/reputation/history',
+        data: { points: input.points },
+      });
     // Read before commit: after it, the program's delete could already make the summary a 404.
     return reputationSummary({ db: tx, clock: ctx.clock }, input.userId, batchId);
   });
@@ -237,6 +239,7 @@ export async function adminIssueBadge(ctx: Ctx, actor: Actor, input: BadgeInput)
       reason: input.reason,
       awardedBy: actor.id,
       mode: 'live',
+      notify: input.userId !== actor.id,
     });
     if (!res.awarded) throw conflict(Code.BADGE_ALREADY_HELD, `The user already holds the ${input.name} badge in this program`);
     await writeAdminLog(tx, {
@@ -270,15 +273,16 @@ export async function adminRevokeBadge(ctx: Ctx, actor: Actor, input: BadgeInput
       details: { badge: input.name, badgeId: id },
       batchId,
     });
-    await notify(tx, {
-      userId: input.userId,
-      batchId,
-      kind: 'badge_revoked',
-      title: `Your ${input.name} badge was revoked`,
-      body: input.reason,
-      link: '/reputation/me',
-      data: { badge: input.name, badgeId: id },
-    });
+    if (input.userId !== actor.id)
+      await notify(tx, {
+        userId: input.userId,
+        batchId,
+        kind: 'badge_revoked',
+        title: `Your ${input.name} badge was revoked`,
+        body: input.reason,
+        link: '/reputation/me',
+        data: { badge: input.name, badgeId: id },
+      });
     // Read before commit: after it, the program's delete could already make the summary a 404.
     return reputationSummary({ db: tx, clock: ctx.clock }, input.userId, batchId);
   });
