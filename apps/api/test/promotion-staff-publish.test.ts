@@ -1,4 +1,4 @@
-import { promoteDue } from '@cfaq/core';
+import { nominatePosts, promoteDue } from '@cfaq/core';
 import { batches, communityPosts, faqs, teaNotifications } from '@cfaq/db/schema/index';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -85,5 +85,49 @@ describe('a community-pending FAQ staff publish by hand', () => {
     expect((await put(id, { answer: 'Level 2 of the garage.' })).statusCode).toBe(200);
     expect(await row(id)).toMatchObject({ reviewStatus: 'draft', promotionStatus: 'community_pending' });
     expect(await pendingIds()).toContain(id);
+  });
+});
+
+describe('a nominated AI answer that leaves approved', () => {
+  /** A supported post whose AI answer staff approved, nominated by the cycle; returns post and draft. */
+  async function nominatedAiAnswer(title: string, answer: string) {
+    const [p] = await t.ctx.db
+      .insert(communityPosts)
+      .values({ batchId: defaultId, authorId: poster.id, title, body: 'body', aiAnswerStatus: 'suggested', aiAnswer: 'Draft', upvotes: 10 })
+      .returning({ id: communityPosts.id });
+    const postId = p?.id as string;
+    const approve = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/admin/auto-answer/${postId}`,
+      headers: admin.headers,
+      payload: { action: 'approve', manualAnswer: answer },
+    });
+    expect(approve.statusCode).toBe(200);
+    await nominatePosts(t.ctx);
+    const [post] = await t.ctx.db.select().from(communityPosts).where(eq(communityPosts.id, postId));
+    const faqId = post?.convertedFaqId as string;
+    expect(await row(faqId)).toMatchObject({ reviewStatus: 'draft', promotionStatus: 'community_pending', answer });
+    await t.ctx.db
+      .update(faqs)
+      .set({ promotionEligibleAt: new Date(Date.now() - 60_000) })
+      .where(eq(faqs.id, faqId));
+    return { postId, faqId };
+  }
+
+  it('rejected by staff before its window ends: the cycle does not publish its text', async () => {
+    const kept = await nominatedAiAnswer('How do I realign the brass screw?', 'Loosen it and realign.');
+    const rejected = await nominatedAiAnswer('How do I descale the kettle?', 'Boil vinegar in it.');
+    const reject = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/admin/auto-answer/${rejected.postId}`,
+      headers: admin.headers,
+      payload: { action: 'reject' },
+    });
+    expect(reject.statusCode).toBe(200);
+    const promoted = await promoteDue(t.ctx);
+    expect(promoted).toContain(kept.faqId);
+    expect(promoted).not.toContain(rejected.faqId);
+    expect(await row(rejected.faqId)).toMatchObject({ reviewStatus: 'draft' });
+    expect((await t.app.inject({ method: 'GET', url: `/api/faq/${rejected.faqId}` })).statusCode).toBe(404);
   });
 });

@@ -25,7 +25,8 @@ type Ctx = Pick<CoreContext, 'db' | 'clock' | 'config' | 'jobs' | 'log'>;
  *   promotionStatus community_pending and promotionEligibleAt = now + PROMOTION_OBJECTION_WINDOW_HOURS.
  *   A user's suggestion with an answer (POST /faq/suggest) becomes community-pending the same way.
  * - Promotion: a community-pending FAQ is approved once its window has passed with no objection, its
- *   answer is not empty and its source post (still live) keeps PROMOTION_MIN_SUPPORT net votes.
+ *   answer is not empty and its source post (still live and answered) keeps PROMOTION_MIN_SUPPORT net
+ *   votes and an answer, and the draft is not the text of an AI answer that is no longer approved.
  *   Suggestions have no community signal, so the cycle never approves one by itself: an admin promotes it.
  * - An objection (POST /admin/faqs/:id/object) moves it to objected: the cycle no longer promotes it;
  *   only an admin's promote does.
@@ -138,6 +139,14 @@ export async function promoteDue(ctx: Ctx): Promise<string[]> {
         where f.promotion_status = 'community_pending' and f.review_status = 'draft'
           and f.promotion_eligible_at <= ${now} and btrim(f.answer) <> ''
           and p.deleted_at is null and p.upvotes - p.downvotes >= ${min} and ${inLiveProgram(sql`f.batch_id`)}
+          -- The post still carries an answer (what nomination asked), and the draft is not the text of
+          -- an AI answer that has since left approved (rejected, escalated, or taken down by its
+          -- author or votes): that text is staff-only and must not go public through the cycle.
+          and p.status = 'answered'
+          and (exists (select 1 from comments c where c.post_id = p.id and c.deleted_at is null
+                 and (c.is_accepted or c.is_verified) and btrim(c.body) <> '')
+               or (p.ai_answer_status = 'approved' and btrim(coalesce(p.ai_answer, '')) <> ''))
+          and not (p.ai_answer_status is distinct from 'approved' and btrim(f.answer) = btrim(coalesce(p.ai_answer, '')))
         for update of f skip locked
       )
       update faqs f set review_status = 'approved', promotion_status = 'promoted', last_verified_date = ${now}, updated_at = ${now}
