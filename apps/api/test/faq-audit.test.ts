@@ -144,7 +144,11 @@ describe('the audit run', () => {
   });
 
   it('a knowledge-search failure gives no context (stale for an old never-verified FAQ) and the audit goes on', async () => {
-    const old = await faq(3, { question: 'Old one [axis3]?', createdAt: new Date(NOW.getTime() - 400 * DAY) });
+    const old = await faq(3, {
+      question: 'Old one [axis3]?',
+      createdAt: new Date(NOW.getTime() - 400 * DAY),
+      lastVerifiedDate: new Date(NOW.getTime() - 400 * DAY),
+    });
     const young = await faq(3, { question: 'Young one [axis3]?' });
     embedder.failing = true;
     const run = await runFaqAudit(t.ctx);
@@ -156,10 +160,26 @@ describe('the audit run', () => {
     expect(fake.calls).toHaveLength(0);
   });
 
+  it('age runs from publication: a draft made 400 days ago and published 10 days ago is not stale', async () => {
+    const late = await faq(7, {
+      question: 'Published late [axis7]?',
+      createdAt: new Date(NOW.getTime() - 400 * DAY),
+      lastVerifiedDate: new Date(NOW.getTime() - 10 * DAY),
+    });
+    embedder.failing = true;
+    const run = await runFaqAudit(t.ctx);
+    expect(run.items.find((i) => i.faqId === late.id)).toMatchObject({ verdict: 'skipped', flagged: false });
+    expect(await reload(late.id)).toMatchObject({ reviewStatus: 'approved' });
+  });
+
   it('knowledge about something else is no context: an old never-verified FAQ is stale, and no provider call is made', async () => {
     // The program's knowledge base holds one row, far from the FAQ (cosine 0.3 to axis 6): below FAQ_AUDIT_KNOWLEDGE_MIN_SCORE.
     await createKnowledge(t.ctx, { content: KNOWLEDGE, embedding: unitVector(6, 0.3) });
-    const old = await faq(6, { question: 'Unrelated old one [axis6]?', createdAt: new Date(NOW.getTime() - 400 * DAY) });
+    const old = await faq(6, {
+      question: 'Unrelated old one [axis6]?',
+      createdAt: new Date(NOW.getTime() - 400 * DAY),
+      lastVerifiedDate: new Date(NOW.getTime() - 400 * DAY),
+    });
     const run = await runFaqAudit(t.ctx);
     expect(run.items.find((i) => i.faqId === old.id)).toMatchObject({
       verdict: 'stale',

@@ -27,9 +27,9 @@ describe('the verdict table at its boundaries (defaults)', () => {
 
   it('no context: stale when older than FAQ_AUDIT_STALE_DAYS and never verified; otherwise skipped', () => {
     const old = new Date(NOW.getTime() - 180 * DAY);
-    expect(judgeWithoutContext(cfg, { createdAt: old, neverVerified: true }, NOW)).toMatchObject({ verdict: 'stale', flagged: true });
-    expect(judgeWithoutContext(cfg, { createdAt: new Date(old.getTime() + 1), neverVerified: true }, NOW).verdict).toBe('skipped');
-    expect(judgeWithoutContext(cfg, { createdAt: old, neverVerified: false }, NOW)).toMatchObject({ verdict: 'skipped', flagged: false });
+    expect(judgeWithoutContext(cfg, { publishedAt: old, neverVerified: true }, NOW)).toMatchObject({ verdict: 'stale', flagged: true });
+    expect(judgeWithoutContext(cfg, { publishedAt: new Date(old.getTime() + 1), neverVerified: true }, NOW).verdict).toBe('skipped');
+    expect(judgeWithoutContext(cfg, { publishedAt: old, neverVerified: false }, NOW)).toMatchObject({ verdict: 'skipped', flagged: false });
   });
 
   it("FAQ_AUDIT_FLAG_THRESHOLD, when set, moves the correct/drift boundary (the spec's 0.65 reading)", () => {

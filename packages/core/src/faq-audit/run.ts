@@ -144,7 +144,12 @@ async function auditOne(ctx: Ctx, faq: AuditFaq, resolved: ResolvedAi): Promise<
   if (passages.length === 0 && insights.length === 0) {
     const judged = judgeWithoutContext(
       ctx.config,
-      { createdAt: faq.createdAt, neverVerified: await neverVerified(ctx, faq.id) },
+      // Publishing sets lastVerifiedDate (README: the review interval runs from publication); never
+      // verified since, it is the publication date. Never earlier than the FAQ itself.
+      {
+        publishedAt: new Date(Math.max(faq.createdAt.getTime(), faq.lastVerifiedDate.getTime())),
+        neverVerified: await neverVerified(ctx, faq.id),
+      },
       ctx.clock.now(),
     );
     const { note, ...verdict } = judged;

@@ -53,12 +53,17 @@ export interface Judged {
   note: string | null;
 }
 
+/**
+ * No context to judge against: stale when the FAQ has been public for FAQ_AUDIT_STALE_DAYS and was
+ * never verified. Its age runs from publication (`publishedAt`), not from when its draft was made: a
+ * suggestion published today after months as a draft is not "200 days old".
+ */
 export function judgeWithoutContext(
   config: Pick<Config, 'FAQ_AUDIT_STALE_DAYS'>,
-  faq: { createdAt: Date; neverVerified: boolean },
+  faq: { publishedAt: Date; neverVerified: boolean },
   now: Date,
 ): Judged {
-  const ageDays = (now.getTime() - faq.createdAt.getTime()) / 86_400_000;
+  const ageDays = (now.getTime() - faq.publishedAt.getTime()) / 86_400_000;
   if (faq.neverVerified && ageDays >= config.FAQ_AUDIT_STALE_DAYS) {
     return {
       verdict: 'stale',
