@@ -304,6 +304,14 @@ describe('POST /auth/refresh', () => {
     await t.ctx.db.update(users).set({ status: 'suspended' }).where(eq(users.id, u.user.id));
     expectProblem(await post('/auth/refresh', { refreshToken: u.refreshToken }), 403, 'ACCOUNT_SUSPENDED');
   });
+
+  it('suspended through the route (which revokes every token): the refresh says suspended, not "token reused"', async () => {
+    const u = await registerUser();
+    const admin = await t.signIn('admin');
+    const suspend = await post('/moderation/suspend', { userId: u.user.id, reason: 'spam' }, admin.headers);
+    expect(suspend.statusCode).toBe(200);
+    expectProblem(await post('/auth/refresh', { refreshToken: u.refreshToken }), 403, 'ACCOUNT_SUSPENDED');
+  });
 });
 
 describe('POST /auth/logout', () => {
@@ -564,7 +572,12 @@ describe('revoking sessions while a refresh is under way', () => {
     const [refreshed, suspended] = await Promise.all([refreshing, suspend]);
     expect(suspended.statusCode).toBe(200);
     expect(refreshed.statusCode).toBe(200);
-    expectProblem(await post('/auth/refresh', { refreshToken: refreshed.json().refreshToken }), 401);
+    // Its new token was revoked with the rest; the refresh is told of the suspension, not of a reuse.
+    expectProblem(await post('/auth/refresh', { refreshToken: refreshed.json().refreshToken }), 403, 'ACCOUNT_SUSPENDED');
+    const live = await t.ctx.pool.query(`SELECT count(*)::int AS n FROM refresh_tokens WHERE user_id = $1 AND revoked_at IS NULL`, [
+      u.user.id,
+    ]);
+    expect(live.rows[0].n).toBe(0);
     expect((await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: bearer(u.accessToken) })).statusCode).toBe(403);
   });
 });

@@ -36,7 +36,7 @@ describe('POST /moderation/suspend', () => {
       403,
       'ACCOUNT_SUSPENDED',
     );
-    expectProblem(await t.app.inject({ method: 'POST', url: '/api/auth/refresh', payload: { refreshToken } }), 401);
+    expectProblem(await t.app.inject({ method: 'POST', url: '/api/auth/refresh', payload: { refreshToken } }), 403, 'ACCOUNT_SUSPENDED');
     const tokens = await t.ctx.db.select().from(refreshTokens).where(eq(refreshTokens.userId, user.id));
     expect(tokens.every((r) => r.revokedAt)).toBe(true);
     // Public routes still answer, as anonymous.

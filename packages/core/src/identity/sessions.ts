@@ -137,6 +137,9 @@ export async function refreshSession(
     if (!owner) return { kind: 'rejected' };
     const [user] = await tx.select(userColumns).from(users).where(eq(users.id, owner.userId)).for('share');
     if (!user) return { kind: 'rejected' };
+    // A suspended account is told so whatever its token's state: a suspension revokes every token, and
+    // answering those with "already used; sessions revoked" would read as a stolen token, not a suspension.
+    if (isSuspended(user, now)) return { kind: 'suspended' };
     const [used] = await tx
       .update(refreshTokens)
       .set({ rotatedAt: now })
@@ -150,7 +153,6 @@ export async function refreshSession(
       )
       .returning({ userId: refreshTokens.userId, familyId: refreshTokens.familyId });
     if (!used) return { kind: 'rejected' };
-    if (isSuspended(user, now)) return { kind: 'suspended' };
     const next = await createRefreshToken(tx, ctx, {
       userId: user.id,
       familyId: used.familyId,
