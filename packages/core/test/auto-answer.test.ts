@@ -15,6 +15,8 @@ import {
   createUser,
   defaultProgramId,
   type FakeAiServer,
+  openaiAdapter,
+  startFakeAiServer,
   startFakeOpenAI,
   type TestContext,
   unitVector,
@@ -268,6 +270,112 @@ describe('the auto-answer run', () => {
     const [r] = await ctx.db.select().from(pipelineResults);
     expect(r).toMatchObject({ verdict: 'suggested', flagged: true });
     expect(r?.metadata).toMatchObject({ answerFrom: 'source_text', providerNote: expect.stringMatching(/insufficient/) });
+  });
+
+  it('a knowledge match the model declines with an empty answer is suggested after one call, not published as a failure', async () => {
+    // The natural refusal reply. It used to break the schema (answer minLength 1): retried, counted as a
+    // provider failure, and the failure path then auto-approved the source text.
+    await createKnowledge(ctx, { title: 'Refunds', content: 'Refunds take 5 days.', embedding: unitVector(15, 0.99) });
+    const p = await post('Can I get a refund for a cancelled trip? [axis15]');
+    fake.reply = () => ({ answer: '', answerable: false });
+    const report = await runAutoAnswer(ctx, { trigger: 'schedule' });
+    expect(report.counts).toMatchObject({ approved: 0, suggested: 1 });
+    const after = await reload(p.id);
+    expect(after).toMatchObject({ status: 'open', aiAnswerStatus: 'suggested', aiAnswer: 'Refunds take 5 days.' });
+    expect(fake.calls).toHaveLength(1);
+    expect(await countOf(notifications)).toBe(0);
+    const [r] = await ctx.db.select().from(pipelineResults);
+    expect(r).toMatchObject({ verdict: 'suggested', flagged: true });
+    expect(r?.metadata).toMatchObject({ answerFrom: 'source_text', attempts: 1, providerNote: expect.stringMatching(/insufficient/) });
+    expect(r?.metadata).not.toHaveProperty('providerError');
+  });
+
+  it('a knowledge match whose answer is blank though answerable is true: a malformed reply, retried', async () => {
+    await createKnowledge(ctx, { title: 'Refunds', content: 'Refunds take 5 days.', embedding: unitVector(16, 0.9) });
+    const p = await post('How long do refunds take? [axis16]');
+    fake.reply = () => ({ answer: '   ', answerable: true });
+    await runAutoAnswer(ctx, { trigger: 'schedule' });
+    expect(fake.calls).toHaveLength(2);
+    expect(await reload(p.id)).toMatchObject({ aiAnswer: 'Refunds take 5 days.', aiAnswerSource: 'faq_knowledge' });
+    const [r] = await ctx.db.select().from(pipelineResults);
+    expect(r?.metadata).toMatchObject({
+      attempts: 2,
+      providerError: expect.stringMatching(/malformed reply: .*blank when answerable is true/),
+    });
+  });
+
+  describe('a provider refusal (OpenAI refusal content)', () => {
+    let refusing: FakeAiServer;
+    beforeAll(async () => {
+      refusing = await startFakeAiServer({
+        ...openaiAdapter,
+        success(call, text, value, usage) {
+          const body = openaiAdapter.success(call, text, value, usage) as { output: { content: unknown[] }[] };
+          (body.output[0] as { content: unknown[] }).content = [{ type: 'refusal', refusal: "I'm sorry, I can't help with that." }];
+          return body;
+        },
+      });
+    });
+    afterAll(() => refusing.close());
+    beforeEach(() => {
+      refusing.calls.length = 0;
+    });
+    const viaRefusing = () => withConfig({ OPENAI_API_KEY: refusing.apiKey, OPENAI_BASE_URL: refusing.baseUrl });
+
+    it('on a knowledge match is the model declining: suggested at most after one call, never the source text published', async () => {
+      await createKnowledge(ctx, { title: 'Refunds', content: 'Refunds take 5 days.', embedding: unitVector(17, 0.99) });
+      const p = await post('How long do refunds take? [axis17]');
+      const report = await runAutoAnswer(viaRefusing(), { trigger: 'schedule' });
+      expect(report.counts).toMatchObject({ approved: 0, suggested: 1 });
+      expect(report.items[0]?.reason).toBe('the provider refused to answer from the knowledge sources; held for review');
+      const after = await reload(p.id);
+      expect(after).toMatchObject({ status: 'open', aiAnswerStatus: 'suggested', aiAnswer: 'Refunds take 5 days.' });
+      expect(refusing.calls).toHaveLength(1);
+      expect(await countOf(notifications)).toBe(0);
+      const [r] = await ctx.db.select().from(pipelineResults);
+      expect(r).toMatchObject({ verdict: 'suggested', flagged: true });
+      expect(r?.metadata).toMatchObject({ answerFrom: 'source_text', failure: 'refused', providerNote: expect.stringMatching(/refused/) });
+      expect(r?.metadata).not.toHaveProperty('providerError');
+    });
+
+    it('on the generation path escalates with a reason saying it was refused, after one call', async () => {
+      const p = await post('How do I export my notes?');
+      await runAutoAnswer(viaRefusing(), { trigger: 'schedule' });
+      const after = await reload(p.id);
+      expect(after).toMatchObject({ aiAnswerStatus: 'escalated', aiAnswer: null });
+      expect(after.aiAnswerEscalatedReason).toBe('openai refused to answer: "I\'m sorry, I can\'t help with that."');
+      expect(refusing.calls).toHaveLength(1);
+    });
+  });
+
+  it('a provider error quoting the API key is stored without it (escalated reason, PipelineResult, run report)', async () => {
+    const key = 'plainkey-NOSHAPE-4242';
+    // An OpenAI-compatible gateway that answers 401 "bad key <the key>".
+    let sent = '';
+    const gateway = await startFakeAiServer({
+      ...openaiAdapter,
+      authorized: (req, k) => {
+        sent = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
+        return openaiAdapter.authorized(req, k);
+      },
+      error: (status, message) => openaiAdapter.error(status, status === 401 ? `bad key ${sent}` : message),
+    });
+    try {
+      await createKnowledge(ctx, { title: 'Refunds', content: 'Refunds take 5 days.', embedding: unitVector(18, 0.9) });
+      const matched = await post('How long do refunds take? [axis18]');
+      const generated = await post('How do I export my notes?');
+      const report = await runAutoAnswer(withConfig({ OPENAI_API_KEY: key, OPENAI_BASE_URL: gateway.baseUrl }), { trigger: 'schedule' });
+      const stored = JSON.stringify({
+        report,
+        posts: [await reload(matched.id), await reload(generated.id)],
+        results: await ctx.db.select().from(pipelineResults),
+      });
+      expect(stored).not.toContain(key);
+      expect((await reload(generated.id)).aiAnswerEscalatedReason).toBe('openai call failed after 1 attempt: 401: bad key [redacted]');
+      expect(stored).toContain('bad key [redacted]');
+    } finally {
+      await gateway.close();
+    }
   });
 
   it('a knowledge-search failure falls back to generation', async () => {

@@ -1,5 +1,5 @@
 import { faqs } from '@cfaq/db/schema/index';
-import { Type as T } from '@sinclair/typebox';
+import { type Static, Type as T } from '@sinclair/typebox';
 import { and, desc, eq, inArray } from 'drizzle-orm';
 import { generateStructured } from '../ai/generate.js';
 import type { ResolvedAi } from '../ai/settings.js';
@@ -26,6 +26,8 @@ import {
  * then triage. A knowledge-search failure falls back to generation; on the generation path no provider
  * or a failed call escalates with the reason. A knowledge match needs no provider (the spec's step 1):
  * without one, or when the call fails, its answer is the source's own text. Nothing is ever invented.
+ * When the model declines to answer from the sources (`answerable: false`, or the provider refuses),
+ * the source text is kept but suggested at most: it is no answer to publish on its own.
  */
 export interface PostInput {
   id: string;
@@ -58,10 +60,15 @@ export interface DecideOptions {
   dryRun: boolean;
 }
 
+// `answer` may be empty when answerable is false (the natural refusal, `{"answer":"","answerable":false}`,
+// must validate: failing it would count as a provider failure, which publishes the source text); when
+// answerable is true a blank answer is malformed (groundedCheck), a failed attempt like a schema error.
 const GroundedAnswer = T.Object({
-  answer: T.String({ minLength: 1, maxLength: 4000, description: 'the answer to the question, from the sources only' }),
+  answer: T.String({ maxLength: 4000, description: 'the answer to the question, from the sources only' }),
   answerable: T.Boolean({ description: 'false when the sources do not answer the question' }),
 });
+const groundedCheck = (v: Static<typeof GroundedAnswer>): string | null =>
+  v.answerable && !v.answer.trim() ? '/answer: must not be blank when answerable is true' : null;
 const GeneratedAnswer = T.Object({
   answer: T.String({ maxLength: 4000, description: 'a helpful answer, or empty when you cannot answer' }),
   answerable: T.Boolean({ description: 'false when you cannot answer reliably' }),
@@ -108,6 +115,7 @@ export async function decidePost(ctx: CoreContext, post: PostInput, opts: Decide
     const grounding = (hits ?? []).filter((h) => h.score >= minScore);
     const sources = grounding.map((h) => h.id);
     let answer = clip(match.content, 4000);
+    let refused = false;
     meta.answerFrom = 'source_text';
     // The spec's knowledge step needs no provider: the match gives the confidence, and its own text is
     // an answer grounded in it, verbatim (nothing invented). A provider, when one is configured, only
@@ -120,6 +128,7 @@ export async function decidePost(ctx: CoreContext, post: PostInput, opts: Decide
         pipeline: 'auto_answer',
         batchId: post.batchId,
         schema: GroundedAnswer,
+        check: groundedCheck,
         schemaName: 'grounded_answer',
         system: SYSTEM_GROUNDED,
         prompt: `Question: ${clip(query, 4000)}\n\nKnowledge sources:\n${grounding
@@ -135,13 +144,21 @@ export async function decidePost(ctx: CoreContext, post: PostInput, opts: Decide
           answer = r.value.answer.trim();
           meta.answerFrom = 'provider';
         } else meta.providerNote = 'the model found the sources insufficient; the source text is kept for review';
+      } else if (r.outcome === 'failed' && r.failure === 'refused') {
+        // A refusal is the model declining, like answerable: false, not a failure: the source text is
+        // kept for review and never published on its own (a failure would publish it).
+        refused = true;
+        meta.tokens = r.usage;
+        meta.failure = r.failure;
+        meta.providerNote = `the provider refused to answer from the sources; the source text is kept for review (${r.reason})`;
       } else {
         meta.providerError = r.reason;
-        if (r.outcome === 'failed') meta.tokens = r.usage;
+        if (r.outcome === 'failed') Object.assign(meta, { tokens: r.usage, failure: r.failure });
       }
     }
     const triaged = triage(confidence, !!sensitiveHit, opts.thresholds);
-    // The model read the sources and said they do not answer the question (triageMatch).
+    // The model read the sources and said they do not answer the question, or refused (triageMatch;
+    // the threshold what-if reads providerNote the same way).
     const doubted = meta.providerNote !== undefined;
     const verdict = triageMatch(confidence, !!sensitiveHit, doubted, opts.thresholds);
     return {
@@ -155,7 +172,9 @@ export async function decidePost(ctx: CoreContext, post: PostInput, opts: Decide
       reason: sensitiveHit
         ? `sensitive topic: ${sensitiveHit.topic}`
         : doubted && triaged === 'approved'
-          ? 'the model found the knowledge sources insufficient to answer; held for review'
+          ? refused
+            ? 'the provider refused to answer from the knowledge sources; held for review'
+            : 'the model found the knowledge sources insufficient to answer; held for review'
           : verdict === 'approved'
             ? null
             : `knowledge match at ${confidence.toFixed(2)} confidence is below the ${verdict === 'suggested' ? 'approve' : 'suggest'} threshold`,

@@ -38,6 +38,28 @@ export function redactString(s: string): string {
   return out;
 }
 
+/** Secret values shorter than this are not scrubbed by value (they would mangle ordinary words). */
+const MIN_SCRUBBED_LENGTH = 4;
+
+/**
+ * `text` with every occurrence of the given secret values replaced (as given and URL-encoded), then the
+ * secret shapes (redactString). For text that is stored or returned, not only logged, and may quote a
+ * credential that has no recognisable shape: an OpenAI-compatible gateway's 401 "bad key <the key>".
+ * Longer values first, so a key that contains another is replaced whole.
+ */
+export function scrubSecrets(text: string, secrets: Iterable<string | null | undefined>): string {
+  const values = new Set<string>();
+  for (const s of secrets) {
+    if (typeof s !== 'string' || s.length < MIN_SCRUBBED_LENGTH) continue;
+    values.add(s);
+    const encoded = encodeURIComponent(s);
+    if (encoded !== s) values.add(encoded);
+  }
+  let out = text;
+  for (const v of [...values].sort((a, b) => b.length - a.length)) out = out.split(v).join(CENSOR);
+  return redactString(out);
+}
+
 /**
  * An error as a log field: pino's standard form, without the statement parameters a database error
  * carries (drizzle's DrizzleQueryError keeps them in `params` and in its message, "Failed query: ...
