@@ -26,4 +26,4 @@ export const GENERATED_CONFIDENCE = 0.62;
 export const KNOWLEDGE_TOP_K = 3;
 export const CONTEXT_FAQS = 3;
 /** Bumped whenever the prompts below change; recorded in every PipelineResult. */
-export const PROMPT_VERSION = 'auto-answer/2026-11-23.1';
+export const PROMPT_VERSION = 'auto-answer/2026-11-28.1';
