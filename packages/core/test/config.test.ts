@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TEST_ENV } from '@cfaq/testkit';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, ConfigSchema, ensureDataDir, loadConfig } from '../src/config/index.js';
+import { blacklistedBy, topicBlacklist } from '../src/conf/topic.js';
+import { ConfigError, ConfigSchema, ensureDataDir, loadConfig, splitPatternList } from '../src/config/index.js';
 
 const key = '0123456789abcdef'.repeat(4);
 /** A production JWT secret: long, and not one letter repeated. */
@@ -358,5 +359,31 @@ describe('DATA_DIR', () => {
   // the fix replaced it. apps/api/test/process.test.ts checks the same through a start of the API.
   it.runIf(process.platform === 'linux')('under /proc stops at once, naming DATA_DIR', () => {
     expect(() => ensureDataDir('/proc/cfaq-nope/data')).toThrow(/^Invalid setting DATA_DIR: cannot create or write \/proc\/cfaq-nope/);
+  });
+});
+
+describe('CONF_TOPIC_BLACKLIST', () => {
+  it('splits at commas outside (), [] and {n,m} and not after a backslash: a quantifier keeps its comma', () => {
+    const c = loadConfig({ CONF_TOPIC_BLACKLIST: '^internal.{0,3}sync$, ^1:1' });
+    expect(topicBlacklist(c).map((r) => r.source)).toEqual(['^internal.{0,3}sync$', '^1:1']);
+    expect(blacklistedBy(c, 'Internal - sync')).toBe('^internal.{0,3}sync$');
+    expect(blacklistedBy(c, '1:1 with Bob')).toBe('^1:1');
+    // The halves the comma used to make matched topics the pattern never meant.
+    expect(blacklistedBy(c, 'internal{0 planning')).toBeNull();
+    expect(splitPatternList('a{2,}, [,;]x, (b,c)d, e\\,f ,, g{x,y}')).toEqual(['a{2,}', '[,;]x', '(b,c)d', 'e\\,f', 'g{x', 'y}']);
+    expect(blacklistedBy(loadConfig({ CONF_TOPIC_BLACKLIST: 'standup\\, daily' }), 'Standup, daily')).toBe('standup\\, daily');
+  });
+
+  it('a pattern that does not compile stops the start, naming it', () => {
+    for (const [value, named] of [
+      ['ok, [unclosed', '[unclosed'],
+      ['^sync{1,2}$, (a, b', '(a, b'],
+      ['fine, trailing\\', 'trailing\\'],
+    ] as const) {
+      expect(() => loadConfig({ CONF_TOPIC_BLACKLIST: value })).toThrow(ConfigError);
+      expect(() => loadConfig({ CONF_TOPIC_BLACKLIST: value })).toThrow(
+        `pattern ${JSON.stringify(named)} is not a valid regular expression`,
+      );
+    }
   });
 });

@@ -1,8 +1,8 @@
 import { confMeetings, users } from '@cfaq/db/schema/index';
 import { eq, inArray } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
-import { badGateway, Code, invalidField } from '../errors/index.js';
-import { ConfProviderError, listRecordings, requireConfClient, transcriptFile } from './client.js';
+import { invalidField } from '../errors/index.js';
+import { ConfProviderError, listRecordings, providerProblem, requireConfClient, transcriptFile } from './client.js';
 import { confIngestJob } from './ingest-job.js';
 import { storableRecording, storableText } from './recording.js';
 import type { ConfBackfillResult } from './shape.js';
@@ -29,6 +29,7 @@ const parseDate = (value: string, field: string) => {
  * POST /conf/auth/backfill: lists the caller's cloud recordings between two dates (inclusive, at most
  * 180 days, not in the future) from the provider's API, one month per call, and queues the ingestion
  * job of each recording with a transcript (duplicates collapse on the job id and the meeting uuid).
+ * Not connected, or stored tokens that no longer decrypt (ENCRYPTION_KEY changed), is 422 CONF_NOT_CONNECTED.
  */
 export async function backfillRecordings(ctx: Ctx, userId: string, q: { fromDate: string; toDate: string }): Promise<ConfBackfillResult> {
   const from = parseDate(q.fromDate, 'fromDate');
@@ -53,7 +54,9 @@ export async function backfillRecordings(ctx: Ctx, userId: string, q: { fromDate
     try {
       meetings.push(...(await withConfToken(ctx, userId, (token) => listRecordings(ctx.config, token, a, b))));
     } catch (err) {
-      if (err instanceof ConfProviderError) throw badGateway(Code.CONF_PROVIDER_ERROR, `The meeting provider failed: ${err.message}`);
+      // The provider down is 502 CONF_PROVIDER_ERROR; this service's client credentials refused, 502
+      // CONF_CLIENT_REJECTED (the tokens are kept). Tokens that no longer decrypt are 422 CONF_NOT_CONNECTED (tokens.ts).
+      if (err instanceof ConfProviderError) throw providerProblem(err);
       throw err;
     }
   }

@@ -1,5 +1,5 @@
 import type { Config } from '../config/schema.js';
-import { Code, unprocessable } from '../errors/index.js';
+import { type AppError, badGateway, Code, unprocessable } from '../errors/index.js';
 
 /** Timeout of one call to the provider's OAuth or REST API. */
 export const CONF_API_TIMEOUT_MS = 15_000;
@@ -15,6 +15,38 @@ export class ConfProviderError extends Error {
     super(message);
     this.name = 'ConfProviderError';
   }
+}
+
+/**
+ * The token endpoint refused this service's own OAuth client (RFC 6749 §5.2 `invalid_client` or
+ * `unauthorized_client`, or a 401 that is not `invalid_grant`): CONF_CLIENT_ID or CONF_CLIENT_SECRET
+ * is wrong, or the app was deactivated at the provider. A configuration error, not the user's: the
+ * user's grant may well be valid, so stored tokens are kept. Marked transient: a job retries it (and
+ * succeeds once an operator fixes the settings); a meeting it failed can be re-processed.
+ */
+export class ConfClientRejectedError extends ConfProviderError {
+  constructor(cause: ConfProviderError) {
+    super(
+      `the provider refused this service's OAuth client credentials (${cause.message}): check CONF_CLIENT_ID and CONF_CLIENT_SECRET`,
+      true,
+      cause.status,
+      cause.providerCode,
+    );
+    this.name = 'ConfClientRejectedError';
+  }
+}
+
+/** RFC 6749 §5.2: the grant (code or refresh token) is invalid, expired, revoked or spent: only this ends a connection. */
+export const isGrantRefused = (err: unknown): boolean => err instanceof ConfProviderError && err.providerCode === 'invalid_grant';
+
+const CLIENT_ERRORS = new Set(['invalid_client', 'unauthorized_client']);
+
+/** A provider failure as the API answers it: the client credentials refused is 502 CONF_CLIENT_REJECTED, anything else 502 CONF_PROVIDER_ERROR. */
+export function providerProblem(err: ConfProviderError): AppError {
+  if (err instanceof ConfClientRejectedError) {
+    return badGateway(Code.CONF_CLIENT_REJECTED, `The meeting provider integration is misconfigured: ${err.message}`);
+  }
+  return badGateway(Code.CONF_PROVIDER_ERROR, `The meeting provider failed: ${err.message}`);
 }
 
 export interface ConfTokenSet {
@@ -104,17 +136,31 @@ function tokenSet(body: unknown): ConfTokenSet {
   };
 }
 
+/** A grant at the token endpoint; a refusal of the client itself is a ConfClientRejectedError. */
 async function tokenGrant(config: Config, form: Record<string, string>): Promise<ConfTokenSet> {
   const { clientId, clientSecret } = requireConfClient(config);
-  const body = await call(confTokenUrl(config), {
-    method: 'POST',
-    headers: {
-      authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`,
-      'content-type': 'application/x-www-form-urlencoded',
-      accept: 'application/json',
-    },
-    body: new URLSearchParams(form).toString(),
-  });
+  let body: unknown;
+  try {
+    body = await call(confTokenUrl(config), {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+        accept: 'application/json',
+      },
+      body: new URLSearchParams(form).toString(),
+    });
+  } catch (err) {
+    if (
+      err instanceof ConfProviderError &&
+      !err.transient &&
+      !isGrantRefused(err) &&
+      (CLIENT_ERRORS.has(err.providerCode ?? '') || err.status === 401)
+    ) {
+      throw new ConfClientRejectedError(err);
+    }
+    throw err;
+  }
   return tokenSet(body);
 }
 

@@ -1,13 +1,22 @@
 import { confOauthStates, users } from '@cfaq/db/schema/index';
-import { and, eq, gt, isNull, sql } from 'drizzle-orm';
+import { and, eq, gt, isNull, ne, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { hmacSha256Hex, randomToken, safeEqual } from '../crypto/tokens.js';
-import { badGateway, badRequest, Code, conflict, forbidden, notFound, unauthorized } from '../errors/index.js';
+import { badGateway, badRequest, Code, conflict, forbidden, invalidField, notFound, unauthorized } from '../errors/index.js';
 import { adminTwoFactorRequired, loadPrincipal } from '../identity/principal.js';
 import { activeAdmins } from '../identity/users.js';
 import { isUniqueViolation } from '../shared/db.js';
-import { confAuthorizeUrl, confRedirectUri, exchangeCode, fetchMe, requireConfClient } from './client.js';
+import {
+  ConfClientRejectedError,
+  confAuthorizeUrl,
+  confRedirectUri,
+  exchangeCode,
+  fetchMe,
+  providerProblem,
+  requireConfClient,
+} from './client.js';
 import type { ConfConnection, ConfConnectStart } from './shape.js';
+import { CONF_DISCONNECTED, confTokensReadable } from './tokens.js';
 
 type Ctx = Pick<CoreContext, 'db' | 'config' | 'secrets' | 'clock' | 'log'>;
 
@@ -34,25 +43,35 @@ export async function startConfConnect(ctx: Ctx, userId: string): Promise<ConfCo
 const badState = (why: string) =>
   badRequest(Code.INVALID_OAUTH_STATE, `OAuth state rejected: ${why}`, [{ path: 'query.state', message: why }]);
 
-export async function confConnection(ctx: Pick<CoreContext, 'db'>, userId: string): Promise<ConfConnection> {
+/**
+ * The user's connection. With `secrets` (every caller that has them), stored tokens that no longer
+ * decrypt (ENCRYPTION_KEY changed) count as not connected, as confAccessToken then refuses them.
+ */
+export async function confConnection(
+  ctx: Pick<CoreContext, 'db'> & Partial<Pick<CoreContext, 'secrets'>>,
+  userId: string,
+): Promise<ConfConnection> {
   const [u] = await ctx.db
     .select({
-      connected: users.confConnected,
+      flagged: users.confConnected,
       confUserId: users.confUserId,
       confEmail: users.confEmail,
       connectedAt: users.confConnectedAt,
       expiresAt: users.confTokenExpiresAt,
+      access: users.confAccessToken,
+      refresh: users.confRefreshToken,
     })
     .from(users)
     .where(eq(users.id, userId));
   if (!u) throw notFound('User', Code.USER_NOT_FOUND);
+  const connected = u.flagged && (!ctx.secrets || confTokensReadable({ secrets: ctx.secrets }, userId, u.access, u.refresh));
   return {
-    connected: u.connected,
-    confConnected: u.connected,
-    confUserId: u.connected ? u.confUserId : null,
-    confEmail: u.connected ? u.confEmail : null,
-    confConnectedAt: u.connected ? (u.connectedAt ?? null) : null,
-    tokenExpiresAt: u.connected ? (u.expiresAt ?? null) : null,
+    connected,
+    confConnected: connected,
+    confUserId: connected ? u.confUserId : null,
+    confEmail: connected ? u.confEmail : null,
+    confConnectedAt: connected ? (u.connectedAt ?? null) : null,
+    tokenExpiresAt: connected ? (u.expiresAt ?? null) : null,
   };
 }
 
@@ -65,21 +84,44 @@ export async function confConnection(ctx: Pick<CoreContext, 'db'>, userId: strin
  */
 export type ConfCallbackCaller = { id: string } | 'anonymous' | 'unrecognised';
 
+/** The callback's query: `code` on success, `error` (RFC 6749 §4.1.2.1) when the provider or the user declined. */
+export interface ConfCallbackInput {
+  state: string;
+  code?: string | undefined;
+  error?: string | undefined;
+  error_description?: string | undefined;
+}
+
+/** The provider's error redirect as a problem: the state it carried is spent, the flow is over. */
+function authorizationError(error: string, description: string | undefined) {
+  const said = description ? `: ${description}` : '';
+  return badRequest(
+    Code.OAUTH_AUTHORIZATION_ERROR,
+    error === 'access_denied'
+      ? `The connection was declined at the meeting provider (access_denied${said}); start it again to connect`
+      : `The meeting provider returned ${error}${said} instead of an authorization code; start the connection again`,
+    [{ path: 'query.error', message: error }],
+  );
+}
+
 /**
  * The callback. The state is the credential: its HMAC must verify, and the stored row (written by
  * `startConfConnect` for the admin who started the flow) names the user, who must still be an active
  * admin (role, suspension and ADMIN_2FA_REQUIRED read again now). A bearer token, when sent, must be
  * that user's (a foreign or unrecognised one is refused before the state is consumed, so the owner's
  * state stays usable). The state is consumed by one conditional UPDATE while unexpired and unused, so
- * two callbacks with one state cannot both pass; then the code is exchanged and both tokens are stored
- * AES-256-GCM encrypted with the user id as additional data, by an UPDATE that again requires an active
- * admin (a demotion or suspension during the provider call stores nothing).
+ * two callbacks with one state cannot both pass. An `error` from the provider (the user declined:
+ * access_denied) then ends the flow as 400 OAUTH_AUTHORIZATION_ERROR. Otherwise the code is exchanged
+ * and both tokens are stored AES-256-GCM encrypted with the user id as additional data, by an UPDATE
+ * that again requires an active admin (a demotion or suspension during the provider call stores
+ * nothing). A provider account still named by a row that is not connected (its connection ended, or its
+ * tokens no longer decrypt) is taken over; one connected to another user is 409 CONF_ACCOUNT_IN_USE.
+ * The provider refusing this service's client credentials is 502 CONF_CLIENT_REJECTED, not the code.
  */
-export async function completeConfConnect(
-  ctx: Ctx,
-  caller: ConfCallbackCaller,
-  input: { code: string; state: string },
-): Promise<ConfConnection> {
+export async function completeConfConnect(ctx: Ctx, caller: ConfCallbackCaller, input: ConfCallbackInput): Promise<ConfConnection> {
+  if (input.error === undefined && input.code === undefined) {
+    throw invalidField('query.code', 'is required (or error, when the provider declined)');
+  }
   const [nonce, mac, extra] = input.state.split('.');
   if (!nonce || !mac || extra !== undefined) throw badState('malformed');
   requireConfClient(ctx.config);
@@ -102,32 +144,60 @@ export async function completeConfConnect(
     .returning({ id: confOauthStates.id });
   // Not consumed: used (maybe by a callback racing this one since the row was read), else expired.
   if (!consumed) throw badState(row.usedAt || row.expiresAt > now ? 'already used' : 'expired');
+  if (input.error !== undefined) {
+    ctx.log.info({ userId, error: input.error }, '[conf] the provider returned an error to the callback');
+    throw authorizationError(input.error, input.error_description);
+  }
 
   let tokens: Awaited<ReturnType<typeof exchangeCode>>;
   let me: Awaited<ReturnType<typeof fetchMe>>;
   try {
-    tokens = await exchangeCode(ctx.config, input.code, confRedirectUri(ctx.config));
+    tokens = await exchangeCode(ctx.config, input.code as string, confRedirectUri(ctx.config));
     me = await fetchMe(ctx.config, tokens.accessToken);
   } catch (err) {
-    const e = err as { status?: number; message: string; transient?: boolean };
+    // This service's client credentials refused: a configuration problem for the operator (502
+    // CONF_CLIENT_REJECTED, logged), not a code the user brought.
+    if (err instanceof ConfClientRejectedError) {
+      ctx.log.error({ userId, err: err.message }, '[conf] code exchange refused the client credentials');
+      throw providerProblem(err);
+    }
+    const e = err as { status?: number; message: string };
     if (e.status === 400 || e.status === 401) throw badRequest(Code.OAUTH_CODE_REJECTED, `The provider refused the code: ${e.message}`);
     throw badGateway(Code.CONF_PROVIDER_ERROR, `The meeting provider failed: ${e.message}`);
   }
   try {
-    const [stored] = await ctx.db
-      .update(users)
-      .set({
-        confConnected: true,
-        confUserId: me.id,
-        confEmail: me.email,
-        confRefreshToken: ctx.secrets.encrypt(tokens.refreshToken, userId),
-        confAccessToken: ctx.secrets.encrypt(tokens.accessToken, userId),
-        confTokenExpiresAt: new Date(now.getTime() + tokens.expiresInSeconds * 1000),
-        confConnectedAt: now,
-        updatedAt: sql`now()`,
-      })
-      .where(and(eq(users.id, userId), activeAdmin(ctx, now)))
-      .returning({ id: users.id });
+    const stored = await ctx.db.transaction(async (tx) => {
+      // A row still naming this provider account that is not connected any more (or whose tokens no
+      // longer decrypt) lets go of it; a connected one keeps it, and the update below is then 409.
+      const holders = await tx
+        .select({ id: users.id, connected: users.confConnected, access: users.confAccessToken, refresh: users.confRefreshToken })
+        .from(users)
+        .where(and(eq(users.confUserId, me.id), ne(users.id, userId)))
+        .for('update');
+      for (const h of holders) {
+        if (h.connected && confTokensReadable(ctx, h.id, h.access, h.refresh)) continue;
+        await tx
+          .update(users)
+          .set({ ...CONF_DISCONNECTED, updatedAt: sql`${users.updatedAt}` })
+          .where(eq(users.id, h.id));
+        ctx.log.info({ userId, previousUserId: h.id, confUserId: me.id }, '[conf] provider account taken over from a row not connected');
+      }
+      const [updated] = await tx
+        .update(users)
+        .set({
+          confConnected: true,
+          confUserId: me.id,
+          confEmail: me.email,
+          confRefreshToken: ctx.secrets.encrypt(tokens.refreshToken, userId),
+          confAccessToken: ctx.secrets.encrypt(tokens.accessToken, userId),
+          confTokenExpiresAt: new Date(now.getTime() + tokens.expiresInSeconds * 1000),
+          confConnectedAt: now,
+          updatedAt: sql`now()`,
+        })
+        .where(and(eq(users.id, userId), activeAdmin(ctx, now)))
+        .returning({ id: users.id });
+      return updated;
+    });
     if (!stored) throw notAdminAnyMore();
   } catch (err) {
     if (isUniqueViolation(err)) throw conflict(Code.CONF_ACCOUNT_IN_USE, 'This provider account is connected to another user');

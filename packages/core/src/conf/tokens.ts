@@ -2,7 +2,7 @@ import { users } from '@cfaq/db/schema/index';
 import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { badGateway, Code, unprocessable } from '../errors/index.js';
-import { ConfProviderError, refreshGrant } from './client.js';
+import { ConfClientRejectedError, ConfProviderError, isGrantRefused, refreshGrant } from './client.js';
 
 type Ctx = Pick<CoreContext, 'db' | 'config' | 'secrets' | 'clock' | 'log'>;
 
@@ -10,6 +10,48 @@ type Ctx = Pick<CoreContext, 'db' | 'config' | 'secrets' | 'clock' | 'log'>;
 const REFRESH_MARGIN_MS = 60_000;
 
 export const confNotConnected = () => unprocessable(Code.CONF_NOT_CONNECTED, 'The meeting provider account is not connected');
+
+const tokensUnreadable = () =>
+  unprocessable(
+    Code.CONF_NOT_CONNECTED,
+    'The stored provider tokens do not decrypt with the current ENCRYPTION_KEY (it was changed): connect the account again',
+  );
+
+/**
+ * The columns that end a connection: tokens and the provider identity cleared, so the provider account
+ * (users_conf_user_id_key covers every non-null conf_user_id) can be connected again, by anyone.
+ */
+export const CONF_DISCONNECTED = {
+  confConnected: false,
+  confUserId: null,
+  confEmail: null,
+  confAccessToken: null,
+  confRefreshToken: null,
+  confTokenExpiresAt: null,
+  confRefreshLeaseUntil: null,
+} as const;
+
+/** A stored token in clear; one that no longer decrypts (ENCRYPTION_KEY changed) counts as no connection: 422 CONF_NOT_CONNECTED. */
+function decryptStored(ctx: Pick<CoreContext, 'secrets'>, stored: string, userId: string): string {
+  try {
+    return ctx.secrets.decrypt(stored, userId);
+  } catch {
+    throw tokensUnreadable();
+  }
+}
+
+/** Whether every stored token of the user decrypts with the current key (what "connected" needs besides the flag). */
+export function confTokensReadable(ctx: Pick<CoreContext, 'secrets'>, userId: string, ...stored: (string | null)[]): boolean {
+  try {
+    for (const value of stored) {
+      if (!value) return false;
+      ctx.secrets.decrypt(value, userId);
+    }
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** How long one caller may hold the refresh: above the provider call's own timeout (CONF_API_TIMEOUT_MS, 15 s). */
 const REFRESH_LEASE_MS = 30_000;
@@ -26,7 +68,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * every other request for as long as the provider takes. A caller that finds the lease taken polls
  * for the token its holder stores and makes no call of its own. The provider rotates refresh tokens,
  * so the new pair is committed before the new access token is handed out. A refresh the provider
- * refuses (invalid_grant) disconnects the account.
+ * refuses with `invalid_grant` disconnects the account (CONF_DISCONNECTED); a refusal of the client
+ * itself (`invalid_client`, ConfClientRejectedError) is the service's configuration error and keeps the
+ * tokens. Tokens that no longer decrypt (ENCRYPTION_KEY changed) are 422 CONF_NOT_CONNECTED.
  */
 export async function confAccessToken(ctx: Ctx, userId: string, rejected?: string): Promise<string> {
   const fresh = (expiresAt: Date | null) => !!expiresAt && expiresAt.getTime() - ctx.clock.now().getTime() > REFRESH_MARGIN_MS;
@@ -36,7 +80,7 @@ export async function confAccessToken(ctx: Ctx, userId: string, rejected?: strin
       .from(users)
       .where(eq(users.id, userId));
     if (!u?.connected || !u.access) throw confNotConnected();
-    return { access: ctx.secrets.decrypt(u.access, userId), expiresAt: u.expiresAt };
+    return { access: decryptStored(ctx, u.access, userId), expiresAt: u.expiresAt };
   };
   // Current: not the token the provider refused, and (when none was refused) not about to expire.
   const usable = (t: { access: string; expiresAt: Date | null }) => (rejected ? t.access !== rejected : fresh(t.expiresAt));
@@ -92,24 +136,28 @@ async function refreshHeld(
       .from(users)
       .where(and(eq(users.id, userId), eq(users.confConnected, true)));
     if (!row?.access || !row.refresh) throw confNotConnected();
-    const current = { access: ctx.secrets.decrypt(row.access, userId), expiresAt: row.expiresAt };
+    const current = { access: decryptStored(ctx, row.access, userId), expiresAt: row.expiresAt };
     if (usable(current)) {
       await release();
       return current.access;
     }
     sent = row.refresh;
-    next = await refreshGrant(ctx.config, ctx.secrets.decrypt(row.refresh, userId));
+    next = await refreshGrant(ctx.config, decryptStored(ctx, row.refresh, userId));
   } catch (err) {
-    if (err instanceof ConfProviderError && !err.transient && (err.status === 400 || err.status === 401)) {
+    // Only the grant refused (RFC 6749 §5.2 invalid_grant: revoked, expired, spent) ends the connection.
+    if (err instanceof ConfProviderError && isGrantRefused(err) && sent !== undefined) {
       const [gone] = await ctx.db
         .update(users)
-        .set({ confConnected: false, confAccessToken: null, confRefreshToken: null, confTokenExpiresAt: null, confRefreshLeaseUntil: null })
-        .where(and(eq(users.id, userId), sent === undefined ? sql`false` : eq(users.confRefreshToken, sent)))
+        .set(CONF_DISCONNECTED)
+        .where(and(eq(users.id, userId), eq(users.confRefreshToken, sent)))
         .returning({ id: users.id });
       if (gone) {
-        ctx.log.warn({ userId, err: err.message }, '[conf] refresh refused; account disconnected');
+        ctx.log.warn({ userId, err: err.message }, '[conf] refresh refused (invalid_grant); account disconnected');
         throw unprocessable(Code.CONF_NOT_CONNECTED, 'The provider refused the refresh token; connect the account again');
       }
+    } else if (err instanceof ConfClientRejectedError) {
+      // The service's client credentials, not the user's grant: every user's tokens stay as they are.
+      ctx.log.error({ userId, err: err.message }, '[conf] token refresh refused the client credentials; tokens kept');
     }
     await release();
     throw err;

@@ -1,4 +1,4 @@
-import { splitList } from '../config/load.js';
+import { splitPatternList } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 
 const MAX_TOPIC = 300;
@@ -16,11 +16,15 @@ export function sanitizeTopic(raw: string | null | undefined): string {
 
 const compiled = new Map<string, RegExp[]>();
 
-/** CONF_TOPIC_BLACKLIST as case-insensitive regular expressions (validated when the settings load). */
+/**
+ * CONF_TOPIC_BLACKLIST as case-insensitive regular expressions, split as the settings check splits them
+ * (splitPatternList: commas inside (), [] or {n,m}, or after a backslash, belong to the pattern), and
+ * validated when the settings load.
+ */
 export function topicBlacklist(config: Pick<Config, 'CONF_TOPIC_BLACKLIST'>): RegExp[] {
   let list = compiled.get(config.CONF_TOPIC_BLACKLIST);
   if (!list) {
-    list = splitList(config.CONF_TOPIC_BLACKLIST).map((p) => new RegExp(p, 'i'));
+    list = splitPatternList(config.CONF_TOPIC_BLACKLIST).map((p) => new RegExp(p, 'i'));
     compiled.set(config.CONF_TOPIC_BLACKLIST, list);
   }
   return list;

@@ -197,11 +197,14 @@ function checkCrossField(c: Config): void {
       `must not exceed FAQ_AUDIT_FLAG_THRESHOLD (${c.FAQ_AUDIT_CONTRADICTION_THRESHOLD} > ${c.FAQ_AUDIT_FLAG_THRESHOLD})`,
     );
   }
-  for (const pattern of splitList(c.CONF_TOPIC_BLACKLIST)) {
+  for (const pattern of splitPatternList(c.CONF_TOPIC_BLACKLIST)) {
     try {
       new RegExp(pattern, 'i');
-    } catch {
-      throw new ConfigError('CONF_TOPIC_BLACKLIST', `pattern ${JSON.stringify(pattern)} is not a valid regular expression`);
+    } catch (err) {
+      throw new ConfigError(
+        'CONF_TOPIC_BLACKLIST',
+        `pattern ${JSON.stringify(pattern)} is not a valid regular expression (${(err as Error).message}); patterns are separated by commas outside (), [] and {n,m}, and \\, is a literal comma`,
+      );
     }
   }
   checkCron('FAQ_FRESHNESS_CRON_SCHEDULE', c.FAQ_FRESHNESS_CRON_SCHEDULE);
@@ -218,6 +221,49 @@ function checkCron(setting: string, expression: string): void {
   } catch (err) {
     throw new ConfigError(setting, `is not a valid cron expression (${(err as Error).message})`);
   }
+}
+
+/**
+ * A comma-separated list of regular expressions (CONF_TOPIC_BLACKLIST): a comma separates two patterns
+ * only outside parentheses, a character class `[...]` and a `{n,m}` quantifier, and not after a
+ * backslash (`\,` matches a comma), so `^internal.{0,3}sync$, ^1:1` is two patterns. Each is trimmed;
+ * empty ones are dropped. A pattern left unbalanced (`(a, b`) stays one pattern and fails to compile,
+ * which stops the process at start naming it.
+ */
+export function splitPatternList(value: string): string[] {
+  const out: string[] = [];
+  let current = '';
+  let depth = 0;
+  let inClass = false;
+  for (let i = 0; i < value.length; i++) {
+    const ch = value[i] as string;
+    if (ch === '\\') {
+      current += value.slice(i, i + 2);
+      i++;
+      continue;
+    }
+    if (inClass) {
+      if (ch === ']') inClass = false;
+    } else if (ch === '[') inClass = true;
+    else if (ch === '(') depth++;
+    else if (ch === ')') depth = Math.max(0, depth - 1);
+    else if (ch === '{') {
+      // A quantifier ({n}, {n,}, {n,m}) is taken whole; any other brace is an ordinary character.
+      const quantifier = /^\{\d+(,\d*)?\}/.exec(value.slice(i));
+      if (quantifier) {
+        current += quantifier[0];
+        i += quantifier[0].length - 1;
+        continue;
+      }
+    } else if (ch === ',' && depth === 0) {
+      out.push(current);
+      current = '';
+      continue;
+    }
+    current += ch;
+  }
+  out.push(current);
+  return out.map((s) => s.trim()).filter((s) => s.length > 0);
 }
 
 export function splitList(value: string): string[] {

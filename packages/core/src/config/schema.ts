@@ -291,7 +291,7 @@ export const ConfigSchema = T.Object({
   CONF_CLIENT_SECRET: Str('OAuth client secret (required for the conf integration)'),
   CONF_REDIRECT_URI: Str('OAuth callback override'),
   CONF_WEBHOOK_SECRET_TOKEN: Str('webhook signing secret (required in production: fail-closed)'),
-  CONF_TOPIC_BLACKLIST: T.String({ default: '', description: 'comma-separated regex patterns; matching topics are skipped' }),
+  CONF_TOPIC_BLACKLIST: T.String({ default: '', description: 'comma-separated regex patterns (a comma inside (), [] or {n,m}, or after a backslash, belongs to the pattern); matching topics are skipped' }),
   CONF_OAUTH_BASE_URL: T.String({ default: 'https://zoom.us', description: 'provider OAuth base URL' }),
   CONF_API_BASE_URL: T.String({ default: 'https://api.zoom.us/v2', description: 'provider REST API base URL' }),
   CONF_DOWNLOAD_HOSTS: T.String({

@@ -23,6 +23,10 @@ export const ERROR_CODES = {
   },
   INVALID_OAUTH_STATE: { status: 400, title: 'The OAuth state is expired, tampered with, reused or another user’s' },
   OAUTH_CODE_REJECTED: { status: 400, title: 'The meeting provider refused the authorization code' },
+  OAUTH_AUTHORIZATION_ERROR: {
+    status: 400,
+    title: 'The meeting provider sent back an error instead of a code (access_denied: the user declined the connection)',
+  },
   INVALID_VTT: { status: 400, title: 'The file is not a readable WebVTT transcript' },
 
   // 401: who is calling is not established
@@ -122,6 +126,10 @@ export const ERROR_CODES = {
   RATE_LIMITED: { status: 429, title: 'Too many requests; retry after `retry-after` seconds' },
   INTERNAL_ERROR: { status: 500, title: 'An unexpected error (logged with the request id)' },
   CONF_PROVIDER_ERROR: { status: 502, title: 'The meeting provider failed' },
+  CONF_CLIENT_REJECTED: {
+    status: 502,
+    title: 'The meeting provider refused this service’s client credentials (CONF_CLIENT_ID, CONF_CLIENT_SECRET): a configuration error',
+  },
   DATABASE_UNAVAILABLE: { status: 503, title: 'The database is not answering; retry after `retry-after` seconds' },
   EMBEDDER_UNAVAILABLE: { status: 503, title: 'The embedding model is not available; retry shortly' },
   KNOWLEDGE_SEARCH_UNAVAILABLE: { status: 503, title: 'The knowledge search failed; retry later' },

@@ -113,10 +113,10 @@ export const confRoutes: RoutePlugin = async (app) => {
           tags,
           summary: 'Completes OAuth: checks the state, exchanges the code, stores both tokens encrypted',
           description:
-            "Where the provider sends the browser back (the redirect_uri of GET /conf/auth/connect unless CONF_REDIRECT_URI points it elsewhere, for instance at an SPA page that calls this route with the same code and state). No bearer token is needed: the state, HMAC-bound to the admin who started the flow, stored for 10 minutes and usable once, names the user, who must still be an active admin (403 FORBIDDEN, ACCOUNT_SUSPENDED or ADMIN_2FA_REQUIRED otherwise). A bearer token, when sent, must be that user's: another user's is 400 INVALID_OAUTH_STATE, one that identifies no active user 401 INVALID_TOKEN, and either leaves the state usable. An expired, tampered or reused state is 400 INVALID_OAUTH_STATE. A provider account already connected to another user is 409. Answers the connection as JSON, never cached (no-store).",
+            "Where the provider sends the browser back (the redirect_uri of GET /conf/auth/connect unless CONF_REDIRECT_URI points it elsewhere, for instance at an SPA page that calls this route with the same code and state). No bearer token is needed: the state, HMAC-bound to the admin who started the flow, stored for 10 minutes and usable once, names the user, who must still be an active admin (403 FORBIDDEN, ACCOUNT_SUSPENDED or ADMIN_2FA_REQUIRED otherwise). A bearer token, when sent, must be that user's: another user's is 400 INVALID_OAUTH_STATE, one that identifies no active user 401 INVALID_TOKEN, and either leaves the state usable. An expired, tampered or reused state is 400 INVALID_OAUTH_STATE. When the provider sends error (and error_description) instead of code (RFC 6749 §4.1.2.1; access_denied: the user declined), the state is spent and the answer is 400 OAUTH_AUTHORIZATION_ERROR naming it; neither code nor error is 400 VALIDATION_FAILED. A code the provider refuses is 400 OAUTH_CODE_REJECTED; the provider refusing this service's own client credentials (CONF_CLIENT_ID, CONF_CLIENT_SECRET) is a configuration error, 502 CONF_CLIENT_REJECTED. A provider account already connected to another user is 409; one still named by a user whose connection ended is taken over. Answers the connection as JSON, never cached (no-store).",
           security: [{}, { bearerAuth: [] }],
           querystring: CallbackQuery,
-          response: { 200: Connection, ...problemResponses(401, 403, 409, 422, 502) },
+          response: { 200: Connection, ...problemResponses(400, 401, 403, 409, 422, 502) },
         },
       },
       async (request) =>
@@ -131,6 +131,7 @@ export const confRoutes: RoutePlugin = async (app) => {
       schema: {
         tags,
         summary: "The caller's provider connection (never a token)",
+        description: 'connected is false as well when the stored tokens no longer decrypt (ENCRYPTION_KEY changed): connect again.',
         response: { 200: Connection },
       },
     },
@@ -144,6 +145,8 @@ export const confRoutes: RoutePlugin = async (app) => {
       schema: {
         tags,
         summary: "Queues ingestion of the caller's cloud recordings with transcripts between two dates (inclusive, at most 180 days)",
+        description:
+          '422 CONF_NOT_CONNECTED when the caller is not connected, or the stored tokens no longer decrypt (ENCRYPTION_KEY changed: connect again); 502 CONF_PROVIDER_ERROR when the provider fails, CONF_CLIENT_REJECTED when it refuses the service’s client credentials (a configuration error: the tokens are kept).',
         querystring: BackfillQuery,
         response: { 202: BackfillResult, ...problemResponses(422, 502) },
       },

@@ -23,9 +23,17 @@ export const ConnectQuery = T.Object({
   redirect: T.Optional(T.Boolean({ default: true, description: 'false: answer 200 with the URL instead of redirecting (for an SPA)' })),
 });
 
+/** RFC 6749 §4.1.2: `code` and `state` on success; §4.1.2.1: `error` (+ `error_description`, `error_uri`) and `state` when declined. */
 export const CallbackQuery = T.Object({
-  code: T.String({ minLength: 1, maxLength: 2048 }),
+  code: T.Optional(
+    T.String({ minLength: 1, maxLength: 2048, description: 'the authorization code (absent when the provider sends error)' }),
+  ),
   state: T.String({ minLength: 1, maxLength: 512 }),
+  error: T.Optional(
+    T.String({ minLength: 1, maxLength: 100, description: 'the provider declined, RFC 6749 §4.1.2.1 (access_denied: the user said no)' }),
+  ),
+  error_description: T.Optional(T.String({ maxLength: 1000 })),
+  error_uri: T.Optional(T.String({ maxLength: 2048 })),
 });
 
 const DateOnly = T.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'YYYY-MM-DD' });
