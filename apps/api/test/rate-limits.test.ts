@@ -1,5 +1,7 @@
 import { totpCodeAt } from '@cfaq/core';
+import { users } from '@cfaq/db/schema/index';
 import { createUser } from '@cfaq/testkit';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectProblem, type TestApp } from './helpers.js';
 
@@ -194,10 +196,31 @@ describe('login limiter: failed sign-ins per account and address', () => {
     expect429(await login(attacker, admin.email, admin.password));
     // The admin at the office is not locked out by the attacker's failures.
     expect((await login('203.0.113.71', admin.email, admin.password)).statusCode).toBe(200);
-    // Another account from the attacker's address: the address ceiling (4 counted so far) is reached.
-    expect429(await login(attacker, other.email, 'wrong-pass'));
+    // Another account from the attacker's address: its failures count toward the address ceiling (4; the
+    // two refusals above were no failures), which then refuses a third account's first sign-in.
+    expect((await login(attacker, other.email, 'wrong-pass')).statusCode).toBe(401);
+    expect((await login(attacker, other.email, 'wrong-pass')).statusCode).toBe(401);
+    const third = await createUser(p.ctx);
+    expect429(await login(attacker, third.email, third.password));
     expect((await login('203.0.113.72', other.email, 'wrong-pass')).statusCode).toBe(401);
     expect((await login('203.0.113.72', other.email, other.password)).statusCode).toBe(200);
+  });
+
+  it("the limiter's own refusals and a suspended account's right password do not count: no lasting lock", {
+    timeout: 120_000,
+  }, async () => {
+    const u = await createUser(p.ctx);
+    // Ten correct sign-ins at once: counted before the password is checked, so some are refused...
+    const burst = await Promise.all(Array.from({ length: 10 }, () => login('203.0.113.90', u.email, u.password)));
+    expect(burst.filter((r) => r.statusCode === 429).length).toBeGreaterThan(0);
+    // ...but the refusals were no failures: the next sign-in goes through, and a wrong password is a 401.
+    expect((await login('203.0.113.90', u.email, u.password)).statusCode).toBe(200);
+    expect((await login('203.0.113.90', u.email, 'wrong-pass')).statusCode).toBe(401);
+    const s = await createUser(p.ctx);
+    await p.ctx.db.update(users).set({ status: 'suspended' }).where(eq(users.id, s.id));
+    for (let i = 0; i < 4; i += 1) expect((await login('203.0.113.91', s.email, s.password)).statusCode).toBe(403);
+    await p.ctx.db.update(users).set({ status: 'active' }).where(eq(users.id, s.id));
+    expect((await login('203.0.113.91', s.email, s.password)).statusCode).toBe(200);
   });
 
   it('parallel failures cannot slip past the limit', { timeout: 120_000 }, async () => {

@@ -177,7 +177,10 @@ export type AttemptHooks = { preHandler: preHandlerAsyncHookHandler; onResponse:
  * A limiter of failed attempts in PostgreSQL (the login, the two-factor verify): the preHandler counts
  * the attempt under each of `countersOf(request)` (after the body is parsed, before the credentials are
  * checked, so parallel guesses cannot slip past), 429 over any counter's max; the onResponse hook takes
- * the attempt back when it went through, so only failures count.
+ * the attempt back unless it was a wrong credential or code (400, 401), so only failures count: not a
+ * success, not an attempt this limiter refused itself (its 429: the credentials were never checked, and
+ * counted, a burst of correct sign-ins from one office locked the address for the whole window), not a
+ * right password of a suspended account (403).
  */
 function failedAttemptHooks(
   app: FastifyInstance,
@@ -196,9 +199,9 @@ function failedAttemptHooks(
     },
     async onResponse(request, reply) {
       const keys = (request as CountedRequest)[attemptKeys];
-      if (!keys || reply.statusCode >= 400) return;
+      if (!keys || reply.statusCode === 400 || reply.statusCode === 401) return;
       await Promise.all(keys.map((key) => counters.refund(key))).catch((err: unknown) =>
-        app.log.warn({ err }, `${o.name} limiter: could not take back a successful attempt`),
+        app.log.warn({ err }, `${o.name} limiter: could not take back an attempt that was no failure`),
       );
     },
   };
