@@ -219,7 +219,7 @@ describe('POST /search', () => {
 });
 
 describe('single-source and semantic searches', () => {
-  it('GET /faq/search and /community/search search one source; GET /search is vector only', async () => {
+  it('GET /faq/search and /community/search search one source; GET /search both, by meaning and by words', async () => {
     const faq = await addFaq('Dingotron battery life', 'About a week.');
     const post = await addPost('Dingotron battery drains', 'Any tips?');
     const f = await t.app.inject({ method: 'GET', url: '/api/faq/search?q=dingotron' });
@@ -233,6 +233,13 @@ describe('single-source and semantic searches', () => {
     const results = (s.json() as Search).results;
     expect(results.map((r) => r.id)).toEqual([near]);
     expect(results[0]?.textRank).toBeNull();
+    // A FAQ sharing the query's word, just below 0.80 by meaning (0.79): found, with its real textScore.
+    const worded = await addFaq('Wombatron charger axis30', 'In the drawer.');
+    const words = await t.app.inject({ method: 'GET', url: '/api/search?q=wombatron+zq079' });
+    const found = (words.json() as Search).results;
+    expect(found.map((r) => r.id)).toEqual([worded]);
+    expect(found[0]?.textScore).toBeGreaterThan(0);
+    expect(found[0]?.vectorScore).toBeCloseTo(0.79, 2);
     expectProblem(await t.app.inject({ method: 'GET', url: '/api/search' }), 400);
     expectProblem(await t.app.inject({ method: 'GET', url: '/api/faq/search?q=x&batchId=nope' }), 400);
   });
@@ -274,6 +281,9 @@ describe('duplicate check', () => {
     const res = await t.app.inject({ method: 'POST', url: '/api/faq/check-duplicate', payload: { query: '  short   ' } });
     expectProblem(res, 400, 'QUERY_TOO_SHORT');
     expectProblem(await t.app.inject({ method: 'POST', url: '/api/faq/check-match', payload: {} }), 400, 'VALIDATION_FAILED');
+    // Characters are counted as a person counts them: five emoji are five (ten UTF-16 units).
+    const emoji = await t.app.inject({ method: 'POST', url: '/api/faq/check-match', payload: { query: '😀😀😀😀😀' } });
+    expectProblem(emoji, 400, 'QUERY_TOO_SHORT');
   });
 });
 
@@ -325,6 +335,8 @@ describe('trending and suggestions', () => {
       ],
     });
     expectProblem(await t.app.inject({ method: 'GET', url: '/api/search/suggest' }), 400);
+    // A blank prefix is no prefix (it listed every FAQ question).
+    expectProblem(await t.app.inject({ method: 'GET', url: '/api/search/suggest?q=%20%20' }), 400);
   });
 
   it('limits suggestions to 30 requests per minute: the 31st answers 429', async () => {

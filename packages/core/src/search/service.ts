@@ -162,7 +162,8 @@ export function createSearchService(ctx: CoreContext): SearchService {
 
     async checkDuplicate(p) {
       const normalized = normalizeQuery(p.query);
-      if (normalized.length < DUPLICATE_MIN_CHARS) {
+      // Characters as a person counts them (code points): an emoji is one, not two UTF-16 units.
+      if ([...normalized].length < DUPLICATE_MIN_CHARS) {
         throw badRequest(Code.QUERY_TOO_SHORT, `query must be at least ${DUPLICATE_MIN_CHARS} characters`, [
           { path: 'body.query', message: `must be at least ${DUPLICATE_MIN_CHARS} characters` },
         ]);

@@ -55,7 +55,10 @@ export const TrendingQuery = T.Composite(
 
 export const SuggestQuery = T.Composite(
   [
-    T.Object({ q: T.String({ minLength: 1, maxLength: 100 }), limit: T.Optional(T.Integer({ minimum: 1, maximum: 20, default: 8 })) }),
+    T.Object({
+      q: T.String({ minLength: 1, maxLength: 100, pattern: '\\S' }),
+      limit: T.Optional(T.Integer({ minimum: 1, maximum: 20, default: 8 })),
+    }),
     BatchQuery,
   ],
   { additionalProperties: false },
