@@ -35,4 +35,19 @@ describe('runJobBatch', () => {
     expect(await runJobBatch(ctx, job, [fetched('x', { n: 5 }, 2)], fail)).toEqual({ n: 5, attempt: 2 });
     expect(await runJobBatch(ctx, job, [fetched('x', { n: 5 }), fetched('y', { n: 6 })], fail)).toBeUndefined();
   });
+
+  it("hands the job's abort signal (pg-boss aborts it when the worker stops) to the handler", async () => {
+    let got: AbortSignal | undefined;
+    const listening = defineJob({
+      name: 'test.signal',
+      payload: T.Object({}),
+      policy: DEFAULT_POLICY,
+      handler: async (_ctx, _p, meta) => {
+        got = meta.signal;
+      },
+    });
+    const stop = new AbortController();
+    await runJobBatch(ctx, listening, [{ id: 's', data: {}, retryCount: 0, signal: stop.signal }], async () => expect.unreachable());
+    expect(got).toBe(stop.signal);
+  });
 });

@@ -20,6 +20,8 @@ export const autoAnswerJob = defineJob({
   policy: { ...DEFAULT_POLICY, retryLimit: 1, retryDelaySeconds: 60, expireInSeconds: 60 * 60 },
   schedule: (config) => ({ everyMinutes: config.AUTO_ANSWER_INTERVAL_HOURS * 60 }),
   // The job's id is the run's claim: a retry after a stop mid-run takes back what the stopped try claimed.
+  // The job's signal (pg-boss aborts it when the worker stops or the job is lost) stops the run between
+  // posts and batches.
   handler: (ctx, p, meta) =>
     runAutoAnswer(ctx, {
       trigger: p.trigger ?? 'schedule',
@@ -27,5 +29,6 @@ export const autoAnswerJob = defineJob({
       batchId: p.batchId,
       postId: p.postId,
       runId: isUuid(meta.id) ? meta.id : undefined,
+      signal: meta.signal,
     }),
 });

@@ -20,6 +20,12 @@ export interface ClaimFilter {
    * (the worker stopped mid-run) are taken back, past the lease and the cooldown their claim started.
    */
   ownClaim?: string | undefined;
+  /**
+   * Posts the run has already claimed: an `all` run claims batch after batch, and with a cooldown of 0
+   * (or a cooldown shorter than the run) a post it escalated is eligible again at once; without this
+   * the run would take it again and again, and never end while the provider kept declining.
+   */
+  exclude?: readonly string[];
   limit: number;
 }
 
@@ -56,6 +62,7 @@ function eligibleWhere(p: string, f: ClaimFilter, params: unknown[], now: Date, 
   }
   if (f.batchId) conds.push(`${p}.batch_id = ${add(f.batchId)}`);
   if (f.postId) conds.push(`${p}.id = ${add(f.postId)}`);
+  if (f.exclude?.length) conds.push(`NOT (${p}.id = ANY(${add(f.exclude)}::uuid[]))`);
   return conds.join(' AND ');
 }
 
@@ -71,7 +78,8 @@ export async function claimPosts(
   const now = ctx.clock.now();
   const params: unknown[] = [];
   const inner = eligibleWhere('c', f, params, now, ctx);
-  const outer = eligibleWhere('p', f, params, now, ctx);
+  // The outer check repeats the rules a concurrent write may have changed; the run's own exclusions cannot change.
+  const outer = eligibleWhere('p', { ...f, exclude: undefined }, params, now, ctx);
   params.push(f.limit, now, runId);
   const n = params.length;
   const { rows } = await ctx.pool.query<ClaimedPost>(

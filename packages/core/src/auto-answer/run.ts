@@ -20,6 +20,12 @@ import type { RunItem, RunReport, Thresholds } from './shape.js';
  * Posts are claimed atomically (claim.ts), decided with at most AUTO_ANSWER_CONCURRENCY provider
  * calls in flight, and each decision is written in its own transaction (apply.ts). One post's failure
  * is logged and counted; the run goes on.
+ *
+ * A run tries each post at most once: an `all` run never claims again a post it has claimed (with
+ * AUTO_ANSWER_COOLDOWN_HOURS=0 a post it escalated is at once eligible again), so it ends once every
+ * eligible post was tried. `signal` (the job's, aborted when the worker stops or loses the job) stops
+ * the run between posts and between batches: posts it claimed and did not start keep their claim,
+ * which the job's retry takes back (claim.ts, ownClaim).
  */
 export interface RunOptions {
   trigger: 'schedule' | 'admin' | 'dry_run';
@@ -75,8 +81,16 @@ export async function runAutoAnswer(ctx: CoreContext, opts: RunOptions): Promise
   const filter = { batchId: opts.batchId, postId: opts.postId, ignoreAgeAndCooldown: !!opts.postId, ownClaim: opts.runId };
   const counts = { approved: 0, suggested: 0, escalated: 0, skipped: 0, errors: 0 };
   const items: RunItem[] = [];
+  /** Every post this run claimed: never claimed again by it. */
+  const claimed: string[] = [];
+  /** Posts claimed but not started because the run was stopped (left to the job's retry). */
+  let leftClaimed = 0;
 
   const handle = async (post: ClaimedPost): Promise<void> => {
+    if (opts.signal?.aborted) {
+      leftClaimed++;
+      return;
+    }
     try {
       const d = await decidePost(ctx, post, { thresholds, sensitive, resolved, dryRun });
       const outcome = dryRun ? 'dry_run' : await applyDecision(ctx, d, runId, post.authorId, opts.trigger);
@@ -133,11 +147,14 @@ export async function runAutoAnswer(ctx: CoreContext, opts: RunOptions): Promise
   } else {
     for (;;) {
       if (opts.signal?.aborted) break;
-      const posts = await claimPosts(ctx, runId, { ...filter, limit: opts.postId ? 1 : batchSize });
+      const posts = await claimPosts(ctx, runId, { ...filter, exclude: claimed, limit: opts.postId ? 1 : batchSize });
+      for (const p of posts) claimed.push(p.id);
       await mapBounded(posts, ctx.config.AUTO_ANSWER_CONCURRENCY, handle);
       if (!opts.all || opts.postId || posts.length < batchSize) break;
     }
   }
+  const stopped = opts.signal?.aborted === true;
+  if (stopped) ctx.log.warn({ runId, processed: items.length, leftClaimed }, '[pipeline] auto_answer run stopped');
   const report: RunReport = {
     runId,
     dryRun,
@@ -148,7 +165,15 @@ export async function runAutoAnswer(ctx: CoreContext, opts: RunOptions): Promise
     durationMs: Math.round(performance.now() - started),
   };
   ctx.log.info(
-    { runId, trigger: opts.trigger, dryRun, processed: report.processed, counts, durationMs: report.durationMs },
+    {
+      runId,
+      trigger: opts.trigger,
+      dryRun,
+      processed: report.processed,
+      counts,
+      stopped: stopped || undefined,
+      durationMs: report.durationMs,
+    },
     '[pipeline] auto_answer run finished',
   );
   return report;

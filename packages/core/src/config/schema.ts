@@ -209,7 +209,7 @@ export const ConfigSchema = T.Object({
   AUTO_ANSWER_SENSITIVE_TOPICS: T.String({
     default: 'self-harm,medical,legal,harassment,payment disputes,personal data',
     description:
-      'comma-separated sensitive topics that force escalation; the six default names expand to built-in word lists (README), any other entry matches as a phrase',
+      'comma-separated sensitive topics that force escalation; the six default names expand to built-in word lists (README), any other entry matches as a phrase, each word also in its inflections',
   }),
   AUTO_ANSWER_CONCURRENCY: Int(10, 1, 100, 'posts of one run answered at once (bounded provider concurrency)'),
   AUTO_ANSWER_KNOWLEDGE_MIN_SCORE: Ratio(
@@ -291,7 +291,11 @@ export const ConfigSchema = T.Object({
   CONF_CLIENT_SECRET: Str('OAuth client secret (required for the conf integration)'),
   CONF_REDIRECT_URI: Str('OAuth callback override'),
   CONF_WEBHOOK_SECRET_TOKEN: Str('webhook signing secret (required in production: fail-closed)'),
-  CONF_TOPIC_BLACKLIST: T.String({ default: '', description: 'comma-separated regex patterns (a comma inside (), [] or {n,m}, or after a backslash, belongs to the pattern); matching topics are skipped' }),
+  CONF_TOPIC_BLACKLIST: T.String({
+    default: '',
+    description:
+      'comma-separated regex patterns (a comma inside (), [] or {n,m}, or after a backslash, belongs to the pattern); matching topics are skipped',
+  }),
   CONF_OAUTH_BASE_URL: T.String({ default: 'https://zoom.us', description: 'provider OAuth base URL' }),
   CONF_API_BASE_URL: T.String({ default: 'https://api.zoom.us/v2', description: 'provider REST API base URL' }),
   CONF_DOWNLOAD_HOSTS: T.String({

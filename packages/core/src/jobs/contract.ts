@@ -26,6 +26,8 @@ export interface JobMeta {
   id: string;
   /** 0 on the first attempt. */
   retryCount: number;
+  /** Aborted when the worker stops, the job's claim is lost or it times out (pg-boss's job signal). */
+  signal?: AbortSignal;
 }
 
 /**

@@ -8,6 +8,7 @@ export interface FetchedJob {
   id: string;
   data: unknown;
   retryCount: number;
+  signal?: AbortSignal;
 }
 
 /** Fails one job of a batch on its own (pg-boss `fail` on that job's attempt); its retries follow its policy. */
@@ -32,7 +33,8 @@ export async function runJobBatch(ctx: CoreContext, job: AnyJobDefinition, batch
     }
     const started = performance.now();
     try {
-      result = await job.handler(ctx, payload, { id: fetched.id, retryCount: fetched.retryCount });
+      const meta = { id: fetched.id, retryCount: fetched.retryCount, ...(fetched.signal ? { signal: fetched.signal } : {}) };
+      result = await job.handler(ctx, payload, meta);
       ctx.log.info({ job: job.name, id: fetched.id, ms: Math.round(performance.now() - started) }, 'job done');
     } catch (err) {
       ctx.log.warn({ job: job.name, id: fetched.id, retryCount: fetched.retryCount, err }, 'job failed');
