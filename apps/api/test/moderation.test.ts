@@ -221,6 +221,19 @@ describe('GET /moderation/logs', () => {
     ]);
   });
 
+  it('keeps whom an entry was about and who acted after both accounts are deleted', async () => {
+    const admin = await t.signIn('admin');
+    const mod = await t.signIn('admin');
+    const user = await t.signIn('user');
+    expect((await suspend(mod.headers, { userId: user.id, reason: 'spam' })).statusCode).toBe(200);
+    for (const gone of [user, mod]) {
+      const del = await t.app.inject({ method: 'DELETE', url: `/api/auth/users/${gone.id}`, headers: admin.headers });
+      expect(del.statusCode).toBe(204);
+    }
+    const logs = await t.app.inject({ method: 'GET', url: `/api/moderation/logs?targetId=${user.id}`, headers: admin.headers });
+    expect(logs.json()).toMatchObject({ total: 1, items: [{ action: 'suspend', targetId: user.id, actorId: mod.id, targetName: null }] });
+  });
+
   it('is admin only (403/401) and validates the query (400)', async () => {
     const mod = await t.signIn('moderator');
     const admin = await t.signIn('admin');

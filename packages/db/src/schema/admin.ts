@@ -54,8 +54,11 @@ export const moderationLogs = pgTable(
   'moderation_logs',
   {
     id: id(),
-    actorId: uuid().references(() => users.id, { onDelete: 'set null' }),
-    targetUserId: uuid().references(() => users.id, { onDelete: 'set null' }),
+    // Plain ids, no foreign key (as the admin log's): a log entry keeps whom it was about and who acted
+    // after either account is deleted (with the key's ON DELETE SET NULL, a deleted user's suspensions
+    // no longer named them, and their admin log's user.deleted entry could not be linked to them).
+    actorId: uuid(),
+    targetUserId: uuid(),
     action: text().notNull(),
     reason: text(),
     until: tstz('until'),
