@@ -1,7 +1,9 @@
 import { aiConfigs, aiUsage } from '@cfaq/db/schema/index';
 import {
   createTestContext,
+  type FakeAiProvider,
   type FakeAiServer,
+  fakeProviderEnv,
   startFakeAnthropic,
   startFakeGemini,
   startFakeOllamaChat,
@@ -47,13 +49,7 @@ beforeEach(async () => {
 function withEnv(env: Partial<Record<keyof Config, unknown>>): CoreContext {
   return { ...t.ctx, config: { ...t.ctx.config, ...NO_KEYS, AI_RETRY_BASE_MS: 1, AI_MAX_RETRIES: 2, ...env } as Config };
 }
-const envFor = (p: string): Partial<Record<keyof Config, unknown>> => {
-  const f = fakes[p] as FakeAiServer;
-  if (p === 'openai') return { OPENAI_API_KEY: f.apiKey, OPENAI_BASE_URL: f.baseUrl };
-  if (p === 'anthropic') return { ANTHROPIC_API_KEY: f.apiKey, ANTHROPIC_BASE_URL: f.baseUrl };
-  if (p === 'gemini') return { GEMINI_API_KEY: f.apiKey, GEMINI_BASE_URL: f.baseUrl };
-  return { OLLAMA_HOST: f.baseUrl };
-};
+const envFor = (p: string): Partial<Record<keyof Config, unknown>> => fakeProviderEnv(p as FakeAiProvider, fakes[p] as FakeAiServer);
 const req = {
   pipeline: 'auto_answer' as const,
   batchId: null,

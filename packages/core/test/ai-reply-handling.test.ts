@@ -4,6 +4,7 @@ import {
   anthropicAdapter,
   createTestContext,
   type FakeAiServer,
+  fakeProviderEnv,
   geminiAdapter,
   ollamaChatAdapter,
   openaiAdapter,
@@ -171,13 +172,7 @@ function withEnv(env: Partial<Record<keyof Config, unknown>>, log?: CoreContext[
     config: { ...t.ctx.config, ...NO_KEYS, AI_RETRY_BASE_MS: 1, AI_MAX_RETRIES: 2, ...env } as Config,
   };
 }
-const envFor = (p: keyof typeof fakes): Partial<Record<keyof Config, unknown>> => {
-  const f = fakes[p];
-  if (p === 'openai') return { OPENAI_API_KEY: f.apiKey, OPENAI_BASE_URL: f.baseUrl };
-  if (p === 'anthropic') return { ANTHROPIC_API_KEY: f.apiKey, ANTHROPIC_BASE_URL: f.baseUrl };
-  if (p === 'gemini') return { GEMINI_API_KEY: f.apiKey, GEMINI_BASE_URL: f.baseUrl };
-  return { OLLAMA_HOST: f.baseUrl };
-};
+const envFor = (p: keyof typeof fakes): Partial<Record<keyof Config, unknown>> => fakeProviderEnv(p, fakes[p]);
 const req = {
   pipeline: 'auto_answer' as const,
   batchId: null,

@@ -64,8 +64,13 @@ export async function getProgramSettings(
       updatedAt: program.createdAt,
     };
   }
+  return storedView(row);
+}
+
+/** A stored settings document as the API shows it. */
+function storedView(row: typeof programSettings.$inferSelect): ProgramSettingsView {
   return {
-    batchId,
+    batchId: row.batchId,
     theme: row.theme,
     hero: row.hero,
     sections: row.sections,
@@ -98,15 +103,6 @@ export async function putProgramSettings(
       .returning();
     await logProgramAction(tx, by, 'settings_updated', batchId);
     if (!row) throw new Error('the settings upsert returned no row');
-    return {
-      batchId,
-      theme: row.theme,
-      hero: row.hero,
-      sections: row.sections,
-      branding: row.branding,
-      isDefault: false,
-      createdAt: row.createdAt,
-      updatedAt: row.updatedAt,
-    };
+    return storedView(row);
   });
 }
