@@ -75,6 +75,26 @@ describe('per-user limits on content writes', () => {
   });
 });
 
+describe('text people read holds visible characters', () => {
+  it('padding or zero-width characters cannot make up a FAQ question or answer, or a post title or body: 400 naming the field', async () => {
+    const zw = '\u200b'.repeat(6);
+    const cases: [string, object, string][] = [
+      ['/api/faq', { question: '    x', answer: 'An answer.' }, 'body.question'],
+      ['/api/faq', { question: zw, answer: 'An answer.' }, 'body.question'],
+      ['/api/faq', { question: 'A real question?', answer: '\u2060\u200b ' }, 'body.answer'],
+      ['/api/community/posts', { title: '    x', body: 'Some details.' }, 'body.title'],
+      ['/api/community/posts', { title: 'A real title', body: `${zw}\n` }, 'body.body'],
+    ];
+    for (const [url, payload, path] of cases) {
+      const res = await inject('POST', url, admin, payload);
+      expectProblem(res, 400, 'VALIDATION_FAILED');
+      expect(res.json().errors, JSON.stringify(payload)).toEqual([{ path, message: expect.stringMatching(/visible character/) }]);
+    }
+    // Five visible characters among spaces are a question; inner spaces are fine.
+    expect((await inject('POST', '/api/faq', admin, { question: '  Why  so? ', answer: 'x' })).statusCode).toBe(201);
+  });
+});
+
 describe('the admin log records program and FAQ administration', () => {
   it('program create, edit, archive, unarchive, default, settings, delete and FAQ deletes', async () => {
     const created = await inject('POST', '/api/batches', admin, { name: 'Logged program' });

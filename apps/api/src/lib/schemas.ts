@@ -6,6 +6,22 @@ import { Type as T, type TSchema } from '@sinclair/typebox';
 export { DateTime, Nullable, Uuid } from '@cfaq/core';
 export const IdParams = T.Object({ id: Uuid });
 
+/** What counts as blank in text: white space and the invisible format characters (zero-width space, joiners, marks, BOM). */
+const BLANK = '\\s\\u200b-\\u200f\\u2060\\ufeff';
+/** The pattern of text holding at least `min` visible characters (linear: the two classes are disjoint). */
+export const visiblePattern = (min: number) => `^[${BLANK}]*(?:[^${BLANK}][${BLANK}]*){${min}}`;
+/**
+ * Text people read (a FAQ's question and answer, a post's title and body): `min` counts visible
+ * characters, so padding or zero-width characters cannot stand in for a question.
+ */
+export const VisibleText = (min: number, max: number) =>
+  T.String({
+    minLength: min,
+    maxLength: max,
+    pattern: visiblePattern(min),
+    description: `${min} to ${max} characters, at least ${min} visible`,
+  });
+
 /**
  * Dates a client sends: years 1900 to 2999. Wider years (0000, negative, five digits) pass the
  * format check but no program, suspension or log needs them, and PostgreSQL has no year 0.

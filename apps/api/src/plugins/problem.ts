@@ -31,6 +31,10 @@ function fieldMessage(e: AjvError): string {
   if (e.keyword === 'enum' && Array.isArray(e.params?.allowedValues)) {
     return `must be one of: ${(e.params.allowedValues as unknown[]).map((v) => (v === null ? 'null' : String(v))).join(', ')}`;
   }
+  // The visible-text rule (lib/schemas.ts) in words, not as its regular expression.
+  const visible = e.keyword === 'pattern' && typeof e.params?.pattern === 'string' ? /\]\*\)\{(\d+)\}$/.exec(e.params.pattern) : null;
+  if (visible)
+    return `must hold at least ${visible[1]} visible character${visible[1] === '1' ? '' : 's'} (spaces and invisible characters do not count)`;
   return e.message ?? 'is invalid';
 }
 

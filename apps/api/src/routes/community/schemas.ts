@@ -1,6 +1,6 @@
 import { FreshnessTierShape as FreshnessTier, PostStatusShape as PostStatus } from '@cfaq/core';
 import { Type as T } from '@sinclair/typebox';
-import { PageQuery, Uuid } from '../../lib/schemas.js';
+import { PageQuery, Uuid, VisibleText } from '../../lib/schemas.js';
 
 export {
   AcceptResultShape as AcceptResult,
@@ -15,8 +15,8 @@ export const ListPostsQuery = T.Object(
   { additionalProperties: false },
 );
 
-const Title = T.String({ minLength: 5, maxLength: 300, pattern: '\\S' });
-const Body = T.String({ minLength: 1, maxLength: 20_000, pattern: '\\S' });
+const Title = VisibleText(5, 300);
+const Body = VisibleText(1, 20_000);
 
 export const CreatePostBody = T.Object({ title: Title, body: Body, batchId: T.Optional(Uuid) }, { additionalProperties: false });
 export const UpdatePostBody = T.Object(
@@ -29,7 +29,7 @@ export const CommentParams = T.Object({ id: Uuid, cid: Uuid });
 export const ConvertBody = T.Object(
   {
     answer: T.Optional(Body),
-    question: T.Optional(T.String({ minLength: 5, maxLength: 500, pattern: '\\S' })),
+    question: T.Optional(VisibleText(5, 500)),
     category: T.Optional(T.String({ minLength: 1, maxLength: 100 })),
     freshnessTier: T.Optional(FreshnessTier),
   },

@@ -1,6 +1,6 @@
 import { FreshnessTierShape as FreshnessTier, ReviewStatusShape as ReviewStatus, ReviewVerdictShape } from '@cfaq/core';
 import { Type as T } from '@sinclair/typebox';
-import { Nullable, PageQuery, Uuid } from '../../lib/schemas.js';
+import { Nullable, PageQuery, Uuid, VisibleText } from '../../lib/schemas.js';
 
 /** The response shapes live in core, next to the domain; route files import them from here or from core. */
 export {
@@ -28,8 +28,8 @@ export const ListFaqsQuery = T.Object(
 );
 
 /** A FAQ's question and answer; every route that writes FAQ text (promote, convert-to-faq) takes these. */
-export const Question = T.String({ minLength: 5, maxLength: 500, pattern: '\\S' });
-export const Answer = T.String({ minLength: 1, maxLength: 20_000, pattern: '\\S' });
+export const Question = VisibleText(5, 500);
+export const Answer = VisibleText(1, 20_000);
 const CategorySlug = T.String({ minLength: 1, maxLength: 100 });
 
 export const CreateFaqBody = T.Object(
