@@ -94,6 +94,9 @@ describe('FAQ create, read, update, delete', () => {
     const one = await t.app.inject({ method: 'GET', url: `/api/faq/${faq.id}` });
     expect(one.statusCode).toBe(200);
     expect(one.json()).toMatchObject({ id: faq.id, viewCount: 1 });
+    // A HEAD request (a link checker, an uptime probe) answers as GET but reads nothing: no view.
+    for (let i = 0; i < 3; i++) expect((await t.app.inject({ method: 'HEAD', url: `/api/faq/${faq.id}` })).statusCode).toBe(200);
+    expect((await t.app.inject({ method: 'GET', url: `/api/faq/${faq.id}` })).json()).toMatchObject({ viewCount: 2 });
     const draft = await newFaq({ question: 'Hidden draft?', reviewStatus: 'draft' });
     expectProblem(await t.app.inject({ method: 'GET', url: `/api/faq/${draft.id}` }), 404, 'FAQ_NOT_FOUND');
     expectProblem(await t.app.inject({ method: 'GET', url: `/api/faq/${draft.id}`, headers: user.headers }), 404);

@@ -62,13 +62,25 @@ export async function listFaqs(ctx: Pick<CoreContext, 'db'>, actor: Actor | null
   );
 }
 
-/** One FAQ; each read counts a view. */
-export async function getFaq(ctx: Pick<CoreContext, 'db'>, actor: Actor | null, id: string): Promise<FaqView> {
-  const [row] = await ctx.db
-    .update(faqs)
-    .set({ viewCount: sql`${faqs.viewCount} + 1`, updatedAt: sql`${faqs.updatedAt}` })
-    .where(and(eq(faqs.id, id), faqVisibleTo(actor)))
-    .returning(faqColumns);
+/**
+ * One FAQ; each read counts a view, unless `countView` is false (a HEAD request: link checkers and
+ * uptime probes read no FAQ).
+ */
+export async function getFaq(
+  ctx: Pick<CoreContext, 'db'>,
+  actor: Actor | null,
+  id: string,
+  opts: { countView?: boolean } = {},
+): Promise<FaqView> {
+  const where = and(eq(faqs.id, id), faqVisibleTo(actor));
+  const [row] =
+    opts.countView === false
+      ? await ctx.db.select(faqColumns).from(faqs).where(where).limit(1)
+      : await ctx.db
+          .update(faqs)
+          .set({ viewCount: sql`${faqs.viewCount} + 1`, updatedAt: sql`${faqs.updatedAt}` })
+          .where(where)
+          .returning(faqColumns);
   if (!row) throw notFound('FAQ', Code.FAQ_NOT_FOUND);
   return toFaqView(row, actor);
 }

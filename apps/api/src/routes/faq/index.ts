@@ -89,7 +89,7 @@ export const faqRoutes: RoutePlugin = async (app) => {
       config: { access: 'public' },
       schema: { tags, summary: 'One FAQ (counts a view)', params: IdParams, response: { 200: Faq, ...problemResponses(404) } },
     },
-    async (request) => getFaq(ctx, actorOf(request), request.params.id),
+    async (request) => getFaq(ctx, actorOf(request), request.params.id, { countView: request.method !== 'HEAD' }),
   );
 
   app.post(
