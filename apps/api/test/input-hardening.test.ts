@@ -261,6 +261,30 @@ describe('an empty JSON body is no body', () => {
   });
 });
 
+describe('a write that takes no body refuses one', () => {
+  it('names the field it was sent (an upvote with {"value": -1} upvoted); `{}` and no body still run', async () => {
+    const sent = await t.app.inject({
+      method: 'POST',
+      url: `/api/community/posts/${postId}/upvote`,
+      headers: admin.headers,
+      payload: { value: -1 },
+    });
+    expectProblem(sent, 400, 'VALIDATION_FAILED');
+    expect(fieldOf(sent)).toBe('body.value');
+    const readAll = await t.app.inject({
+      method: 'PUT',
+      url: '/api/notifications/read-all',
+      headers: user.headers,
+      payload: { batchId: 'x' },
+    });
+    expect(fieldOf(readAll)).toBe('body.batchId');
+    const empty = await t.app.inject({ method: 'POST', url: `/api/community/posts/${postId}/upvote`, headers: admin.headers, payload: {} });
+    expect(empty.statusCode).toBe(200);
+    const none = await t.app.inject({ method: 'POST', url: `/api/community/posts/${postId}/upvote`, headers: admin.headers });
+    expect(none.statusCode).toBe(200);
+  });
+});
+
 describe('a body of one of several object forms is named against the form it has the keys of', () => {
   const errorsOf = (res: Parameters<typeof expectProblem>[0]) => expectProblem(res, 400, 'VALIDATION_FAILED').errors ?? [];
 

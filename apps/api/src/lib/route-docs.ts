@@ -107,6 +107,9 @@ export function optionalBody(body: unknown): boolean {
   return type === 'object' && (required?.length ?? 0) === 0 && !minProperties;
 }
 
+/** The body of a write that takes none: nothing, or an empty JSON object. */
+const NO_BODY = { type: 'object', properties: {}, additionalProperties: false, description: 'no body (or an empty object)' };
+
 /** An absent body (none sent, or an empty JSON one: app.ts) becomes `{}` before validation; `null` is still refused. */
 async function absentBodyAsEmpty(request: { body: unknown }): Promise<void> {
   if (request.body === undefined) request.body = {};
@@ -125,7 +128,13 @@ type Schema = NonNullable<RouteOptions['schema']> & {
  * twin of a GET route.
  */
 export function documentRoute(route: RouteOptions & { path?: string }, access: Access, seen: Set<string>): void {
-  const schema = route.schema as Schema | undefined;
+  const declared = route.schema as Schema | undefined;
+  const writes = (Array.isArray(route.method) ? route.method : [route.method]).some((m) => WRITE_METHODS.has(m.toUpperCase()));
+  // A write that takes no body (votes, resolve, verify, read-all, archive...) takes none: a body sent
+  // anyway is refused naming its field, instead of silently ignored (`{"value": -1}` on an upvote
+  // upvoted). The provider's webhook reads its raw bytes and keeps its own rules.
+  const schema = declared && !declared.body && writes && access !== 'provider' ? { ...declared, body: NO_BODY } : declared;
+  if (schema !== declared) route.schema = schema;
   const bodyOptional = optionalBody(schema?.body);
   if (bodyOptional) {
     // First, so the route's own preValidation hooks see the `{}` its handler gets.
