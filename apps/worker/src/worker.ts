@@ -13,6 +13,10 @@ export interface Worker {
  * each job to one of them, and schedules are stored once in the database.
  */
 export async function startWorker(ctx: CoreContext, boss: PgBoss, jobs: readonly AnyJobDefinition[] = JOBS): Promise<Worker> {
+  // Aborted when the stop begins: a job's signal (handed to its handler) fires then, not only when
+  // pg-boss fails the jobs still running at the end of the stop budget, so a long run (an auto-answer
+  // run over every eligible post) stops between its steps while there is time to hand its rest back.
+  const stopping = new AbortController();
   for (const job of jobs) {
     // burstWhenBatchFull: a batched queue with a backlog (FAQs created in bulk, each with its embed-row
     // job) fetches again at once while its fetches come back full, instead of waiting out the poll after
@@ -26,7 +30,8 @@ export async function startWorker(ctx: CoreContext, boss: PgBoss, jobs: readonly
       job.name,
       { batchSize: job.batchSize ?? 1, burstWhenBatchFull: true, pollingIntervalSeconds: 2 },
       async (batch) => {
-        const result = await runJobBatch(ctx, job, batch, (failed, error) =>
+        const signalled = batch.map((j) => ({ ...j, signal: AbortSignal.any([j.signal, stopping.signal]) }));
+        const result = await runJobBatch(ctx, job, signalled, (failed, error) =>
           boss.fail(job.name, { id: failed.id, retryCount: failed.retryCount }, error),
         );
         if (workerId) boss.notifyWorker(workerId);
@@ -39,6 +44,7 @@ export async function startWorker(ctx: CoreContext, boss: PgBoss, jobs: readonly
   ctx.log.info({ queues: jobs.map((j) => j.name) }, 'worker started');
   return {
     async stop(timeoutMs = 8000) {
+      stopping.abort();
       const drained = Promise.all(jobs.map((j) => boss.offWork(j.name, { wait: true }).catch(() => {})));
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<void>((resolve) => {

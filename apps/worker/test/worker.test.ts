@@ -232,4 +232,38 @@ describe('worker', () => {
       await batchWorker.stop(2000);
     }
   });
+
+  it("aborts a running job's signal as soon as the stop begins, so a long job stops while there is time", async () => {
+    let entered: () => void = () => {};
+    const running = new Promise<void>((r) => {
+      entered = r;
+    });
+    let abortedAfterMs: number | null = null;
+    const longJob = defineJob({
+      name: 'test.long-running',
+      payload: T.Object({}),
+      policy: { ...DEFAULT_POLICY, retryLimit: 0 },
+      handler: async (_ctx, _p, meta) => {
+        entered();
+        const started = Date.now();
+        await new Promise<void>((resolve) => {
+          const done = setTimeout(resolve, 20_000);
+          meta.signal?.addEventListener('abort', () => {
+            abortedAfterMs = Date.now() - started;
+            clearTimeout(done);
+            resolve();
+          });
+        });
+      },
+    });
+    await ensureQueues(boss, [longJob]);
+    const longWorker = await startWorker(t.ctx, boss, [longJob]);
+    await boss.send(longJob.name, {});
+    await running;
+    const stopAt = Date.now();
+    await longWorker.stop(5000);
+    expect(abortedAfterMs).not.toBeNull();
+    // The stop returned once the job ended on its signal, well inside the budget.
+    expect(Date.now() - stopAt).toBeLessThan(4000);
+  });
 });

@@ -142,13 +142,12 @@ describe("the run's abort signal", () => {
     expect((await state()).map((p) => p.attempts)).toEqual([1, 1, 0, 0, 0]);
   });
 
-  it('the pipeline.auto-answer job hands its signal to the run', async () => {
+  it('the pipeline.auto-answer job hands its signal to the run, and a stopped run fails the job (its retry goes on)', async () => {
     await posts(3);
     const stop = new AbortController();
     stop.abort();
     const meta = { id: '0190f3a2-7c4e-7a10-8000-0000000000a2', retryCount: 0, signal: stop.signal } as JobMeta;
-    const report = (await autoAnswerJob.handler(ctx, { trigger: 'admin', all: true }, meta)) as { processed: number };
-    expect(report.processed).toBe(0);
+    await expect(autoAnswerJob.handler(ctx, { trigger: 'admin', all: true }, meta)).rejects.toThrow(/stopped after 0 posts; the retry goes on/);
     expect(fake.calls).toHaveLength(0);
     expect((await state()).map((p) => p.attempts)).toEqual([0, 0, 0]);
     // Without a signal the same job runs.

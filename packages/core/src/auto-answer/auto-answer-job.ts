@@ -22,13 +22,19 @@ export const autoAnswerJob = defineJob({
   // The job's id is the run's claim: a retry after a stop mid-run takes back what the stopped try claimed.
   // The job's signal (pg-boss aborts it when the worker stops or the job is lost) stops the run between
   // posts and batches.
-  handler: (ctx, p, meta) =>
-    runAutoAnswer(ctx, {
+  handler: async (ctx, p, meta) => {
+    const report = await runAutoAnswer(ctx, {
       trigger: p.trigger ?? 'schedule',
       all: p.all ?? false,
       batchId: p.batchId,
       postId: p.postId,
       runId: isUuid(meta.id) ? meta.id : undefined,
       signal: meta.signal,
-    }),
+    });
+    // Stopped part way (the worker is stopping): the job fails, so its retry (the same job id, so the
+    // same claim) takes back the posts this try claimed and did not answer; completed, it would leave
+    // them claimed until the lease and the cooldown passed.
+    if (meta.signal?.aborted) throw new Error(`auto-answer run ${report.runId} stopped after ${report.processed} posts; the retry goes on`);
+    return report;
+  },
 });
