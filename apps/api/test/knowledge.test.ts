@@ -1,6 +1,14 @@
-import { confExtractInsightsJob, confProcessMeetingJob, deletePost, type MemoryJobQueue, processUpvotes } from '@cfaq/core';
+import {
+  confExtractInsightsJob,
+  confProcessMeetingJob,
+  deletePost,
+  type Embedder,
+  knowledgeChat,
+  type MemoryJobQueue,
+  processUpvotes,
+} from '@cfaq/core';
 import { documentInsights } from '@cfaq/db/schema/index';
-import { type FakeAiServer, startFakeOpenAI } from '@cfaq/testkit';
+import { createKnowledge, type FakeAiServer, startFakeOpenAI, unitVector } from '@cfaq/testkit';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectProblem, GENEROUS_LIMITS, type TestApp } from './helpers.js';
@@ -597,5 +605,28 @@ describe('promote keeps to the FAQ rules', () => {
     const updated = await put(otherId, { faqId });
     expect(updated.statusCode, updated.body).toBe(200);
     expect(updated.json()).toMatchObject({ action: 'updated', faq: { id: faqId, question: 'When does the gym open?' } });
+  });
+});
+
+describe("the chat's relevance gate on a calibrated embedder", () => {
+  it('moves onto its scale: an unrelated question scoring 0.62 (as the default embedder scores them) is "I don\'t know" with no provider call', async () => {
+    const program = await t.app.inject({ method: 'POST', url: '/api/batches', headers: admin.headers, payload: { name: 'Chat gate' } });
+    const batchId = (program.json() as { id: string }).id;
+    await createKnowledge(t.ctx, { batchId, title: 'Lockers', content: 'Lockers open at eight.', embedding: unitVector(300) });
+    // A calibrated embedder (cosine = 0.59 + 0.41 x its parts' cosine) whose query lands at `cos` to the item.
+    const at = (cos: number): Embedder => ({
+      model: 'calibrated-test',
+      calibration: 0.59,
+      embed: async (texts) => texts.map(() => unitVector(300, cos)),
+      warm: async () => ({ model: 'calibrated-test', ms: 0 }),
+    });
+    ai.reply = () => ({ answerable: true, answer: 'Lockers open at eight.', sourceIds: [] });
+    const callsBefore = ai.calls.length;
+    const unrelated = await knowledgeChat({ ...t.ctx, embedder: at(0.62) }, { q: 'what is the capital of mongolia', batchId });
+    expect(unrelated).toMatchObject({ answered: false, sources: [], reason: 'nothing relevant in the knowledge base' });
+    expect(ai.calls.length).toBe(callsBefore);
+    // Related (0.90, a parts' cosine of 0.76): the provider is asked.
+    await knowledgeChat({ ...t.ctx, embedder: at(0.9) }, { q: 'when do the lockers open', batchId });
+    expect(ai.calls.length).toBe(callsBefore + 1);
   });
 });

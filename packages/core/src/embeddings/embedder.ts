@@ -10,6 +10,18 @@ export interface Embedder {
   embed(texts: string[]): Promise<number[][]>;
   /** Loads the model (Ollama) or primes caches, so the first real request is not the slow one. */
   warm(): Promise<{ model: string; ms: number }>;
+  /**
+   * A calibrated embedder's constant share c of every pair's cosine (cosine = c + (1 - c) x its parts'
+   * cosine: sentence-embedder.ts); absent or 0 for the others. A cutoff written for plain cosines
+   * (`relevanceCutoff`) is moved by it, or it would let every pair through.
+   */
+  readonly calibration?: number;
+}
+
+/** `cutoff`, a plain cosine's cutoff, in the embedder's own scores: c + (1 - c) x cutoff. */
+export function relevanceCutoff(embedder: Pick<Embedder, 'calibration'>, cutoff: number): number {
+  const c = embedder.calibration ?? 0;
+  return c + (1 - c) * cutoff;
 }
 
 export async function embedOne(embedder: Embedder, text: string): Promise<number[]> {

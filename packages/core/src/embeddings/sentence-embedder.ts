@@ -78,8 +78,10 @@ export function combineVector(text: string, sentence: readonly number[], layout:
  */
 export class SentenceEmbedder implements Embedder {
   readonly model: string;
+  readonly calibration: number;
 
   constructor(readonly layout: SentenceLayout = SENTENCE_LAYOUTS.replace) {
+    this.calibration = layout.calibration;
     const pct = (x: number) => Math.round(x * 100);
     this.model = `local-hash-use-lite-${layout.name}-${pct(layout.lexical)}-${pct(layout.glove)}-${pct(layout.sentence)}-c${pct(layout.calibration)}-spell`;
   }

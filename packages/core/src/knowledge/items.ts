@@ -6,6 +6,7 @@ import { adminLogBy, writeAdminLog } from '../audit/index.js';
 import { chunkTranscript } from '../conf/knowledge-store.js';
 import type { CoreContext } from '../context.js';
 import { embeddingText } from '../embeddings/embed-row.js';
+import { relevanceCutoff } from '../embeddings/embedder.js';
 import { Code, conflict, notFound, unavailable, unprocessable } from '../errors/index.js';
 import { toFaqView } from '../faqs/view.js';
 import { inLiveProgram } from '../programs/live.js';
@@ -459,7 +460,11 @@ const NOT_ANSWERED_BY_ITEMS = "I don't know: the knowledge base does not answer 
 /** The provider failed: the knowledge base may well hold the answer, so the text must not say it does not. */
 const noAnswerWritten = (found: number) =>
   `No answer was written: the AI provider is not available. The knowledge search found ${found} related item${found === 1 ? '' : 's'} (GET /knowledge/search).`;
-/** Hits below this similarity are not relevant enough to answer from. */
+/**
+ * Hits below this similarity (a plain cosine's, moved onto a calibrated embedder's scale by
+ * relevanceCutoff: 0.73 for the default embedder, whose unrelated questions score about 0.6) are not
+ * relevant enough to answer from.
+ */
 export const CHAT_MIN_SCORE = 0.35;
 
 /**
@@ -473,7 +478,7 @@ export async function knowledgeChat(
   q: { q: string; batchId?: string | undefined },
 ): Promise<ChatAnswer> {
   const batchId = await resolveProgramId(ctx, q.batchId, { allowArchived: true });
-  const hits = await searchKnowledge(ctx, { query: q.q, batchId, k: 5, minScore: CHAT_MIN_SCORE });
+  const hits = await searchKnowledge(ctx, { query: q.q, batchId, k: 5, minScore: relevanceCutoff(ctx.embedder, CHAT_MIN_SCORE) });
   if (hits === null) throw unavailable(Code.KNOWLEDGE_SEARCH_UNAVAILABLE, 'The knowledge search failed; retry later');
   if (hits.length === 0) return { answered: false, answer: I_DONT_KNOW, sources: [], reason: 'nothing relevant in the knowledge base' };
   const context = hits.map((h) => `[${h.id}] ${h.title}\n${h.content.slice(0, 3000)}`).join('\n\n');
