@@ -630,3 +630,27 @@ describe("the chat's relevance gate on a calibrated embedder", () => {
     expect(ai.calls.length).toBe(callsBefore + 1);
   });
 });
+
+describe('promoting one document twice in a row', () => {
+  it('updates the FAQ the first promote made (not yet embedded) instead of making a second one', async () => {
+    const program = await t.app.inject({
+      method: 'POST',
+      url: '/api/batches',
+      headers: admin.headers,
+      payload: { name: 'Twice promoted' },
+    });
+    const batchId = (program.json() as { id: string }).id;
+    const doc = { title: 'How do I book a study room at the library?', content: 'Study rooms are booked on the library website.', batchId };
+    const ids: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const ingest = await t.app.inject({ method: 'POST', url: '/api/knowledge/ingest', headers: admin.headers, payload: doc });
+      expect(ingest.statusCode).toBe(201);
+      ids.push((ingest.json() as { items: { id: string }[] }).items[0]?.id as string);
+    }
+    const first = await t.app.inject({ method: 'PUT', url: `/api/knowledge/${ids[0]}/promote`, headers: admin.headers });
+    expect(first.json()).toMatchObject({ action: 'created' });
+    const faqId = (first.json() as { faq: { id: string } }).faq.id;
+    const second = await t.app.inject({ method: 'PUT', url: `/api/knowledge/${ids[1]}/promote`, headers: admin.headers });
+    expect(second.json()).toMatchObject({ action: 'updated', faq: { id: faqId } });
+  });
+});
