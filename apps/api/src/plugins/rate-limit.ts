@@ -170,7 +170,7 @@ function loginLimitHooks(app: FastifyInstance, counters: SharedCounters, limit: 
 }
 
 const attemptKeys = Symbol('failedAttemptKeys');
-type CountedRequest = FastifyRequest & { [attemptKeys]?: string[] };
+type CountedRequest = FastifyRequest & { [attemptKeys]?: { key: string; window: string | undefined }[] };
 export type AttemptHooks = { preHandler: preHandlerAsyncHookHandler; onResponse: onResponseAsyncHookHandler };
 
 /**
@@ -191,7 +191,7 @@ function failedAttemptHooks(
     async preHandler(request, reply) {
       const limits = o.countersOf(request);
       const states = await Promise.all(limits.map((l) => counters.incr(l.key, o.timeWindow)));
-      (request as CountedRequest)[attemptKeys] = limits.map((l) => l.key);
+      (request as CountedRequest)[attemptKeys] = limits.map((l, i) => ({ key: l.key, window: states[i]?.window }));
       const over = states.findIndex((state, i) => state.current > (limits[i]?.max ?? 0));
       if (over < 0) return;
       const retryAfter = Math.max(1, Math.ceil((states[over]?.ttl ?? o.timeWindow) / 1000));
@@ -200,7 +200,7 @@ function failedAttemptHooks(
     async onResponse(request, reply) {
       const keys = (request as CountedRequest)[attemptKeys];
       if (!keys || reply.statusCode === 400 || reply.statusCode === 401) return;
-      await Promise.all(keys.map((key) => counters.refund(key))).catch((err: unknown) =>
+      await Promise.all(keys.map(({ key, window }) => counters.refund(key, window))).catch((err: unknown) =>
         app.log.warn({ err }, `${o.name} limiter: could not take back an attempt that was no failure`),
       );
     },
