@@ -19,7 +19,8 @@ import { bearer, craftJwt } from './tokens.js';
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await createTestApp({ env: GENEROUS_LIMITS });
+  // The grace window is an operator's option (off by default); most tests here run with it on.
+  t = await createTestApp({ env: { ...GENEROUS_LIMITS, REFRESH_REUSE_GRACE_SECONDS: '30' } });
 });
 afterAll(async () => {
   await t.close();
@@ -254,6 +255,24 @@ describe('POST /auth/refresh', () => {
     expectProblem(await post('/auth/refresh', { refreshToken: second.refreshToken }), 401, 'REFRESH_TOKEN_REUSED');
     const rows = await t.ctx.db.select().from(refreshTokens).where(eq(refreshTokens.userId, u.user.id));
     expect(rows.every((r) => r.revokedAt !== null)).toBe(true);
+  });
+
+  it('by default (no grace) reusing the old token at once revokes the whole family', async () => {
+    const d = await createTestApp({ env: GENEROUS_LIMITS });
+    try {
+      const login = await d.app.inject({
+        method: 'POST',
+        url: '/api/auth/register',
+        payload: { email: `grace0-${randomUUID().slice(0, 6)}@example.test`, password: 'a-good-password', name: 'G' },
+      });
+      const r0 = login.json().refreshToken as string;
+      const refresh = (refreshToken: string) => d.app.inject({ method: 'POST', url: '/api/auth/refresh', payload: { refreshToken } });
+      const r1 = (await refresh(r0)).json().refreshToken as string;
+      expectProblem(await refresh(r0), 401, 'REFRESH_TOKEN_REUSED');
+      expectProblem(await refresh(r1), 401, 'REFRESH_TOKEN_REUSED');
+    } finally {
+      await d.close();
+    }
   });
 
   it('concurrent refreshes with one token (a second tab, a retry) all get the one same successor', async () => {

@@ -85,10 +85,10 @@ export const ConfigSchema = T.Object({
   JWT_ACCESS_TTL_SECONDS: Int(900, 60, 86_400, 'access token lifetime'),
   JWT_REFRESH_TTL_DAYS: Int(30, 1, 365, 'refresh token lifetime'),
   REFRESH_REUSE_GRACE_SECONDS: Int(
-    30,
+    0,
     0,
     300,
-    'seconds after a refresh in which the same refresh token answers the same successor (a second tab or a retry); reuse later revokes the sign-in (RFC 9700 4.14.2); 0 = no grace',
+    'seconds after a refresh in which the same refresh token answers the same successor (a second tab or a retry; RFC 9700 4.14.2); 0 (the default, as DESIGN says: reusing an old refresh token revokes the whole family) = no grace',
   ),
   ENCRYPTION_KEY: Str('32-byte key (64 hex chars or base64) for AES-256-GCM secrets at rest; generated into DATA_DIR outside production'),
   PASSWORD_HASH_MEMORY_KIB: Int(

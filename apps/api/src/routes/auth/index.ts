@@ -83,7 +83,7 @@ export const authRoutes: RoutePlugin = async (app) => {
       schema: {
         tags: ['auth'],
         summary: 'Rotate the refresh token for a new session',
-        description: `The given refresh token is used up. Within REFRESH_REUSE_GRACE_SECONDS (default 30) of its rotation the same token answers the same successor again, while that successor is unused (a second tab or a client retry). Presenting a used token after that revokes every token of its sign-in (401 REFRESH_TOKEN_REUSED). ${TTL_NOTE}`,
+        description: `The given refresh token is used up. Presenting it again revokes every token of its sign-in (401 REFRESH_TOKEN_REUSED), unless the operator set REFRESH_REUSE_GRACE_SECONDS (default 0): within that many seconds of its rotation the same token answers the same successor again, while that successor is unused (a second tab or a client retry). ${TTL_NOTE}`,
         body: RefreshBody,
         response: { 200: Session, ...problemResponses(401, 403) },
       },
