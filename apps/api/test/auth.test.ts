@@ -198,6 +198,8 @@ describe('access tokens', () => {
       craftJwt({ sub: u.user.id, typ: 'access', iat: now, exp: now + 600 }, { alg: 'none', secret: null }),
       craftJwt({ sub: u.user.id, typ: '2fa', iat: now, exp: now + 600 }),
       craftJwt({ sub: u.user.id, iat: now, exp: now + 600 }),
+      // Issued in the future: its exp - iat is an access token's, but it would live a year.
+      craftJwt({ sub: u.user.id, typ: 'access', iat: now + 31_536_000, exp: now + 31_536_600 }),
       u.refreshToken,
       'not.a.jwt',
     ];

@@ -181,6 +181,9 @@ async function authenticate(app: FastifyInstance, request: FastifyRequest, heade
   // No access token this service signs lives longer than JWT_ACCESS_TTL_SECONDS.
   if (typeof claims.iat !== 'number' || typeof claims.exp !== 'number') return null;
   if (claims.exp - claims.iat > app.ctx.config.JWT_ACCESS_TTL_SECONDS + 5) return null;
+  // Nor one issued in the future (beyond a little clock skew): with iat a year ahead, exp - iat held and
+  // the token lived a year.
+  if (claims.iat > Date.now() / 1000 + 60) return null;
   if (!UUID.test(claims.sub)) return null;
   request.log.debug({ userId: claims.sub }, 'authenticated');
   return loadPrincipal(app.ctx, claims.sub);
