@@ -910,6 +910,11 @@ describe('meetings, insights, health, stats, backfill', () => {
       answer: 'On the last Friday of the term, through the portal.',
     });
     expectProblem(await t.app.inject({ method: 'PUT', url: `/api/conf/insights/${insightId}`, headers: admin.headers, payload: {} }), 400);
+    // Blank text is no question or answer (it sat in the review list and the audit's matching).
+    for (const payload of [{ question: '   ' }, { answer: ' \u200b ' }]) {
+      const blank = await t.app.inject({ method: 'PUT', url: `/api/conf/insights/${insightId}`, headers: admin.headers, payload });
+      expect(expectProblem(blank, 400, 'VALIDATION_FAILED').errors?.[0]?.path).toBe(`body.${Object.keys(payload)[0]}`);
+    }
     const conv = await t.app.inject({ method: 'POST', url: `/api/conf/insights/${insightId}/convert-to-faq`, headers: admin.headers });
     expect(conv.body).toContain('faq');
     expect(conv.statusCode).toBe(201);

@@ -196,6 +196,11 @@ describe('knowledge routes', () => {
       headers: admin.headers,
     });
     expect(unknown.json()).toMatchObject({ answered: false, sources: [] });
+    // A blank question is refused, as POST /search refuses a blank query.
+    for (const path of ['chat', 'search']) {
+      const blank = await t.app.inject({ method: 'GET', url: `/api/knowledge/${path}?q=%20%20%20`, headers: admin.headers });
+      expectProblem(blank, 400, 'VALIDATION_FAILED');
+    }
     expect((unknown.json() as { answer: string }).answer).toMatch(/I don't know/);
     // The provider down: not answered, and the text does not claim the knowledge base lacks the answer.
     // Every attempt of the one call fails (the first and its retries), and no fault is left for later tests.

@@ -1,6 +1,6 @@
 import { InsightStatusShape as InsightStatus, MeetingStatusShape as MeetingStatus, MeetingSourcingShape as Sourcing } from '@cfaq/core';
 import { Type as T } from '@sinclair/typebox';
-import { PageQuery, Uuid } from '../../lib/schemas.js';
+import { PageQuery, Uuid, VisibleText } from '../../lib/schemas.js';
 import { Answer, Question } from '../faq/schemas.js';
 
 export {
@@ -50,8 +50,8 @@ export const ListInsightsQuery = T.Composite([
 export const UpdateInsightBody = T.Object(
   {
     status: T.Optional(InsightStatus),
-    question: T.Optional(T.String({ minLength: 3, maxLength: 1000 })),
-    answer: T.Optional(T.String({ minLength: 1, maxLength: 20_000 })),
+    question: T.Optional(VisibleText(3, 1000)),
+    answer: T.Optional(VisibleText(1, 20_000)),
   },
   { additionalProperties: false, minProperties: 1 },
 );

@@ -20,13 +20,13 @@ import {
 import { Type as T } from '@sinclair/typebox';
 import { signedIn } from '../../lib/actor.js';
 import { problemResponses } from '../../lib/problem.js';
-import { IdParams, listOf, PageQuery, Uuid } from '../../lib/schemas.js';
+import { IdParams, listOf, PageQuery, Uuid, VisibleText } from '../../lib/schemas.js';
 import type { RoutePlugin } from '../../lib/types.js';
 import { reprocessMeetingRoute } from '../conf/reprocess.js';
 import { Answer, Question } from '../faq/schemas.js';
 
 const tags = ['knowledge'];
-const Query = T.Object({ q: T.String({ minLength: 1, maxLength: 500 }), batchId: T.Optional(Uuid) });
+const Query = T.Object({ q: VisibleText(1, 500), batchId: T.Optional(Uuid) });
 
 /** The knowledge base (TranscriptKnowledge and DocumentInsight): admin only. */
 export const knowledgeRoutes: RoutePlugin = async (app) => {
