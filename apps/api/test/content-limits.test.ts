@@ -90,6 +90,11 @@ describe('text people read holds visible characters', () => {
       expectProblem(res, 400, 'VALIDATION_FAILED');
       expect(res.json().errors, JSON.stringify(payload)).toEqual([{ path, message: expect.stringMatching(/visible character/) }]);
     }
+    // A person's or a program's name too.
+    const profile = await inject('PATCH', '/api/auth/profile', user, { name: '\u200b' });
+    expect(expectProblem(profile, 400, 'VALIDATION_FAILED').errors?.[0]?.path).toBe('body.name');
+    const program = await inject('POST', '/api/batches', admin, { name: ' \u2060 ' });
+    expect(expectProblem(program, 400, 'VALIDATION_FAILED').errors?.[0]?.path).toBe('body.name');
     // Five visible characters among spaces are a question; inner spaces are fine.
     expect((await inject('POST', '/api/faq', admin, { question: '  Why  so? ', answer: 'x' })).statusCode).toBe(201);
   });

@@ -1,6 +1,6 @@
 import { HTTP_URL_PATTERN, PASSWORD_MAX, PASSWORD_MIN, UserShape as User } from '@cfaq/core';
 import { Type as T } from '@sinclair/typebox';
-import { Nullable } from '../../lib/schemas.js';
+import { Nullable, VisibleText } from '../../lib/schemas.js';
 
 export {
   RoleShape as RoleSchema,
@@ -12,7 +12,7 @@ export {
 /** Surrounding spaces are allowed (trimmed before storing, with the address lower-cased). */
 const Email = T.String({ maxLength: 254, pattern: '^\\s*[^\\s@]+@[^\\s@]+\\.[^\\s@]+\\s*$', description: 'email address' });
 const Password = T.String({ minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX, description: `${PASSWORD_MIN}-${PASSWORD_MAX} characters` });
-const Name = T.String({ minLength: 1, maxLength: 100, pattern: '\\S' });
+const Name = VisibleText(1, 100);
 
 export const RegisterBody = T.Object({ email: Email, password: Password, name: Name }, { additionalProperties: false });
 export const LoginBody = T.Object(

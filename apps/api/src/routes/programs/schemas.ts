@@ -1,5 +1,5 @@
 import { Type as T } from '@sinclair/typebox';
-import { DayInput, Nullable, PageQuery } from '../../lib/schemas.js';
+import { DayInput, Nullable, PageQuery, VisibleText } from '../../lib/schemas.js';
 
 export {
   ProgramSettingsDocShape as ProgramSettingsBody,
@@ -9,7 +9,7 @@ export {
 
 const Day = DayInput;
 
-const Name = T.String({ minLength: 1, maxLength: 120, pattern: '\\S' });
+const Name = VisibleText(1, 120);
 
 export const CreateProgramBody = T.Object(
   {
