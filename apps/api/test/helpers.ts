@@ -87,3 +87,18 @@ export async function whileHeld<R>(pool: Pool, sql: string, params: unknown[], a
     other.release();
   }
 }
+
+/** A program settings document every rule accepts (PUT /batches/:id/settings). */
+export const VALID_PROGRAM_SETTINGS = {
+  theme: { primaryColor: '#112233', accentColor: '#abc', background: 'mist', fontFamily: 'sans' },
+  hero: { title: 'Hello', subtitle: 'World' },
+  sections: {
+    showStats: false,
+    showFAQs: true,
+    showCommunity: true,
+    showZoom: false,
+    showKB: true,
+    sectionOrder: ['faqs', 'kb', 'community', 'stats', 'zoom'],
+  },
+  branding: { logoText: 'L', footerText: 'F' },
+};

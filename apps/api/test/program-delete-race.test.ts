@@ -1,6 +1,13 @@
 import type { PoolClient } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, expectProblem, GENEROUS_LIMITS, type TestApp, lockWaiters as waitForLocks } from './helpers.js';
+import {
+  createTestApp,
+  expectProblem,
+  GENEROUS_LIMITS,
+  type TestApp,
+  VALID_PROGRAM_SETTINGS,
+  lockWaiters as waitForLocks,
+} from './helpers.js';
 
 // A write racing a program's delete either lands before it (and answers 2xx) or gets 404 and writes
 // nothing: it never answers 404 for content it saved, and a deleted program takes no new content.
@@ -213,19 +220,7 @@ describe('a write that comes after the delete gets 404 and writes nothing', () =
       method: 'PUT',
       url: `/api/batches/${program}/settings`,
       headers: admin.headers,
-      payload: {
-        theme: { primaryColor: '#112233', accentColor: '#abc', background: 'mist', fontFamily: 'sans' },
-        hero: { title: 'Hello', subtitle: 'World' },
-        sections: {
-          showStats: false,
-          showFAQs: true,
-          showCommunity: true,
-          showZoom: false,
-          showKB: true,
-          sectionOrder: ['faqs', 'kb', 'community', 'stats', 'zoom'],
-        },
-        branding: { logoText: 'L', footerText: 'F' },
-      },
+      payload: VALID_PROGRAM_SETTINGS,
     });
     expect(await lockWaiters(1)).toBe(true);
     await del.commit();

@@ -2,7 +2,7 @@ import { fixedClock } from '@cfaq/core';
 import { batches, categories, faqs } from '@cfaq/db/schema/index';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, expectProblem, type TestApp } from './helpers.js';
+import { createTestApp, expectProblem, type TestApp, VALID_PROGRAM_SETTINGS } from './helpers.js';
 
 let t: TestApp;
 let admin: { headers: { authorization: string } };
@@ -211,19 +211,7 @@ describe('programs', () => {
 });
 
 describe('program settings', () => {
-  const valid = {
-    theme: { primaryColor: '#112233', accentColor: '#abc', background: 'mist', fontFamily: 'sans' },
-    hero: { title: 'Hello', subtitle: 'World', ctaText: 'Go', ctaLink: '/go' },
-    sections: {
-      showStats: false,
-      showFAQs: true,
-      showCommunity: true,
-      showZoom: false,
-      showKB: true,
-      sectionOrder: ['faqs', 'kb', 'community', 'stats', 'zoom'],
-    },
-    branding: { logoText: 'L', footerText: 'F' },
-  };
+  const valid = { ...VALID_PROGRAM_SETTINGS, hero: { ...VALID_PROGRAM_SETTINGS.hero, ctaText: 'Go', ctaLink: '/go' } };
 
   it('a program without settings returns the defaults (cream, sage, serif)', async () => {
     const a = await create('Defaults Program');
