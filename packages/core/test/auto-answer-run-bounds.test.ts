@@ -147,7 +147,9 @@ describe("the run's abort signal", () => {
     const stop = new AbortController();
     stop.abort();
     const meta = { id: '0190f3a2-7c4e-7a10-8000-0000000000a2', retryCount: 0, signal: stop.signal } as JobMeta;
-    await expect(autoAnswerJob.handler(ctx, { trigger: 'admin', all: true }, meta)).rejects.toThrow(/stopped after 0 posts; the retry goes on/);
+    await expect(autoAnswerJob.handler(ctx, { trigger: 'admin', all: true }, meta)).rejects.toThrow(
+      /stopped after 0 posts; the retry goes on/,
+    );
     expect(fake.calls).toHaveLength(0);
     expect((await state()).map((p) => p.attempts)).toEqual([0, 0, 0]);
     // Without a signal the same job runs.
