@@ -284,6 +284,9 @@ describe('duplicate check', () => {
     // Characters are counted as a person counts them: five emoji are five (ten UTF-16 units).
     const emoji = await t.app.inject({ method: 'POST', url: '/api/faq/check-match', payload: { query: '😀😀😀😀😀' } });
     expectProblem(emoji, 400, 'QUERY_TOO_SHORT');
+    // Five accented letters typed with combining marks (ten code points) are five.
+    const decomposed = await t.app.inject({ method: 'POST', url: '/api/faq/check-match', payload: { query: 'e\u0301'.repeat(5) } });
+    expectProblem(decomposed, 400, 'QUERY_TOO_SHORT');
   });
 });
 

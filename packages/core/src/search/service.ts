@@ -162,8 +162,9 @@ export function createSearchService(ctx: CoreContext): SearchService {
 
     async checkDuplicate(p) {
       const normalized = normalizeQuery(p.query);
-      // Characters as a person counts them (code points): an emoji is one, not two UTF-16 units.
-      if ([...normalized].length < DUPLICATE_MIN_CHARS) {
+      // Characters as a person counts them: code points of the composed (NFC) text, so an emoji is one,
+      // not two UTF-16 units, and an accent typed as a combining mark is one with its letter.
+      if ([...normalized.normalize('NFC')].length < DUPLICATE_MIN_CHARS) {
         throw badRequest(Code.QUERY_TOO_SHORT, `query must be at least ${DUPLICATE_MIN_CHARS} characters`, [
           { path: 'body.query', message: `must be at least ${DUPLICATE_MIN_CHARS} characters` },
         ]);
