@@ -204,6 +204,13 @@ describe('stored tokens that no longer decrypt (ENCRYPTION_KEY changed) count as
       const status = await app.inject({ method: 'GET', url: '/api/conf/token', headers: admin.headers });
       expect(status.statusCode).toBe(200);
       expect(status.json()).toMatchObject({ connected: false, confConnected: false, confUserId: null });
+      // Every other read says so too: the user views and the health's count of connected accounts.
+      const me = await app.inject({ method: 'GET', url: '/api/auth/me', headers: admin.headers });
+      expect(me.json()).toMatchObject({ confConnected: false, confUserId: null, confConnectedAt: null });
+      const listed = await app.inject({ method: 'GET', url: `/api/admin/users/${admin.id}`, headers: admin.headers });
+      expect(listed.json()).toMatchObject({ confConnected: false });
+      const health = await app.inject({ method: 'GET', url: '/api/conf/health', headers: admin.headers });
+      expect(health.json()).toMatchObject({ connectedUsers: 0 });
 
       const backfill = await app.inject({
         method: 'POST',
@@ -221,6 +228,10 @@ describe('stored tokens that no longer decrypt (ENCRYPTION_KEY changed) count as
       expect(again.statusCode, again.body).toBe(200);
       expect((await app.inject({ method: 'GET', url: '/api/conf/token', headers: admin.headers })).json()).toMatchObject({
         connected: true,
+      });
+      expect((await app.inject({ method: 'GET', url: '/api/auth/me', headers: admin.headers })).json()).toMatchObject({
+        confConnected: true,
+        confUserId: 'zm-key-1',
       });
     } finally {
       await app.close();

@@ -2,6 +2,7 @@ import { confInsights, confMeetings, transcriptKnowledge, users } from '@cfaq/db
 import { and, count, desc, eq, inArray, max, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { Code, conflict, notFound } from '../errors/index.js';
+import { confConnectedNow } from '../identity/users.js';
 import { inLiveProgram } from '../programs/live.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
@@ -139,8 +140,8 @@ async function queueDepth(ctx: Pick<CoreContext, 'pool'>): Promise<{ depth: numb
 }
 
 /** GET /conf/health: the caller's connection, whether the webhook secret is set, the last event, the queue depth. */
-export async function confHealth(ctx: Pick<CoreContext, 'db' | 'pool' | 'config'>, userId: string): Promise<ConfHealth> {
-  const [connection, queue, byStatus, [last], [connected]] = await Promise.all([
+export async function confHealth(ctx: Pick<CoreContext, 'db' | 'pool' | 'config' | 'secrets'>, userId: string): Promise<ConfHealth> {
+  const [connection, queue, byStatus, [last], connectedRows] = await Promise.all([
     confConnection(ctx, userId),
     queueDepth(ctx),
     ctx.db.select({ status: confMeetings.status, n: count() }).from(confMeetings).groupBy(confMeetings.status),
@@ -150,7 +151,16 @@ export async function confHealth(ctx: Pick<CoreContext, 'db' | 'pool' | 'config'
         webhookAt: sql<Date | null>`max(${confMeetings.createdAt}) filter (where ${confMeetings.sourcing} = 'webhook')`,
       })
       .from(confMeetings),
-    ctx.db.select({ n: count() }).from(users).where(eq(users.confConnected, true)),
+    // Connected accounts (a handful of admins): whose tokens still decrypt, as /conf/token counts one.
+    ctx.db
+      .select({
+        id: users.id,
+        confConnected: users.confConnected,
+        confAccessToken: users.confAccessToken,
+        confRefreshToken: users.confRefreshToken,
+      })
+      .from(users)
+      .where(eq(users.confConnected, true)),
   ]);
   const counts = { pending: 0, completed: 0, failed: 0 };
   for (const r of byStatus) counts[r.status] = r.n;
@@ -160,7 +170,7 @@ export async function confHealth(ctx: Pick<CoreContext, 'db' | 'pool' | 'config'
     configured: !!(ctx.config.CONF_CLIENT_ID && ctx.config.CONF_CLIENT_SECRET),
     webhookSecretConfigured: !!ctx.config.CONF_WEBHOOK_SECRET_TOKEN,
     connection,
-    connectedUsers: connected?.n ?? 0,
+    connectedUsers: connectedRows.filter((row) => confConnectedNow(ctx.secrets, row)).length,
     lastEventAt: orNull(lastEvent),
     lastMeetingAt: orNull(last?.at ? new Date(last.at) : null),
     queueDepth: queue.depth,

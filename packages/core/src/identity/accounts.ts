@@ -9,7 +9,7 @@ import { isSuspended, revokeUserTokens, userColumns } from './users.js';
 
 export { PASSWORD_MAX, PASSWORD_MIN };
 
-type Ctx = Pick<CoreContext, 'db' | 'config' | 'clock' | 'log'>;
+type Ctx = Pick<CoreContext, 'db' | 'config' | 'clock' | 'log' | 'secrets'>;
 
 function checkPassword(path: string, password: string) {
   if (!passwordLengthAllowed(password)) {
@@ -149,5 +149,5 @@ export async function changePassword(
     await revokeUserTokens(tx, userId, now);
     return { user: updated, refreshToken: await createRefreshToken(tx, ctx, { userId, meta }) };
   });
-  return sessionOf(signer, user, refreshToken, now);
+  return sessionOf(signer, user, refreshToken, now, ctx.secrets);
 }

@@ -53,7 +53,7 @@ const asSuggested = (field: 'question' | 'answer') => {
  * the caller's id only, with explicit columns (no embeddings, no secrets, no transcripts, no other
  * users' names or emails). Personal tea drops only, not program-wide ones.
  */
-export async function exportUserData(ctx: Pick<CoreContext, 'db' | 'clock'>, userId: string): Promise<UserExport> {
+export async function exportUserData(ctx: Pick<CoreContext, 'db' | 'clock' | 'secrets'>, userId: string): Promise<UserExport> {
   const profile = await getUser(ctx, userId);
   const db = ctx.db;
   const [posts, myComments, pv, cv, fv, fb, notes, tea, settings, rep, myBadges] = await Promise.all([

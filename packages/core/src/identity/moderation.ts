@@ -21,7 +21,7 @@ import {
  * `until` the suspension lasts until lifted; suspending a suspended user replaces reason and until.
  */
 export async function suspendUser(
-  ctx: Pick<CoreContext, 'db' | 'clock'>,
+  ctx: Pick<CoreContext, 'db' | 'clock' | 'secrets'>,
   actor: AdminActor,
   params: { userId: string; reason: string; until?: Date },
 ): Promise<UserJson> {
@@ -54,12 +54,12 @@ export async function suspendUser(
     });
     return updated as UserRow;
   });
-  return toUserJson(row, now);
+  return toUserJson(row, now, ctx.secrets);
 }
 
 /** Lifts a suspension (one conditional UPDATE on a suspension still in force); 422 when not suspended, or its end has passed. */
 export async function unsuspendUser(
-  ctx: Pick<CoreContext, 'db' | 'clock'>,
+  ctx: Pick<CoreContext, 'db' | 'clock' | 'secrets'>,
   actor: AdminActor,
   params: { userId: string; reason?: string },
 ): Promise<UserJson> {
@@ -79,5 +79,5 @@ export async function unsuspendUser(
     await writeModerationLog(tx, { actorId: actor.id, targetUserId: params.userId, action: 'unsuspend', reason: params.reason ?? null });
     return updated;
   });
-  return toUserJson(row, now);
+  return toUserJson(row, now, ctx.secrets);
 }

@@ -3,6 +3,7 @@ import type { DbOrTx } from '@cfaq/db';
 import { refreshTokens, users } from '@cfaq/db/schema/index';
 import { and, eq, gt, isNull } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
+import type { SecretBox } from '../crypto/secret-box.js';
 import { randomToken, sha256Hex } from '../crypto/tokens.js';
 import { Code, forbidden, unauthorized } from '../errors/index.js';
 import { DAY_MS } from '../runtime/clock.js';
@@ -65,7 +66,7 @@ export type LockedUser = UserRow & { passwordHash: string; lastLoginAt: Date | n
  * the password changed meanwhile; a two-factor sign-in: another sign-in or a password change since).
  */
 export async function startSession(
-  ctx: Pick<CoreContext, 'db' | 'config' | 'clock'>,
+  ctx: Pick<CoreContext, 'db' | 'config' | 'clock' | 'secrets'>,
   signer: TokenSigner,
   user: UserRow,
   meta: ClientMeta = {},
@@ -88,14 +89,20 @@ export async function startSession(
     await tx.update(users).set({ lastLoginAt: now }).where(eq(users.id, user.id));
     return token;
   });
-  return sessionOf(signer, user, refreshToken, now);
+  return sessionOf(signer, user, refreshToken, now, ctx.secrets);
 }
 
-export const sessionOf = (signer: TokenSigner, user: UserRow, refreshToken: string, now: Date): Session => ({
+export const sessionOf = (
+  signer: TokenSigner,
+  user: UserRow,
+  refreshToken: string,
+  now: Date,
+  secrets: Pick<SecretBox, 'decrypt'>,
+): Session => ({
   accessToken: signer.accessToken(user.id),
   refreshToken,
   expiresIn: signer.accessTtlSeconds,
-  user: toUserJson(user, now),
+  user: toUserJson(user, now, secrets),
 });
 
 const invalidRefresh = () => unauthorized('The refresh token is invalid, expired or revoked', Code.INVALID_REFRESH_TOKEN);
@@ -123,7 +130,7 @@ type RefreshOutcome = { kind: 'ok'; user: UserRow; next: string } | { kind: 'sus
  * whole family is revoked and the caller must sign in again.
  */
 export async function refreshSession(
-  ctx: Pick<CoreContext, 'db' | 'config' | 'clock' | 'log'>,
+  ctx: Pick<CoreContext, 'db' | 'config' | 'clock' | 'log' | 'secrets'>,
   signer: TokenSigner,
   token: string,
   meta: ClientMeta = {},
@@ -163,7 +170,7 @@ export async function refreshSession(
   });
   const result = rotated.kind === 'rejected' ? await withinGrace(ctx, token, now) : rotated;
   if (result.kind === 'suspended') throw forbidden('This account is suspended', Code.ACCOUNT_SUSPENDED);
-  if (result.kind === 'ok') return sessionOf(signer, result.user, result.next, now);
+  if (result.kind === 'ok') return sessionOf(signer, result.user, result.next, now, ctx.secrets);
 
   // Not usable: unknown, expired, or already used. Reuse of a used token revokes its family.
   const [row] = await ctx.db

@@ -5,6 +5,7 @@ import { adminLogBy, writeAdminLog } from '../audit/index.js';
 import { withdrawAiAnswerVotesOf } from '../auto-answer/accountability.js';
 import { withdrawVotesOf } from '../community/votes.js';
 import type { CoreContext } from '../context.js';
+import type { SecretBox } from '../crypto/secret-box.js';
 import { Code, notFound, unprocessable } from '../errors/index.js';
 import { withdrawFeedbackOf } from '../faqs/feedback.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
@@ -25,6 +26,9 @@ export const userColumns = {
   confConnected: users.confConnected,
   confUserId: users.confUserId,
   confConnectedAt: users.confConnectedAt,
+  // Encrypted; read only to tell whether they still decrypt (confConnectedNow), never shown.
+  confAccessToken: users.confAccessToken,
+  confRefreshToken: users.confRefreshToken,
   createdAt: users.createdAt,
   updatedAt: users.updatedAt,
 };
@@ -43,9 +47,30 @@ export type UserRow = {
   confConnected: boolean;
   confUserId: string | null;
   confConnectedAt: Date | null;
+  confAccessToken: string | null;
+  confRefreshToken: string | null;
   createdAt: Date;
   updatedAt: Date;
 };
+
+/**
+ * Whether the user is connected to the meeting provider now: the flag, and tokens that still decrypt
+ * with this process's ENCRYPTION_KEY (a changed key makes them unreadable: connect again, as GET
+ * /conf/token says; conf/tokens.ts confTokensReadable).
+ */
+export function confConnectedNow(
+  secrets: Pick<SecretBox, 'decrypt'>,
+  row: Pick<UserRow, 'id' | 'confConnected' | 'confAccessToken' | 'confRefreshToken'>,
+): boolean {
+  if (!row.confConnected || !row.confAccessToken || !row.confRefreshToken) return false;
+  try {
+    secrets.decrypt(row.confAccessToken, row.id);
+    secrets.decrypt(row.confRefreshToken, row.id);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** A suspension whose `until` has passed no longer counts (same rule as the auth check). */
 export const isSuspended = (row: { status: string; suspendedUntil: Date | null }, now: Date) =>
@@ -58,7 +83,8 @@ export const suspensionInForce = (now: Date) =>
 /** Admins whose account is in use: every admin not under a suspension in force. */
 export const activeAdmins = (now: Date) => and(eq(users.role, 'admin'), not(suspensionInForce(now))) as SQL;
 
-export function toUserJson(row: UserRow, now: Date): UserJson {
+export function toUserJson(row: UserRow, now: Date, secrets: Pick<SecretBox, 'decrypt'>): UserJson {
+  const connected = confConnectedNow(secrets, row);
   return {
     id: row.id,
     email: row.email,
@@ -69,30 +95,30 @@ export function toUserJson(row: UserRow, now: Date): UserJson {
     bio: row.bio,
     avatarUrl: row.avatarUrl,
     twoFactorEnabled: row.totpEnabled,
-    confConnected: row.confConnected,
-    // A disconnected account keeps its provider id in the row (to match it again), not in the view.
-    confUserId: row.confConnected ? row.confUserId : null,
-    confConnectedAt: row.confConnected ? row.confConnectedAt : null,
+    confConnected: connected,
+    // A disconnected account (or one whose tokens no longer decrypt) shows no provider id.
+    confUserId: connected ? row.confUserId : null,
+    confConnectedAt: connected ? row.confConnectedAt : null,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
 }
 
-export async function getUser(ctx: Pick<CoreContext, 'db' | 'clock'>, userId: string): Promise<UserJson> {
+export async function getUser(ctx: Pick<CoreContext, 'db' | 'clock' | 'secrets'>, userId: string): Promise<UserJson> {
   const [row] = await ctx.db.select(userColumns).from(users).where(eq(users.id, userId)).limit(1);
   if (!row) throw notFound('User', Code.USER_NOT_FOUND);
-  return toUserJson(row, ctx.clock.now());
+  return toUserJson(row, ctx.clock.now(), ctx.secrets);
 }
 
 /** The admin view of one user: the user plus suspension terms and last sign-in. */
-export async function getUserDetail(ctx: Pick<CoreContext, 'db' | 'clock'>, userId: string): Promise<UserDetail> {
+export async function getUserDetail(ctx: Pick<CoreContext, 'db' | 'clock' | 'secrets'>, userId: string): Promise<UserDetail> {
   const [row] = await ctx.db
     .select({ ...userColumns, suspendedAt: users.suspendedAt, suspendedReason: users.suspendedReason, lastLoginAt: users.lastLoginAt })
     .from(users)
     .where(eq(users.id, userId))
     .limit(1);
   if (!row) throw notFound('User', Code.USER_NOT_FOUND);
-  const user = toUserJson(row, ctx.clock.now());
+  const user = toUserJson(row, ctx.clock.now(), ctx.secrets);
   const suspended = user.status === 'suspended';
   return {
     ...user,
@@ -110,7 +136,7 @@ export interface UserListQuery extends PageQuery {
   q?: string;
 }
 
-export async function listUsers(ctx: Pick<CoreContext, 'db' | 'clock'>, q: UserListQuery): Promise<Page<UserJson>> {
+export async function listUsers(ctx: Pick<CoreContext, 'db' | 'clock' | 'secrets'>, q: UserListQuery): Promise<Page<UserJson>> {
   const w = pageWindow(q);
   const conds: SQL[] = [];
   if (q.role) conds.push(eq(users.role, q.role));
@@ -129,7 +155,7 @@ export async function listUsers(ctx: Pick<CoreContext, 'db' | 'clock'>, q: UserL
     ctx.db.select({ n: count() }).from(users).where(where),
   ]);
   return toPage(
-    rows.map((r) => toUserJson(r, now)),
+    rows.map((r) => toUserJson(r, now, ctx.secrets)),
     total?.n ?? 0,
     w,
   );
@@ -142,7 +168,11 @@ export interface ProfileUpdate {
 }
 
 /** Only name, bio and avatar: role, reputation and status are never settable here. */
-export async function updateProfile(ctx: Pick<CoreContext, 'db' | 'clock'>, userId: string, patch: ProfileUpdate): Promise<UserJson> {
+export async function updateProfile(
+  ctx: Pick<CoreContext, 'db' | 'clock' | 'secrets'>,
+  userId: string,
+  patch: ProfileUpdate,
+): Promise<UserJson> {
   const set: ProfileUpdate = {};
   if (patch.name !== undefined) set.name = patch.name.trim();
   if (patch.bio !== undefined) set.bio = patch.bio;
@@ -154,7 +184,7 @@ export async function updateProfile(ctx: Pick<CoreContext, 'db' | 'clock'>, user
     .where(eq(users.id, userId))
     .returning(userColumns);
   if (!row) throw notFound('User', Code.USER_NOT_FOUND);
-  return toUserJson(row, ctx.clock.now());
+  return toUserJson(row, ctx.clock.now(), ctx.secrets);
 }
 
 /**
@@ -206,7 +236,7 @@ export interface AdminActor {
 
 /** Changes a user's role; effective on that user's next request. Logged to admin_logs. */
 export async function changeUserRole(
-  ctx: Pick<CoreContext, 'db' | 'clock'>,
+  ctx: Pick<CoreContext, 'db' | 'clock' | 'secrets'>,
   actor: AdminActor,
   params: { userId: string; role: Role },
 ): Promise<UserJson> {
@@ -232,7 +262,7 @@ export async function changeUserRole(
     }
     return updated as UserRow;
   });
-  return toUserJson(row, ctx.clock.now());
+  return toUserJson(row, ctx.clock.now(), ctx.secrets);
 }
 
 /**
@@ -241,7 +271,11 @@ export async function changeUserRole(
  * schema decides the rest: personal data (tokens, notifications, reputation, badges) is deleted with
  * them; content they wrote (posts, comments, FAQs) stays with its author set to null. Logged to admin_logs.
  */
-export async function deleteUser(ctx: Pick<CoreContext, 'db' | 'clock'>, actor: AdminActor, params: { userId: string }): Promise<void> {
+export async function deleteUser(
+  ctx: Pick<CoreContext, 'db' | 'clock' | 'secrets'>,
+  actor: AdminActor,
+  params: { userId: string },
+): Promise<void> {
   await ctx.db.transaction(async (tx) => {
     // Lock first, then read: a concurrent demotion of another admin cannot slip between check and delete.
     await lockAdminSet(tx);
