@@ -152,7 +152,7 @@ async function admit(
   const principal = await authenticate(app, request, header);
   if (!principal) {
     if (access === 'public') return;
-    throw unauthorized('The access token is missing, invalid or expired', Code.INVALID_TOKEN);
+    throw unauthorized('The access token is invalid or expired', Code.INVALID_TOKEN);
   }
   if (principal.suspended && access !== 'public') throw forbidden('This account is suspended', Code.ACCOUNT_SUSPENDED);
   if (!principal.suspended) request.auth = { id: principal.id, role: principal.role, email: principal.email };

@@ -31,7 +31,7 @@ export const ERROR_CODES = {
 
   // 401: who is calling is not established
   UNAUTHORIZED: { status: 401, title: 'Sign-in required' },
-  INVALID_TOKEN: { status: 401, title: 'The access token is missing, invalid or expired' },
+  INVALID_TOKEN: { status: 401, title: 'The access token is invalid or expired' },
   INVALID_CREDENTIALS: { status: 401, title: 'Email or password is incorrect' },
   INVALID_REFRESH_TOKEN: { status: 401, title: 'The refresh token is invalid, expired or revoked' },
   REFRESH_TOKEN_REUSED: { status: 401, title: 'A spent refresh token was used again; its sign-in was revoked' },

@@ -116,7 +116,7 @@ export async function changePassword(
 ): Promise<Session> {
   checkPassword('body.newPassword', params.newPassword);
   // Deleted since the token was checked: the token names nobody now (as the auth hook answers it).
-  const gone = () => unauthorized('The access token is missing, invalid or expired', Code.INVALID_TOKEN);
+  const gone = () => unauthorized('The access token is invalid or expired', Code.INVALID_TOKEN);
   const wrong = () =>
     badRequest(Code.WRONG_PASSWORD, 'The current password is incorrect', [{ path: 'body.currentPassword', message: 'is incorrect' }]);
   const [row] = await ctx.db.select({ passwordHash: users.passwordHash }).from(users).where(eq(users.id, userId)).limit(1);
