@@ -8,6 +8,7 @@ import {
   faqReports,
   faqs,
   pipelineResults,
+  postEscalationLogs,
   teaNotifications,
   transcriptKnowledge,
   unresolvedSearches,
@@ -158,6 +159,18 @@ describe('a deleted program', () => {
     const [row] = await t.ctx.db.select().from(communityPosts).where(eq(communityPosts.id, ids.post));
     expect(row?.escalationStatus).toBe('none');
     expectProblem(await get(`/api/admin/community/escalated-posts?batchId=${gone}`), 404, 'PROGRAM_NOT_FOUND');
+  });
+
+  it('leaves the escalation history (its rows and its total), as it leaves the escalated posts', async () => {
+    await t.ctx.db
+      .insert(postEscalationLogs)
+      .values({ postId: ids.escalated, batchId: gone, action: 'escalated', fromStatus: 'none', toStatus: 'escalated' });
+    for (const url of ['/api/admin/community/escalation-history', '/api/admin/escalation-history']) {
+      const all = (await get(`${url}?limit=100`)).json() as { items: { postId: string }[]; total: number };
+      expect(all.items.map((i) => i.postId)).not.toContain(ids.escalated);
+      expect(all.total).toBe(all.items.length);
+      expect((await get(`${url}?postId=${ids.escalated}`)).json()).toMatchObject({ total: 0, items: [] });
+    }
   });
 
   it('leaves the report list, and its reports can no longer be closed', async () => {

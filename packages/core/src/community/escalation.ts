@@ -350,7 +350,8 @@ export async function escalationHistory(ctx: Pick<CoreContext, 'db'>, q: Escalat
   const conds: (SQL | undefined)[] = [
     q.postId ? eq(postEscalationLogs.postId, q.postId) : undefined,
     q.action ? eq(postEscalationLogs.action, q.action) : undefined,
-    q.batchId ? eq(postEscalationLogs.batchId, q.batchId) : undefined,
+    // A deleted program's rows leave the admin lists (README, Programs), as they leave the escalated posts.
+    q.batchId ? eq(postEscalationLogs.batchId, q.batchId) : inLiveProgram(postEscalationLogs.batchId, { nullable: true }),
     from ? gte(postEscalationLogs.createdAt, from) : undefined,
     to ? lte(postEscalationLogs.createdAt, to) : undefined,
   ];
