@@ -2,7 +2,6 @@ import { confInsights, confMeetings, transcriptKnowledge, users } from '@cfaq/db
 import { and, count, desc, eq, inArray, max, sql } from 'drizzle-orm';
 import type { CoreContext } from '../context.js';
 import { Code, conflict, notFound } from '../errors/index.js';
-import { confConnectedNow } from '../identity/users.js';
 import { inLiveProgram } from '../programs/live.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
@@ -11,6 +10,7 @@ import { confIngestJob } from './ingest-job.js';
 import { confConnection } from './oauth.js';
 import { confProcessMeetingJob } from './process-meeting-job.js';
 import type { ConfHealth, ConfPublicStats, MeetingDetail, MeetingSourcing, MeetingStatus, MeetingView } from './shape.js';
+import { confConnectedNow } from './tokens.js';
 
 const columns = {
   id: confMeetings.id,

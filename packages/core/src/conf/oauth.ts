@@ -16,7 +16,7 @@ import {
   requireConfClient,
 } from './client.js';
 import type { ConfConnection, ConfConnectStart } from './shape.js';
-import { CONF_DISCONNECTED, confTokensReadable } from './tokens.js';
+import { CONF_DISCONNECTED, confConnectedNow } from './tokens.js';
 
 type Ctx = Pick<CoreContext, 'db' | 'config' | 'secrets' | 'clock' | 'log'>;
 
@@ -44,27 +44,24 @@ const badState = (why: string) =>
   badRequest(Code.INVALID_OAUTH_STATE, `OAuth state rejected: ${why}`, [{ path: 'query.state', message: why }]);
 
 /**
- * The user's connection. With `secrets` (every caller that has them), stored tokens that no longer
- * decrypt (ENCRYPTION_KEY changed) count as not connected, as confAccessToken then refuses them.
+ * The user's connection: stored tokens that no longer decrypt (ENCRYPTION_KEY changed) count as not
+ * connected (confConnectedNow), as confAccessToken then refuses them.
  */
-export async function confConnection(
-  ctx: Pick<CoreContext, 'db'> & Partial<Pick<CoreContext, 'secrets'>>,
-  userId: string,
-): Promise<ConfConnection> {
+export async function confConnection(ctx: Pick<CoreContext, 'db' | 'secrets'>, userId: string): Promise<ConfConnection> {
   const [u] = await ctx.db
     .select({
-      flagged: users.confConnected,
+      confConnected: users.confConnected,
       confUserId: users.confUserId,
       confEmail: users.confEmail,
       connectedAt: users.confConnectedAt,
       expiresAt: users.confTokenExpiresAt,
-      access: users.confAccessToken,
-      refresh: users.confRefreshToken,
+      confAccessToken: users.confAccessToken,
+      confRefreshToken: users.confRefreshToken,
     })
     .from(users)
     .where(eq(users.id, userId));
   if (!u) throw notFound('User', Code.USER_NOT_FOUND);
-  const connected = u.flagged && (!ctx.secrets || confTokensReadable({ secrets: ctx.secrets }, userId, u.access, u.refresh));
+  const connected = confConnectedNow(ctx.secrets, { id: userId, ...u });
   return {
     connected,
     confConnected: connected,
@@ -170,12 +167,17 @@ export async function completeConfConnect(ctx: Ctx, caller: ConfCallbackCaller, 
       // A row still naming this provider account that is not connected any more (or whose tokens no
       // longer decrypt) lets go of it; a connected one keeps it, and the update below is then 409.
       const holders = await tx
-        .select({ id: users.id, connected: users.confConnected, access: users.confAccessToken, refresh: users.confRefreshToken })
+        .select({
+          id: users.id,
+          confConnected: users.confConnected,
+          confAccessToken: users.confAccessToken,
+          confRefreshToken: users.confRefreshToken,
+        })
         .from(users)
         .where(and(eq(users.confUserId, me.id), ne(users.id, userId)))
         .for('update');
       for (const h of holders) {
-        if (h.connected && confTokensReadable(ctx, h.id, h.access, h.refresh)) continue;
+        if (confConnectedNow(ctx.secrets, h)) continue;
         await tx
           .update(users)
           .set({ ...CONF_DISCONNECTED, updatedAt: sql`${users.updatedAt}` })

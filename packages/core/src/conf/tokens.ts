@@ -40,13 +40,20 @@ function decryptStored(ctx: Pick<CoreContext, 'secrets'>, stored: string, userId
   }
 }
 
-/** Whether every stored token of the user decrypts with the current key (what "connected" needs besides the flag). */
-export function confTokensReadable(ctx: Pick<CoreContext, 'secrets'>, userId: string, ...stored: (string | null)[]): boolean {
+/**
+ * Whether a user is connected to the provider now: the flag, and both stored tokens decrypting with
+ * this process's ENCRYPTION_KEY (a changed key makes them unreadable: connect again). The one rule for
+ * every read that says "connected" (GET /conf/token, the user views, /conf/health, the callback's
+ * takeover of a provider account).
+ */
+export function confConnectedNow(
+  secrets: Pick<CoreContext['secrets'], 'decrypt'>,
+  row: { id: string; confConnected: boolean; confAccessToken: string | null; confRefreshToken: string | null },
+): boolean {
+  if (!row.confConnected || !row.confAccessToken || !row.confRefreshToken) return false;
   try {
-    for (const value of stored) {
-      if (!value) return false;
-      ctx.secrets.decrypt(value, userId);
-    }
+    secrets.decrypt(row.confAccessToken, row.id);
+    secrets.decrypt(row.confRefreshToken, row.id);
     return true;
   } catch {
     return false;

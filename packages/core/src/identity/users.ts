@@ -4,6 +4,7 @@ import { and, count, desc, eq, gt, ilike, isNull, ne, not, or, type SQL, sql } f
 import { adminLogBy, writeAdminLog } from '../audit/index.js';
 import { withdrawAiAnswerVotesOf } from '../auto-answer/accountability.js';
 import { withdrawVotesOf } from '../community/votes.js';
+import { confConnectedNow } from '../conf/tokens.js';
 import type { CoreContext } from '../context.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import { Code, notFound, unprocessable } from '../errors/index.js';
@@ -52,25 +53,6 @@ export type UserRow = {
   createdAt: Date;
   updatedAt: Date;
 };
-
-/**
- * Whether the user is connected to the meeting provider now: the flag, and tokens that still decrypt
- * with this process's ENCRYPTION_KEY (a changed key makes them unreadable: connect again, as GET
- * /conf/token says; conf/tokens.ts confTokensReadable).
- */
-export function confConnectedNow(
-  secrets: Pick<SecretBox, 'decrypt'>,
-  row: Pick<UserRow, 'id' | 'confConnected' | 'confAccessToken' | 'confRefreshToken'>,
-): boolean {
-  if (!row.confConnected || !row.confAccessToken || !row.confRefreshToken) return false;
-  try {
-    secrets.decrypt(row.confAccessToken, row.id);
-    secrets.decrypt(row.confRefreshToken, row.id);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** A suspension whose `until` has passed no longer counts (same rule as the auth check). */
 export const isSuspended = (row: { status: string; suspendedUntil: Date | null }, now: Date) =>
