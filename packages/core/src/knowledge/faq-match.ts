@@ -61,13 +61,16 @@ export async function nearestFaqProposals(
     // FAQs the worker has not embedded yet (one promoted or converted a moment ago) have no vector to be
     // found by, but a row asking one of them word for word still proposes it: promoting two copies of
     // one document in a row made two identical FAQs. Such FAQs are few (they wait seconds for the job).
-    const { rows: unembedded } = await client.query<{ id: string; title: string }>(
-      `SELECT id, question AS title FROM faqs WHERE batch_id = $1 AND ${PUBLIC_FAQ_SQL} AND embedding IS NULL
-       ORDER BY created_at DESC LIMIT 500`,
-      [batchId],
-    );
+    const picks = rows.map((row, i) => pickDuplicate(row.question, candidates[i] ?? []));
+    const { rows: unembedded } = picks.some((p) => p === null)
+      ? await client.query<{ id: string; title: string }>(
+          `SELECT id, question AS title FROM faqs WHERE batch_id = $1 AND ${PUBLIC_FAQ_SQL} AND embedding IS NULL
+           ORDER BY created_at DESC LIMIT 500`,
+          [batchId],
+        )
+      : { rows: [] };
     return rows.map((row, i) => {
-      const picked = pickDuplicate(row.question, candidates[i] ?? []);
+      const picked = picks[i];
       if (picked) return { faqId: picked.id, score: picked.vectorScore };
       const key = questionKey(row.question);
       const same = key ? unembedded.find((f) => questionKey(f.title) === key) : undefined;
