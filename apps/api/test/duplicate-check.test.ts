@@ -149,3 +149,44 @@ describe('blank search text', () => {
     expect(short.json().errors).toEqual([expect.objectContaining({ path: 'body.query' })]);
   });
 });
+
+describe('duplicate check right after a FAQ is created (before the worker embeds it)', () => {
+  it('matches its question asked word for word, with the score the search reports once it is embedded', async () => {
+    const admin = await t.signIn('admin');
+    const program = await t.app.inject({ method: 'POST', url: '/api/batches', headers: admin.headers, payload: { name: 'Handbook help' } });
+    const batchId = program.json().id as string;
+    const question = 'Where can I download the onboarding handbook?';
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/api/faq',
+      headers: admin.headers,
+      payload: { question, answer: 'In the Documents section of the portal, under Getting started.', batchId },
+    });
+    expect(created.statusCode).toBe(201);
+    const id = created.json().id as string;
+    // No embed-row job has run: the FAQ has no vector yet.
+    const before = await t.app.inject({
+      method: 'POST',
+      url: '/api/faq/check-duplicate',
+      payload: { query: 'where can I download the ONBOARDING handbook', batchId },
+    });
+    expect(before.json()).toMatchObject({ matched: true, faq: { id, question } });
+    // A rephrasing is the threshold's to judge, which needs the vector.
+    const other = await t.app.inject({
+      method: 'POST',
+      url: '/api/faq/check-duplicate',
+      payload: { query: 'How do I get the handbook for new people?', batchId },
+    });
+    expect(other.json()).toEqual({ matched: false });
+    await embedRow(t.ctx, { table: 'faqs', id });
+    const after = await t.app.inject({ method: 'POST', url: '/api/faq/check-duplicate', payload: { query: question, batchId } });
+    expect(after.json()).toMatchObject({ matched: true, faq: { id } });
+    const search = await t.app.inject({
+      method: 'POST',
+      url: '/api/search',
+      payload: { query: 'where can I download the ONBOARDING handbook', batchId },
+    });
+    const hit = (search.json().results as { id: string; vectorScore: number }[]).find((x) => x.id === id);
+    expect(hit?.vectorScore).toBeCloseTo(before.json().vectorScore, 5);
+  });
+});

@@ -1,11 +1,12 @@
 import type { CoreContext } from '../context.js';
 import { toVectorLiteral } from '../embeddings/embedder.js';
 import { PUBLIC_FAQ_SQL } from '../faqs/visibility.js';
-import { DUPLICATE_THRESHOLD, pickDuplicate, questionKey } from '../search/duplicate-rule.js';
+import { DUPLICATE_THRESHOLD, pickDuplicate } from '../search/duplicate-rule.js';
 import { faqEfSearch } from '../search/graph-size.js';
 import { prepareSearchConnection } from '../search/hybrid-runner.js';
 import { normalizeQuery } from '../search/service.js';
 import { PER_LIST } from '../search/tuning.js';
+import { unembeddedSameQuestion } from '../search/unembedded-faqs.js';
 
 /**
  * "Update FAQ X" instead of a new FAQ. A meeting insight or a knowledge item often restates a question
@@ -58,22 +59,20 @@ export async function nearestFaqProposals(
     );
     const candidates = rows.map(() => [] as { id: string; title: string; vectorScore: number }[]);
     for (const r of found) candidates[Number(r.i) - 1]?.push({ id: r.id, title: r.title, vectorScore: Number(r.score) });
-    // FAQs the worker has not embedded yet (one promoted or converted a moment ago) have no vector to be
-    // found by, but a row asking one of them word for word still proposes it: promoting two copies of
-    // one document in a row made two identical FAQs. Such FAQs are few (they wait seconds for the job).
     const picks = rows.map((row, i) => pickDuplicate(row.question, candidates[i] ?? []));
-    const { rows: unembedded } = picks.some((p) => p === null)
-      ? await client.query<{ id: string; title: string }>(
-          `SELECT id, question AS title FROM faqs WHERE batch_id = $1 AND ${PUBLIC_FAQ_SQL} AND embedding IS NULL
-           ORDER BY created_at DESC LIMIT 500`,
-          [batchId],
+    // A FAQ the worker has not embedded yet (one promoted or converted a moment ago) has no vector to be
+    // found by; a row asking it word for word still proposes it.
+    const pending = picks.some((p) => p === null)
+      ? await unembeddedSameQuestion(
+          client,
+          batchId,
+          rows.map((r) => r.question),
         )
-      : { rows: [] };
-    return rows.map((row, i) => {
+      : [];
+    return rows.map((_, i) => {
       const picked = picks[i];
       if (picked) return { faqId: picked.id, score: picked.vectorScore };
-      const key = questionKey(row.question);
-      const same = key ? unembedded.find((f) => questionKey(f.title) === key) : undefined;
+      const same = pending[i];
       // Asked word for word: as sure as a match gets (pickDuplicate takes it whatever its score).
       return same ? { faqId: same.id, score: 1 } : null;
     });

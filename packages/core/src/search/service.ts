@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { CoreContext } from '../context.js';
-import { embedOne } from '../embeddings/embedder.js';
+import { embeddingText } from '../embeddings/embed-row.js';
+import { cosineSimilarity, embedOne } from '../embeddings/embedder.js';
 import { badRequest, Code, unavailable } from '../errors/index.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import { CacheGeneration } from './cache-generation.js';
@@ -11,6 +12,7 @@ import type { SearchMode } from './hybrid-sql.js';
 import { SearchLogBuffer } from './log-buffer.js';
 import type { SearchResponse, SearchResult } from './shape.js';
 import { HYBRID_SEARCH_SOURCES, type SearchSource } from './sources.js';
+import { unembeddedSameQuestion } from './unembedded-faqs.js';
 
 export interface SearchParams {
   query: string;
@@ -184,7 +186,13 @@ export function createSearchService(ctx: CoreContext): SearchService {
       });
       const faq = pickDuplicate(normalized, candidates);
       if (faq) return { matched: true, faq: { id: faq.id, question: faq.title }, vectorScore: faq.vectorScore };
-      return { matched: false };
+      // Asked word for word of a FAQ the worker has not embedded yet (created a moment ago): a duplicate
+      // whatever its score, as with an embedded one. Its score is the one the search will report once
+      // the job has run: its text embedded here as the job would embed it.
+      const [pending] = await unembeddedSameQuestion(ctx.pool, programId, [normalized]);
+      if (!pending) return { matched: false };
+      const vector = await embedOne(ctx.embedder, embeddingText('faqs', pending.title, pending.answer));
+      return { matched: true, faq: { id: pending.id, question: pending.title }, vectorScore: cosineSimilarity(embedding, vector) };
     },
 
     async close() {
