@@ -299,10 +299,22 @@ describe('trending and suggestions', () => {
     await search('trending koalabot', { batchId: otherProgramId }, '10.0.0.4');
     await t.app.searchService.logs.flush();
     const res = await t.app.inject({ method: 'GET', url: '/api/search/trending?days=1' });
-    expect(res.statusCode).toBe(200);
+    expect(res.statusCode, res.body).toBe(200);
     const items = (res.json() as { items: { query: string; count: number }[] }).items;
     expect(items.find((i) => i.query === 'trending koalabot')?.count).toBe(3);
     expectProblem(await t.app.inject({ method: 'GET', url: '/api/search/trending?days=0' }), 400);
+    // A list like every other: {items, total, page, limit}, limit 20 by default and up to 100, pages from 1.
+    const all = res.json() as { total: number; page: number; limit: number };
+    expect(all).toMatchObject({ total: items.length, page: 1, limit: 20 });
+    const pages = await Promise.all(
+      Array.from({ length: all.total + 1 }, (_, i) =>
+        t.app.inject({ method: 'GET', url: `/api/search/trending?days=1&limit=1&page=${i + 1}` }).then((r) => r.json()),
+      ),
+    );
+    expect(pages.map((p) => p.items[0]?.query)).toEqual([...items.map((i) => i.query), undefined]);
+    expect(pages.map((p) => p.total)).toEqual(pages.map(() => all.total));
+    expect((await t.app.inject({ method: 'GET', url: '/api/search/trending?limit=100' })).statusCode).toBe(200);
+    expectProblem(await t.app.inject({ method: 'GET', url: '/api/search/trending?limit=101' }), 400);
   });
 
   it('counts repeated cache hits that share a search-log row in trending', async () => {

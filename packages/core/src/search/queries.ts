@@ -32,20 +32,37 @@ const searchCount = () => sql<number>`sum(${searchLogs.count})::int`.mapWith(Num
  */
 export async function trendingSearches(
   ctx: Ctx,
-  p: { batchId?: string | undefined; days?: number; limit?: number },
+  p: { batchId?: string | undefined; days?: number } & PageQuery,
 ): Promise<TrendingResponse> {
   const programId = await resolveProgramId(ctx, p.batchId);
   const since = new Date(ctx.clock.now().getTime() - (p.days ?? 7) * DAY_MS);
+  const w = pageWindow(p);
   const n = searchCount();
-  const rows = await ctx.db
-    .select({ query: searchLogs.normalizedQuery, count: n, last: sql<Date>`max(${searchLogs.createdAt})` })
+  const grouped = ctx.db
+    .select({
+      query: searchLogs.normalizedQuery,
+      count: n.as('searches'),
+      last: sql<Date>`max(${searchLogs.createdAt})`.as('last_searched'),
+    })
     .from(searchLogs)
     .where(and(eq(searchLogs.batchId, programId), gte(searchLogs.createdAt, since)))
     .groupBy(searchLogs.normalizedQuery)
     .having(searchedByEnough(ctx))
-    .orderBy(desc(n), searchLogs.normalizedQuery)
-    .limit(p.limit ?? 10);
-  return { items: rows.map((r) => ({ query: r.query, count: r.count, lastSearchedAt: toDate(r.last) })) };
+    .as('trending');
+  // One statement: the page of queries and how many there are in all (a list like every other).
+  const rows = await ctx.db
+    .select({ query: grouped.query, count: grouped.count, last: grouped.last, total: sql<number>`count(*) over ()`.mapWith(Number) })
+    .from(grouped)
+    .orderBy(desc(grouped.count), grouped.query)
+    .limit(w.limit)
+    .offset(w.offset);
+  // Past the last page the window has no row to carry the total: count the groups then.
+  const total = rows[0]?.total ?? (w.offset > 0 ? ((await ctx.db.select({ n: count() }).from(grouped))[0]?.n ?? 0) : 0);
+  return toPage(
+    rows.map((r) => ({ query: r.query, count: Number(r.count), lastSearchedAt: toDate(r.last) })),
+    total,
+    w,
+  );
 }
 
 const likePrefix = (s: string) => `${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

@@ -57,7 +57,12 @@ export type SearchResponse = Static<typeof SearchResponseShape>;
 
 export const TrendingQueryShape = T.Object({ query: T.String(), count: T.Integer(), lastSearchedAt: DateTime });
 export type TrendingQuery = Static<typeof TrendingQueryShape>;
-export const TrendingResponseShape = T.Object({ items: T.Array(TrendingQueryShape) });
+export const TrendingResponseShape = T.Object({
+  items: T.Array(TrendingQueryShape),
+  total: T.Integer(),
+  page: T.Integer(),
+  limit: T.Integer(),
+});
 export type TrendingResponse = Static<typeof TrendingResponseShape>;
 
 export const SuggestionShape = T.Object({

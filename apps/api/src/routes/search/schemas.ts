@@ -46,8 +46,8 @@ export const TrendingQuery = T.Composite(
   [
     T.Object({
       days: T.Optional(T.Integer({ minimum: 1, maximum: 90, default: 7 })),
-      limit: T.Optional(T.Integer({ minimum: 1, maximum: 50, default: 10 })),
     }),
+    PageQuery,
     BatchQuery,
   ],
   { additionalProperties: false },
