@@ -222,6 +222,48 @@ describe('a value outside a union of literals is one error naming the allowed va
       await app.close();
     }
   });
+
+  it('names only what a nullable field of another kind needs, once (not also "must be null" and "must match a schema in anyOf")', async () => {
+    const app = Fastify({ ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: false } } });
+    await app.register(problemPlugin);
+    const Settings = T.Object({ color: T.String({ pattern: '^#[0-9a-f]{6}$' }) }, { additionalProperties: false });
+    app.post(
+      '/x',
+      {
+        schema: {
+          body: T.Object({
+            url: T.Optional(T.Union([T.String({ pattern: '^https?://' }), T.Null()])),
+            day: T.Optional(T.Union([T.String({ format: 'date' }), T.Null()])),
+            settings: T.Optional(T.Union([Settings, T.Null()])),
+          }),
+        },
+      },
+      async () => ({}),
+    );
+    try {
+      const url = await app.inject({ method: 'POST', url: '/x', payload: { url: 'ftp://x' } });
+      expect(errorsOf(url)).toEqual([{ path: 'body.url', message: 'must match pattern "^https?://"' }]);
+      const wrongType = await app.inject({ method: 'POST', url: '/x', payload: { url: { href: 'x' } } });
+      expect(errorsOf(wrongType)).toEqual([{ path: 'body.url', message: 'must be string or null' }]);
+      const day = await app.inject({ method: 'POST', url: '/x', payload: { day: '2026-02-30' } });
+      expect(errorsOf(day)).toEqual([{ path: 'body.day', message: 'must match format "date"' }]);
+      const nested = await app.inject({ method: 'POST', url: '/x', payload: { settings: { color: 'red' } } });
+      expect(errorsOf(nested)).toEqual([{ path: 'body.settings.color', message: 'must match pattern "^#[0-9a-f]{6}$"' }]);
+      expect((await app.inject({ method: 'POST', url: '/x', payload: { url: null, day: null, settings: null } })).statusCode).toBe(200);
+      // The routes' own nullable fields: one entry each.
+      const program = await t.app.inject({
+        method: 'POST',
+        url: '/api/batches',
+        headers: admin.headers,
+        payload: { name: 'Dates', startDate: '2026-02-30' },
+      });
+      expect(errorsOf(program).map((e) => e.path)).toEqual(['body.startDate']);
+      const profile = await t.app.inject({ method: 'PATCH', url: '/api/auth/profile', headers: admin.headers, payload: { bio: 5 } });
+      expect(errorsOf(profile).map((e) => e.path)).toEqual(['body.bio']);
+    } finally {
+      await app.close();
+    }
+  });
 });
 
 describe('an empty JSON body is no body', () => {

@@ -116,6 +116,36 @@ export function collapseLiteralUnions(errors: readonly AjvError[]): AjvError[] {
 }
 
 /**
+ * A nullable field (TypeBox's `Nullable(x)`: `anyOf [x, null]`) given a value that is neither fails
+ * in Ajv as the field's own errors, a "must be null" and a "must match a schema in anyOf": three
+ * entries for one mistake, two of them misleading ("must be null" reads as if only null were
+ * allowed). Such a union keeps only its non-null branch's errors; a type error there names null too
+ * ("must be string or null"). Unions of literals are folded before (`collapseLiteralUnions`).
+ */
+export function collapseNullableUnions(errors: readonly AjvError[]): AjvError[] {
+  let out = [...errors];
+  for (const union of unionsInnermostFirst(out)) {
+    const at = union.instancePath ?? '';
+    const found = unionBranches(out, union, (e) => (e.instancePath ?? '').startsWith(at));
+    if (!found || found.branches.size !== 2) continue;
+    const entries = [...found.branches.values()];
+    const isNull = (es: AjvError[]) =>
+      es.length === 1 && es[0]?.keyword === 'type' && es[0].params?.type === 'null' && (es[0].instancePath ?? '') === at;
+    const nullBranch = entries.find(isNull);
+    const other = entries.find((es) => es !== nullBranch);
+    if (!nullBranch || !other || isNull(other)) continue;
+    const renamed = new Map(
+      other
+        .filter((e) => e.keyword === 'type' && (e.instancePath ?? '') === at && typeof e.params?.type === 'string')
+        .map((e) => [e, { ...e, params: { ...e.params, type: `${e.params?.type},null` }, message: `must be ${e.params?.type} or null` }]),
+    );
+    const drop = new Set([union, ...nullBranch]);
+    out = out.flatMap((e) => (drop.has(e) ? [] : [renamed.get(e) ?? e]));
+  }
+  return out;
+}
+
+/**
  * A union of schemas of one type (a log entry or a batch of entries, both objects) that failed keeps
  * only the errors of its closest branch: the one missing the fewest of its required keys in the value
  * itself, then the one with the fewest errors.
@@ -201,7 +231,7 @@ export const problemPlugin = fp(
         body = problem(err.status, err.code, err.message, err.errors);
       } else if (err.validation) {
         const seen = new Set<string>();
-        const errors = closestUnionBranches(collapseLiteralUnions(err.validation as AjvError[]))
+        const errors = closestUnionBranches(collapseNullableUnions(collapseLiteralUnions(err.validation as AjvError[])))
           .map((e) => ({ path: fieldPath(err.validationContext, e), message: fieldMessage(e) }))
           .filter((e) => {
             const key = `${e.path}\u0000${e.message}`;
