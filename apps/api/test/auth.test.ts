@@ -220,10 +220,19 @@ describe('access tokens', () => {
       craftJwt({ sub: u.user.id, typ: 'access', exp: now + 600 }),
       // Signed with the right secret but issued as if for ten years: older than JWT_ACCESS_TTL_SECONDS allows.
       craftJwt({ sub: u.user.id, typ: 'access', iat: now - 86_400, exp: now + 10 * 365 * 86_400 }),
+      // One second longer than an access token lives is longer.
+      craftJwt({ sub: u.user.id, typ: 'access', iat: now - 10, exp: now - 10 + t.ctx.config.JWT_ACCESS_TTL_SECONDS + 1 }),
     ];
     for (const token of cases) {
       expectProblem(await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: bearer(token) }), 401, 'INVALID_TOKEN');
     }
+    // Exactly the lifetime the service signs (exp - iat = JWT_ACCESS_TTL_SECONDS) is fine.
+    const exact = craftJwt({ sub: u.user.id, typ: 'access', iat: now - 10, exp: now - 10 + t.ctx.config.JWT_ACCESS_TTL_SECONDS });
+    expect((await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: bearer(exact) })).statusCode).toBe(200);
+    // And the service's own tokens are exactly that.
+    const [, payload] = u.accessToken.split('.');
+    const claims = JSON.parse(Buffer.from(payload as string, 'base64url').toString()) as { iat: number; exp: number };
+    expect(claims.exp - claims.iat).toBe(t.ctx.config.JWT_ACCESS_TTL_SECONDS);
   });
 
   it('a token of a deleted user is 401', async () => {

@@ -178,9 +178,10 @@ async function authenticate(app: FastifyInstance, request: FastifyRequest, heade
     return null;
   }
   if (claims.typ !== 'access' || typeof claims.sub !== 'string') return null;
-  // No access token this service signs lives longer than JWT_ACCESS_TTL_SECONDS.
+  // No access token this service signs lives longer than JWT_ACCESS_TTL_SECONDS (its exp is iat plus
+  // exactly that, both whole seconds of one clock reading).
   if (typeof claims.iat !== 'number' || typeof claims.exp !== 'number') return null;
-  if (claims.exp - claims.iat > app.ctx.config.JWT_ACCESS_TTL_SECONDS + 5) return null;
+  if (claims.exp - claims.iat > app.ctx.config.JWT_ACCESS_TTL_SECONDS) return null;
   // Nor one issued in the future (beyond a little clock skew): with iat a year ahead, exp - iat held and
   // the token lived a year.
   if (claims.iat > Date.now() / 1000 + 60) return null;
