@@ -135,9 +135,32 @@ describe('GET /moderation/logs', () => {
         kind: 'admin',
         action: 'user.role_changed',
         actorId: admin.id,
+        targetName: 'Target Person',
         details: { from: 'user', to: 'moderator' },
       }),
     ]);
+    // Other named targets: a program by its name, a FAQ by its question; a target without a name is null.
+    const program = await t.app.inject({
+      method: 'POST',
+      url: '/api/batches',
+      headers: admin.headers,
+      payload: { name: 'Logged Program' },
+    });
+    const faq = await t.app.inject({
+      method: 'POST',
+      url: '/api/faq',
+      headers: admin.headers,
+      payload: { question: 'Is this FAQ named in the log?', answer: 'Yes, by its question.' },
+    });
+    await t.app.inject({ method: 'DELETE', url: `/api/faq/${faq.json().id}`, headers: admin.headers });
+    const logged = async (targetId: string) =>
+      (await t.app.inject({ method: 'GET', url: `/api/moderation/logs?kind=admin&targetId=${targetId}`, headers: admin.headers })).json()
+        .items as { targetName: string | null }[];
+    expect((await logged(program.json().id)).map((i) => i.targetName)).toContain('Logged Program');
+    const faqEntries = await logged(faq.json().id);
+    expect(faqEntries.length).toBeGreaterThan(0);
+    // A deleted FAQ has no name any more (its row is gone) or keeps its question (soft delete): never another row's.
+    for (const e of faqEntries) expect([null, 'Is this FAQ named in the log?']).toContain(e.targetName);
   });
 
   it("logs staff editing or deleting someone else's post, with the author as target; not an author's own", async () => {

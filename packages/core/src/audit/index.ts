@@ -1,6 +1,6 @@
 import type { DbOrTx } from '@cfaq/db';
 import { adminLogs, moderationLogs, users } from '@cfaq/db/schema/index';
-import { and, count, desc, eq, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { CoreContext } from '../context.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
@@ -86,6 +86,21 @@ export interface AuditLogQuery extends PageQuery {
 const actor = alias(users, 'actor');
 const target = alias(users, 'target');
 
+/**
+ * What an admin log entry's target is called now, by its kind: a user's or program's name, a FAQ's
+ * question, a post's title (null once it is gone, or for kinds without a name). Read by primary key:
+ * the id is text in the log, cast only where it is a uuid.
+ */
+const ADMIN_TARGET_NAME = sql<string | null>`(
+  WITH t(id) AS (SELECT CASE WHEN ${adminLogs.targetId} ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' THEN ${adminLogs.targetId}::uuid END)
+  SELECT CASE ${adminLogs.targetType}
+    WHEN 'User' THEN (SELECT u.name FROM users u, t WHERE u.id = t.id)
+    WHEN 'Program' THEN (SELECT b.name FROM batches b, t WHERE b.id = t.id)
+    WHEN 'FAQ' THEN (SELECT f.question FROM faqs f, t WHERE f.id = t.id)
+    WHEN 'CommunityPost' THEN (SELECT p.title FROM community_posts p, t WHERE p.id = t.id)
+  END
+)`;
+
 /** Newest first, paginated; names of actor and target user joined in (null once deleted). */
 export async function listAuditLogs(ctx: Pick<CoreContext, 'db'>, q: AuditLogQuery): Promise<Page<AuditLogItem>> {
   const w = pageWindow(q);
@@ -97,7 +112,7 @@ export async function listAuditLogs(ctx: Pick<CoreContext, 'db'>, q: AuditLogQue
     const where = conds.length ? and(...conds) : undefined;
     const [rows, [total]] = await Promise.all([
       ctx.db
-        .select({ log: adminLogs, actorName: actor.name })
+        .select({ log: adminLogs, actorName: actor.name, targetName: ADMIN_TARGET_NAME })
         .from(adminLogs)
         .leftJoin(actor, eq(actor.id, adminLogs.actorId))
         .where(where)
@@ -106,7 +121,7 @@ export async function listAuditLogs(ctx: Pick<CoreContext, 'db'>, q: AuditLogQue
         .offset(w.offset),
       ctx.db.select({ n: count() }).from(adminLogs).where(where),
     ]);
-    const items = rows.map(({ log, actorName }) => ({
+    const items = rows.map(({ log, actorName, targetName }) => ({
       id: log.id,
       kind: 'admin' as const,
       action: log.action,
@@ -114,7 +129,7 @@ export async function listAuditLogs(ctx: Pick<CoreContext, 'db'>, q: AuditLogQue
       actorName,
       targetType: log.targetType,
       targetId: log.targetId,
-      targetName: null,
+      targetName,
       reason: log.reason,
       until: null,
       details: log.details,
