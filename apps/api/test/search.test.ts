@@ -317,6 +317,21 @@ describe('trending and suggestions', () => {
     expectProblem(await t.app.inject({ method: 'GET', url: '/api/search/trending?limit=101' }), 400);
   });
 
+  it('logs the GET searches too: they count in trending like POST /search', async () => {
+    const urls = ['/api/search?q=wallabyx+GET', '/api/faq/search?q=wallabyx+get', '/api/community/search?q=WallabyX+get'];
+    for (const [i, url] of urls.entries()) {
+      const res = await t.app.inject({ method: 'GET', url, remoteAddress: `10.0.3.${i + 1}` });
+      expect(res.statusCode).toBe(200);
+    }
+    await t.app.searchService.logs.flush();
+    const rows = await t.ctx.db.select().from(searchLogs).where(eq(searchLogs.normalizedQuery, 'wallabyx get'));
+    expect(rows.map((r) => r.cacheHit)).toEqual([false, false, false]);
+    const trending = (await t.app.inject({ method: 'GET', url: '/api/search/trending?days=1&limit=100' })).json() as {
+      items: { query: string; count: number }[];
+    };
+    expect(trending.items.find((i) => i.query === 'wallabyx get')?.count).toBe(3);
+  });
+
   it('counts repeated cache hits that share a search-log row in trending', async () => {
     for (let i = 0; i < 4; i++) await search('trending wombatron');
     await t.app.searchService.logs.flush();

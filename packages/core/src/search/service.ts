@@ -40,7 +40,7 @@ interface CachedEntry {
 export interface SearchService {
   /** POST /search: the hybrid pipeline with the result cache and the search log. */
   search(p: SearchParams): Promise<SearchResponse>;
-  /** Hybrid or semantic search over some sources, no cache (GET /search, /faq/search, /community/search). */
+  /** Hybrid search over some sources, no cache, written to the search log (GET /search, /faq/search, /community/search). */
   searchSources(p: SearchParams & { sources: readonly SearchSource[]; modes: readonly SearchMode[] }): Promise<SearchResponse>;
   /** POST /faq/check-match and /faq/check-duplicate. */
   checkDuplicate(p: { query: string; batchId?: string | undefined }): Promise<DuplicateCheck>;
@@ -158,7 +158,11 @@ export function createSearchService(ctx: CoreContext): SearchService {
     },
 
     async searchSources(p) {
+      const start = performance.now();
       const r = await searchSources(p);
+      // People search here too (GET /search, /faq/search, /community/search): their searches count in
+      // the analytics, trending and suggestions like POST /search's (not cached, so never a hit).
+      log(p, r.normalized, r.programId, r.results, { cacheHit: false, degraded: r.degraded, start });
       return r.degraded ? { results: r.results, degraded: true } : { results: r.results };
     },
 

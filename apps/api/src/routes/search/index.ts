@@ -95,6 +95,8 @@ export const searchRoutes: RoutePlugin = async (app) => {
       search.searchSources({
         query: request.query.q,
         batchId: request.query.batchId,
+        userId: auth(request),
+        clientIp: request.ip,
         sources: ['faq', 'community'],
         modes: ['vector', 'text'],
       }),
@@ -112,7 +114,14 @@ export const searchRoutes: RoutePlugin = async (app) => {
       },
     },
     async (request) =>
-      search.searchSources({ query: request.query.q, batchId: request.query.batchId, sources: ['faq'], modes: ['vector', 'text'] }),
+      search.searchSources({
+        query: request.query.q,
+        batchId: request.query.batchId,
+        userId: auth(request),
+        clientIp: request.ip,
+        sources: ['faq'],
+        modes: ['vector', 'text'],
+      }),
   );
 
   app.get(
@@ -127,7 +136,14 @@ export const searchRoutes: RoutePlugin = async (app) => {
       },
     },
     async (request) =>
-      search.searchSources({ query: request.query.q, batchId: request.query.batchId, sources: ['community'], modes: ['vector', 'text'] }),
+      search.searchSources({
+        query: request.query.q,
+        batchId: request.query.batchId,
+        userId: auth(request),
+        clientIp: request.ip,
+        sources: ['community'],
+        modes: ['vector', 'text'],
+      }),
   );
 
   for (const path of ['/faq/check-match', '/faq/check-duplicate']) {
