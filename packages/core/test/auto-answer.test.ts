@@ -27,6 +27,7 @@ import { calibration } from '../src/auto-answer/review.js';
 import { runAutoAnswer } from '../src/auto-answer/run.js';
 import { sensitiveMatcher } from '../src/auto-answer/sensitive.js';
 import { triage } from '../src/auto-answer/triage.js';
+import { updatePost } from '../src/community/posts.js';
 import type { Config } from '../src/config/schema.js';
 import type { CoreContext } from '../src/context.js';
 import { fixedClock } from '../src/runtime/clock.js';
@@ -414,11 +415,23 @@ describe('the auto-answer run', () => {
     await post('Rejected', 'b', { aiAnswerStatus: 'rejected' });
     const cooling = await post('Cooling', 'b', { aiAnswerStatus: 'escalated', aiAnswerAttemptedAt: hoursAgo(23) });
     const cooled = await post('Cooled', 'b', { aiAnswerStatus: 'escalated', aiAnswerAttemptedAt: hoursAgo(24), aiAnswerAttempts: 1 });
+    // Escalated by staff (reviewed): left to a human, however long ago the last attempt was.
+    const staffEscalated = await post('Staff escalated', 'b', {
+      aiAnswerStatus: 'escalated',
+      aiAnswerAttemptedAt: hoursAgo(48),
+      aiAnswerAttempts: 1,
+      aiAnswerReviewedAt: hoursAgo(30),
+    });
     const report = await runAutoAnswer(ctx, { trigger: 'schedule' });
     expect(report.items.map((i) => i.postId).sort()).toEqual([justOld.id, cooled.id].sort());
     expect((await reload(cooled.id)).aiAnswerAttempts).toBe(2);
     expect((await reload(young.id)).aiAnswerAttempts).toBe(0);
     expect((await reload(cooling.id)).aiAnswerAttempts).toBe(0);
+    expect(await reload(staffEscalated.id)).toMatchObject({ aiAnswerAttempts: 1, aiAnswerStatus: 'escalated' });
+    // A changed question is a new one: the staff escalation no longer holds it back.
+    await updatePost(ctx, { id: author.id, role: 'user' }, staffEscalated.id, { title: 'Staff escalated, asked again' });
+    const again = await runAutoAnswer(ctx, { trigger: 'schedule' });
+    expect(again.items.map((i) => i.postId)).toContain(staffEscalated.id);
 
     for (let i = 0; i < 5; i++) await post(`Batch ${i}`, 'b', { createdAt: hoursAgo(10 - i) });
     const small = await runAutoAnswer(withConfig({ AUTO_ANSWER_BATCH_SIZE: 3 }), { trigger: 'schedule' });

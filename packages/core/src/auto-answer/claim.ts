@@ -1,7 +1,7 @@
 import type { CoreContext } from '../context.js';
 
 /**
- * Eligibility (spec): status open, aiAnswerStatus null or escalated, at least
+ * Eligibility (spec): status open, aiAnswerStatus null or escalated (by the pipeline, not by staff), at least
  * AUTO_ANSWER_MIN_POST_AGE_HOURS old, no attempt within AUTO_ANSWER_COOLDOWN_HOURS, not deleted, in a
  * live program. Claiming is one UPDATE over `FOR UPDATE SKIP LOCKED` rows that stamps
  * ai_answer_attempted_at and a run id and adds 1 to aiAnswerAttempts, so two workers (or a schedule
@@ -48,7 +48,12 @@ function eligibleWhere(p: string, f: ClaimFilter, params: unknown[], now: Date, 
   const conds = [
     `${p}.status = 'open'`,
     `${p}.deleted_at IS NULL`,
-    `(${p}.ai_answer_status IS NULL OR ${p}.ai_answer_status = 'escalated')`,
+    // Escalated by the pipeline itself: tried again after the cooldown (the spec's "null or escalated").
+    // Escalated by staff (reviewed): a human takes it, as with a rejected answer, until its text changes
+    // or an admin runs the pipeline on that one post by name.
+    f.postId
+      ? `(${p}.ai_answer_status IS NULL OR ${p}.ai_answer_status = 'escalated')`
+      : `(${p}.ai_answer_status IS NULL OR (${p}.ai_answer_status = 'escalated' AND ${p}.ai_answer_reviewed_at IS NULL))`,
     // A demoted AI answer waits for a human (or a change of the post's text).
     `${p}.ai_answer_not_helpful_at IS NULL`,
     `(${p}.batch_id IS NULL OR EXISTS (SELECT 1 FROM batches b WHERE b.id = ${p}.batch_id AND b.deleted_at IS NULL))`,

@@ -92,8 +92,9 @@ export async function updatePost(
     if (input.title !== undefined && input.title !== post.title) set.title = input.title;
     if (input.body !== undefined && input.body !== post.body) set.body = input.body;
     if (Object.keys(set).length === 0) return;
-    // A changed question may be auto-answered again: a rejected AI answer or a demoted one no longer holds it back.
-    if (post.aiAnswerStatus === 'rejected') set.aiAnswerStatus = null;
+    // A changed question may be auto-answered again: a rejected AI answer, a staff escalation (both
+    // were decisions about the old question) or a demoted answer no longer holds it back.
+    if (post.aiAnswerStatus === 'rejected' || (post.aiAnswerStatus === 'escalated' && post.aiAnswerReviewedAt)) set.aiAnswerStatus = null;
     set.aiAnswerNotHelpfulAt = null;
     await tx
       .update(communityPosts)
