@@ -106,13 +106,19 @@ describe('the admin log records program and FAQ administration', () => {
     const id = created.json().id as string;
     expect((await inject('PATCH', `/api/batches/${id}`, admin, { description: 'Edited' })).statusCode).toBe(200);
     expect((await inject('POST', `/api/batches/${id}/archive`, admin)).statusCode).toBe(200);
+    // Again: a no-op that answers the program as it is and logs nothing.
+    const again = await inject('POST', `/api/batches/${id}/archive`, admin);
+    expect(again.statusCode).toBe(200);
+    expect(again.json().archivedAt).toBeTruthy();
     expect((await inject('POST', `/api/batches/${id}/unarchive`, admin)).statusCode).toBe(200);
+    expect((await inject('POST', `/api/batches/${id}/unarchive`, admin)).json().archivedAt).toBeNull();
     const settings = (await inject('GET', `/api/batches/${id}/settings`, admin)).json();
     const { theme, hero, sections, branding } = settings;
     const body = { theme, hero, sections, branding };
     expect((await inject('PUT', `/api/batches/${id}/settings`, admin, body)).statusCode).toBe(200);
     const previous = (await inject('GET', '/api/batches', admin)).json().items.find((p: { isDefault: boolean }) => p.isDefault).id;
     expect((await inject('POST', `/api/batches/${id}/default`, admin)).statusCode).toBe(200);
+    expect((await inject('POST', `/api/batches/${id}/default`, admin)).json().isDefault).toBe(true);
     expect((await inject('POST', `/api/batches/${previous}/default`, admin)).statusCode).toBe(200);
     expect((await inject('DELETE', `/api/batches/${id}`, admin)).statusCode).toBe(204);
     const rows = await t.ctx.db.select().from(adminLogs).where(eq(adminLogs.targetId, id));

@@ -182,7 +182,17 @@ export async function setDefaultProgram(ctx: Ctx, id: string, by?: AuditBy): Pro
     // Both rows locked, in id order, before either update: the updates' statement triggers then take the
     // search-cache generation row while this transaction holds no half of the pair, so a concurrent edit
     // of the target (row, then generation) cannot deadlock with this switch (generation, then row).
-    await tx.execute(sql`select 1 from ${batches} where ${batches.isDefault} or ${batches.id} = ${id} order by ${batches.id} for update`);
+    const locked = await tx.execute<{ id: string; is_default: boolean }>(
+      sql`select ${batches.id} as id, ${batches.isDefault} as is_default from ${batches} where ${batches.isDefault} or ${batches.id} = ${id} order by ${batches.id} for update`,
+    );
+    // Already the default: nothing changes, so nothing is written or logged.
+    if (locked.rows.some((r) => r.id === id && r.is_default)) {
+      const [same] = await tx
+        .select()
+        .from(batches)
+        .where(and(eq(batches.id, id), isNull(batches.deletedAt)));
+      if (same) return same;
+    }
     await tx
       .update(batches)
       .set({ isDefault: false, updatedAt: ctx.clock.now() })
@@ -205,6 +215,8 @@ export async function setProgramArchived(ctx: Ctx, id: string, archived: boolean
     // Locked first: a program deleted meanwhile is 404, not "the default".
     const current = await lockLiveProgram(tx, id);
     if (archived && current.isDefault) throw unprocessable(Code.PROGRAM_IS_DEFAULT, 'The default program cannot be archived');
+    // Already so: nothing changes, so nothing is written or logged (the answer is the program as it is).
+    if (archived === (current.archivedAt !== null)) return current;
     const [r] = await tx
       .update(batches)
       // Archiving again keeps the first archivedAt: it says when the program was archived.
