@@ -323,6 +323,8 @@ describe('trending and suggestions', () => {
       const res = await t.app.inject({ method: 'GET', url, remoteAddress: `10.0.3.${i + 1}` });
       expect(res.statusCode).toBe(200);
     }
+    // A HEAD request is not a search anyone made.
+    expect((await t.app.inject({ method: 'HEAD', url: '/api/search?q=wallabyx+get' })).statusCode).toBe(200);
     await t.app.searchService.logs.flush();
     const rows = await t.ctx.db.select().from(searchLogs).where(eq(searchLogs.normalizedQuery, 'wallabyx get'));
     expect(rows.map((r) => r.cacheHit)).toEqual([false, false, false]);

@@ -41,7 +41,14 @@ export interface SearchService {
   /** POST /search: the hybrid pipeline with the result cache and the search log. */
   search(p: SearchParams): Promise<SearchResponse>;
   /** Hybrid search over some sources, no cache, written to the search log (GET /search, /faq/search, /community/search). */
-  searchSources(p: SearchParams & { sources: readonly SearchSource[]; modes: readonly SearchMode[] }): Promise<SearchResponse>;
+  searchSources(
+    p: SearchParams & {
+      sources: readonly SearchSource[];
+      modes: readonly SearchMode[];
+      /** Write the search log (default true; a HEAD request is not a search anyone made). */
+      log?: boolean;
+    },
+  ): Promise<SearchResponse>;
   /** POST /faq/check-match and /faq/check-duplicate. */
   checkDuplicate(p: { query: string; batchId?: string | undefined }): Promise<DuplicateCheck>;
   readonly logs: SearchLogBuffer;
@@ -162,7 +169,7 @@ export function createSearchService(ctx: CoreContext): SearchService {
       const r = await searchSources(p);
       // People search here too (GET /search, /faq/search, /community/search): their searches count in
       // the analytics, trending and suggestions like POST /search's (not cached, so never a hit).
-      log(p, r.normalized, r.programId, r.results, { cacheHit: false, degraded: r.degraded, start });
+      if (p.log !== false) log(p, r.normalized, r.programId, r.results, { cacheHit: false, degraded: r.degraded, start });
       return r.degraded ? { results: r.results, degraded: true } : { results: r.results };
     },
 
