@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { type Config, ConfigError, type CoreContext, createLoggerOptions, invalidField } from '@cfaq/core';
+import { badRequest, Code, type Config, ConfigError, type CoreContext, createLoggerOptions, invalidField } from '@cfaq/core';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { answerClientError } from './lib/client-error.js';
 import { AJV_OPTIONS, memoizedCompilers } from './lib/schema-compilers.js';
 import { authPlugin } from './plugins/auth.js';
@@ -56,6 +56,9 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
       return frameworkError(err, request, reply);
     },
     clientErrorHandler: (err, socket) => answerClientError(err, socket, securityHeaders),
+    // Node answers an HTTP/1.1 request without a Host header with a bare 400 of its own (no problem
+    // body, no security headers); the hook below refuses it as every other bad request is refused.
+    http: { requireHostHeader: false },
     // The spec writes one path with a trailing slash (GET /knowledge/); every path answers with or without one.
     routerOptions: { ignoreTrailingSlash: true },
     schemaController: { compilersFactory: memoizedCompilers },
@@ -81,6 +84,12 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     });
   });
 
+  // HTTP/1.1 requires a Host header (RFC 9112 3.2); Node's own check (off above) answered a bare 400.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.raw.httpVersion !== '1.1' || request.headers.host !== undefined) return done();
+    applySecurityHeaders(request, reply, securityHeaders);
+    done(badRequest(Code.BAD_REQUEST, 'An HTTP/1.1 request needs a Host header') as unknown as FastifyError);
+  });
   await app.register(contextPlugin, { ctx: opts.ctx });
   await app.register(problemPlugin);
   await app.register(inputGuardPlugin);

@@ -242,4 +242,16 @@ describe('requests the HTTP parser refuses', () => {
     );
     expect(chunk).toMatchObject({ status: 400, body: { status: 400, code: 'BAD_REQUEST' } });
   });
+
+  it('answers an HTTP/1.1 request without a Host header with problem details too (Node alone answered a bare 400)', async () => {
+    const answer = await raw('GET /api/health HTTP/1.1\r\nConnection: close\r\n\r\n');
+    const { status, head, body } = parse(answer.replace(/\r\n[0-9a-f]+\r\n/i, '\r\n').replace(/\r\n0\r\n\r\n$/, ''));
+    expect(status).toBe(400);
+    expect(head).toContain('content-type: application/problem+json');
+    expect(head).toContain('x-content-type-options: nosniff');
+    expect(body).toMatchObject({ status: 400, code: 'BAD_REQUEST' });
+    expect(body.detail).toContain('Host');
+    // HTTP/1.0 needs no Host.
+    expect(await raw('GET /api/health HTTP/1.0\r\n\r\n')).toMatch(/^HTTP\/1\.1 200/);
+  });
 });
