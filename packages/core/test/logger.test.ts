@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
+import { randomToken } from '../src/crypto/tokens.js';
 import { hashPassword } from '../src/identity/password.js';
 import { createLoggerOptions } from '../src/runtime/logger.js';
 
@@ -73,6 +74,18 @@ describe('logger redaction by value', () => {
     }
     expect(out).toContain('token was [redacted]');
     expect(out).toContain('Bearer [redacted]');
+  });
+
+  it("redacts this service's refresh tokens by their shape, and leaves slugs, uuids and words of that length alone", () => {
+    const { log, text } = capture();
+    const tokens = Array.from({ length: 20 }, () => randomToken(32));
+    const slug = 'how-to-renew-a-library-card-before-it-ends1';
+    const id = '8f14e45f-ceea-467f-a9f0-5c6a6b7e1f3e';
+    log.error({ context: { note: tokens[0] } }, `refresh failed for token ${tokens.slice(1).join(', ')}; ${slug} ${id}`);
+    const out = text();
+    for (const token of tokens) expect(out).not.toContain(token);
+    expect(out).toContain(slug);
+    expect(out).toContain(id);
   });
 
   it('redacts a hash exactly as the service makes it (the argon2 package orders its parameters m,p,t)', async () => {

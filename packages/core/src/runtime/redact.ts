@@ -20,6 +20,10 @@ const SECRET_SHAPES: [RegExp, string][] = [
   [/\bgh[pousr]_[A-Za-z0-9]{36,}/g, CENSOR],
   [/\bAKIA[0-9A-Z]{16}\b/g, CENSOR],
   [/\bxox[abprs]-[A-Za-z0-9-]{10,}/g, CENSOR],
+  // this service's own opaque tokens (refresh tokens and their successors: 32 random bytes or an
+  // HMAC-SHA256, base64url, 43 characters), which a client may quote in a frontend log: a run of
+  // exactly 43 such characters mixing upper and lower case (a slug, a uuid or a hex digest never does)
+  [/(?<![A-Za-z0-9_-])(?=[A-Za-z0-9_-]{0,42}[A-Z])(?=[A-Za-z0-9_-]{0,42}[a-z])[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g, CENSOR],
   // secrets in a URL's query string: any parameter named like a credential (access_token,
   // refreshToken, client_secret, password, api_key, signature...), an OAuth code or state, an OTP
   [
@@ -29,7 +33,7 @@ const SECRET_SHAPES: [RegExp, string][] = [
 ];
 
 /** Quick pre-check so a clean string (nearly every one) costs one scan, not one per shape. */
-const MAYBE_SECRET = /\$argon2|eyJ|bearer|basic|sk-|AIza|gh[pousr]_|AKIA|xox|[?&;][^=&#\s]*=/i;
+const MAYBE_SECRET = /\$argon2|eyJ|bearer|basic|sk-|AIza|gh[pousr]_|AKIA|xox|[?&;][^=&#\s]*=|[A-Za-z0-9_-]{43}/i;
 
 export function redactString(s: string): string {
   if (!MAYBE_SECRET.test(s)) return s;
