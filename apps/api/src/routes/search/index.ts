@@ -3,6 +3,7 @@ import {
   listOpenUnresolved,
   logUnresolvedSearch,
   resolveUnresolvedSearch,
+  type SearchSource,
   suggestSearches,
   trendingSearches,
   unresolvedStats,
@@ -77,77 +78,38 @@ export const searchRoutes: RoutePlugin = async (app) => {
     },
   );
 
-  app.get(
-    '/search',
-    {
-      config: { access: 'public' },
-      schema: {
-        tags: ['search'],
-        summary: 'Search over FAQs and posts by meaning and words (the hybrid statement without the knowledge base; same shape and filter)',
-        querystring: SearchQuery,
-        response: { 200: SearchResponse, ...problemResponses(404) },
+  // GET /search, /faq/search and /community/search: one hybrid statement over their sources. Hybrid, not
+  // vector only: with textScore 0 on every row the spec's fixed filter left only vectorScore >= 0.80,
+  // which the default embedder's true matches rarely reach (GET /search answered [] where POST found
+  // the FAQ sharing the query's words). Logged as searches people made, except a HEAD request.
+  const getSearches: [string, string, SearchSource[]][] = [
+    [
+      '/search',
+      'Search over FAQs and posts by meaning and words (the hybrid statement without the knowledge base; same shape and filter)',
+      ['faq', 'community'],
+    ],
+    ['/faq/search', 'Search FAQs: vector + keyword over FAQs only, fused by RRF', ['faq']],
+    ['/community/search', 'Search community posts: vector + keyword over posts only, fused by RRF', ['community']],
+  ];
+  for (const [path, summary, sources] of getSearches) {
+    app.get(
+      path,
+      {
+        config: { access: 'public' },
+        schema: { tags: ['search'], summary, querystring: SearchQuery, response: { 200: SearchResponse, ...problemResponses(404) } },
       },
-    },
-    async (request) =>
-      // Hybrid, not vector only: with textScore 0 on every row the spec's fixed filter left only
-      // vectorScore >= 0.80, which the default embedder's true matches rarely reach (GET answered []
-      // where POST found the FAQ sharing the query's words).
-      search.searchSources({
-        query: request.query.q,
-        batchId: request.query.batchId,
-        userId: auth(request),
-        clientIp: request.ip,
-        log: request.method !== 'HEAD',
-        sources: ['faq', 'community'],
-        modes: ['vector', 'text'],
-      }),
-  );
-
-  app.get(
-    '/faq/search',
-    {
-      config: { access: 'public' },
-      schema: {
-        tags: ['search'],
-        summary: 'Search FAQs: vector + keyword over FAQs only, fused by RRF',
-        querystring: SearchQuery,
-        response: { 200: SearchResponse, ...problemResponses(404) },
-      },
-    },
-    async (request) =>
-      search.searchSources({
-        query: request.query.q,
-        batchId: request.query.batchId,
-        userId: auth(request),
-        clientIp: request.ip,
-        log: request.method !== 'HEAD',
-        sources: ['faq'],
-        modes: ['vector', 'text'],
-      }),
-  );
-
-  app.get(
-    '/community/search',
-    {
-      config: { access: 'public' },
-      schema: {
-        tags: ['search'],
-        summary: 'Search community posts: vector + keyword over posts only, fused by RRF',
-        querystring: SearchQuery,
-        response: { 200: SearchResponse, ...problemResponses(404) },
-      },
-    },
-    async (request) =>
-      search.searchSources({
-        query: request.query.q,
-        batchId: request.query.batchId,
-        userId: auth(request),
-        clientIp: request.ip,
-        log: request.method !== 'HEAD',
-        sources: ['community'],
-        modes: ['vector', 'text'],
-      }),
-  );
+      async (request) =>
+        search.searchSources({
+          query: request.query.q,
+          batchId: request.query.batchId,
+          userId: auth(request),
+          clientIp: request.ip,
+          log: request.method !== 'HEAD',
+          sources,
+          modes: ['vector', 'text'],
+        }),
+    );
+  }
 
   for (const path of ['/faq/check-match', '/faq/check-duplicate']) {
     app.post(
