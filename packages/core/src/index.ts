@@ -28,3 +28,4 @@ export * from './shared/db.js';
 export * from './shared/link-patterns.js';
 export * from './shared/pagination.js';
 export * from './shared/shape.js';
+export * from './shared/text.js';

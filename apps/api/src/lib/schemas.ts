@@ -1,4 +1,4 @@
-import { MAX_PAGE, Uuid } from '@cfaq/core';
+import { BLANK_CLASS, MAX_PAGE, Uuid } from '@cfaq/core';
 import { Type as T, type TSchema } from '@sinclair/typebox';
 
 /** Shared request and response pieces, so every route spells them the same way. */
@@ -6,8 +6,11 @@ import { Type as T, type TSchema } from '@sinclair/typebox';
 export { DateTime, Nullable, Uuid } from '@cfaq/core';
 export const IdParams = T.Object({ id: Uuid });
 
-/** What counts as blank in text: white space and the invisible format characters (zero-width space, joiners, marks, BOM). */
-const BLANK = '\\s\\u200b-\\u200f\\u2060\\ufeff';
+/**
+ * What counts as blank in text: white space and the invisible format characters (zero-width space,
+ * joiners, marks, BOM). One definition, core's (hasVisibleText checks the same class there).
+ */
+const BLANK = BLANK_CLASS;
 /** The pattern of text holding at least `min` visible characters (linear: the two classes are disjoint). */
 export const visiblePattern = (min: number) => `^[${BLANK}]*(?:[^${BLANK}][${BLANK}]*){${min}}`;
 /**

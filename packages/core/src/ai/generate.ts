@@ -2,6 +2,7 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import type { CoreContext } from '../context.js';
 import { scrubSecrets } from '../runtime/redact.js';
+import { storableText, storableValue } from '../shared/text.js';
 import { AI_PROVIDERS, type AiProviderName, languageModel } from './providers.js';
 import { type AiPipeline, type ResolvedAi, resolveAi } from './settings.js';
 import { recordUsage } from './usage.js';
@@ -247,7 +248,10 @@ export async function generateStructured<S extends TSchema>(
     ...(state.apiKey ? { apiKey: state.apiKey } : {}),
   });
   const schema = jsonSchema<Static<S>>(providerSchema(req.schema) as never, {
-    validate: (value) => {
+    // The one place a reply is read: its strings are made storable first (a NUL is refused by text and
+    // jsonb columns, 22P05; a lone surrogate half too), so every pipeline checks and stores clean text.
+    validate: (raw) => {
+      const value = storableValue(raw);
       if (Value.Check(req.schema, value)) {
         const problem = req.check?.(value as Static<S>) ?? null;
         return problem === null ? { success: true, value: value as Static<S> } : { success: false, error: new Error(problem) };
@@ -304,7 +308,8 @@ export async function generateStructured<S extends TSchema>(
       const c = classify(ai, err, timeout.aborted, req.signal?.aborted === true, maxOutputTokens);
       // The one place a failure text is scrubbed (before it is clipped, so no part of a key survives):
       // everything below (the log line, the reason returned and stored) reads this one.
-      last = { ...c, message: scrubSecrets(c.message, keys).slice(0, 500) };
+      // Storable too: the reason is stored (a refusal quotes the model's text, an error its body).
+      last = { ...c, message: storableText(scrubSecrets(c.message, keys).slice(0, 500)) };
       if (c.usage) {
         usage.inputTokens += c.usage.inputTokens;
         usage.outputTokens += c.usage.outputTokens;

@@ -7,6 +7,7 @@ import { Code, invalidField, notFound, unprocessable } from '../errors/index.js'
 import { inLiveProgram } from '../programs/live.js';
 import type { Actor } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
+import { hasVisibleText } from '../shared/text.js';
 import { aiAnsweredEvent } from './answered-event.js';
 import { reopenUnlessHumanAnswered } from './reopen.js';
 import type { Calibration, CalibrationBand, QueueItem, ReviewResult } from './shape.js';
@@ -114,7 +115,7 @@ export async function reviewAiAnswer(
   // Only approve publishes a text: with another action it was silently dropped; a blank one published the AI text.
   if (input.manualAnswer !== undefined && input.action !== 'approve')
     throw invalidField('body.manualAnswer', 'applies only to action approve');
-  if (input.manualAnswer !== undefined && !input.manualAnswer.trim()) throw invalidField('body.manualAnswer', 'must not be blank');
+  if (input.manualAnswer !== undefined && !hasVisibleText(input.manualAnswer)) throw invalidField('body.manualAnswer', 'must not be blank');
   const now = ctx.clock.now();
   return ctx.db.transaction(async (tx) => {
     const [post] = await tx
@@ -141,7 +142,8 @@ export async function reviewAiAnswer(
     if (input.action === 'approve') {
       const manual = input.manualAnswer?.trim();
       const text = manual || post.aiAnswer?.trim();
-      if (!text) throw unprocessable(Code.NO_ANSWER_TEXT, 'There is no answer text to publish; send manualAnswer');
+      // Visible text, not just non-blank after trim: a stored AI text of zero-width characters is no answer.
+      if (!text || !hasVisibleText(text)) throw unprocessable(Code.NO_ANSWER_TEXT, 'There is no answer text to publish; send manualAnswer');
       set = {
         ...reviewed,
         aiAnswer: text,

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type Static, Type as T } from '@sinclair/typebox';
+import { storableText } from '../shared/text.js';
 
 /** PostgreSQL's integer (the meeting's duration column). */
 const INT_MAX = 2_147_483_647;
@@ -32,11 +33,8 @@ export function meetingStart(value: string | undefined): Date | null {
   return Number.isNaN(at.getTime()) || year < 1 || year > 9999 ? null : at;
 }
 
-/** A surrogate half without its pair: not text PostgreSQL can store (nor JSON it accepts). */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-
-/** Text PostgreSQL can store: NUL characters out, lone surrogate halves as U+FFFD. */
-export const storableText = (s: string) => s.replaceAll('\u0000', '').replace(LONE_SURROGATE, '\uFFFD');
+/** Text PostgreSQL can store (shared/text.ts); backfill.ts imports it from here. */
+export { storableText };
 
 /**
  * The provider's strings made storable before the job is queued. One unstorable character in one

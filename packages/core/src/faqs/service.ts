@@ -9,6 +9,7 @@ import { lockProgramForWrite } from '../programs/lock.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import { type Actor, type DbOrTx, isStaff, type Tx } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
+import { hasVisibleText } from '../shared/text.js';
 import { categoryExists } from './categories.js';
 import { requireAnswer } from './require-answer.js';
 import type { FaqView, FreshnessTier, ReviewStatus, RevisionView } from './shape.js';
@@ -197,7 +198,7 @@ export async function suggestFaq(
         reviewStatus: 'draft',
         source: 'suggestion',
         // With an answer it is community-pending: listed for promotion (faqs/promotion.ts); an admin promotes it.
-        ...(input.answer?.trim()
+        ...(hasVisibleText(input.answer)
           ? {
               promotionStatus: 'community_pending' as const,
               promotionEligibleAt: new Date(ctx.clock.now().getTime() + ctx.config.PROMOTION_OBJECTION_WINDOW_HOURS * 3_600_000),

@@ -1,6 +1,6 @@
 import { AiProviderNameShape as ProviderName } from '@cfaq/core';
 import { Type as T } from '@sinclair/typebox';
-import { PageQuery, Uuid } from '../../lib/schemas.js';
+import { PageQuery, Uuid, visiblePattern } from '../../lib/schemas.js';
 
 export {
   AiConfigShape as AiConfig,
@@ -43,12 +43,12 @@ export const ReviewBody = T.Object(
   {
     action: T.Union([T.Literal('approve'), T.Literal('reject'), T.Literal('escalate')]),
     manualAnswer: T.Optional(
-      // Not blank: a blank one was dropped and the AI text published instead.
+      // Not blank (zero-width characters are blank too): a blank one was dropped and the AI text published instead.
       T.String({
         minLength: 1,
         maxLength: 10_000,
-        pattern: '\\S',
-        description: 'approve only (else 400): replaces the AI text (source manual)',
+        pattern: visiblePattern(1),
+        description: 'approve only (else 400): replaces the AI text (source manual); at least 1 visible character',
       }),
     ),
     reason: T.Optional(T.String({ minLength: 1, maxLength: 1000 })),

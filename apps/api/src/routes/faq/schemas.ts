@@ -58,7 +58,8 @@ export const UpdateFaqBody = T.Object(
 export const SuggestBody = T.Object(
   {
     question: Question,
-    answer: T.Optional(T.String({ maxLength: 20_000 })),
+    // Optional (a suggestion may come without one), but when given it has a visible character.
+    answer: T.Optional(Answer),
     category: T.Optional(CategorySlug),
     batchId: T.Optional(Uuid),
   },

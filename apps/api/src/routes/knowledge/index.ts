@@ -79,7 +79,7 @@ export const knowledgeRoutes: RoutePlugin = async (app) => {
         body: T.Object(
           {
             // Not blank: the title is each part's title, and a promoted part's default FAQ question.
-            title: T.String({ minLength: 1, maxLength: 300, pattern: '\\S' }),
+            title: VisibleText(1, 300),
             content: T.String({ minLength: 1, maxLength: 200_000 }),
             sourceRef: T.Optional(T.String({ maxLength: 2000 })),
             batchId: T.Optional(Uuid),

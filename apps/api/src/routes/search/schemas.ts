@@ -1,6 +1,6 @@
 import { PublicUnresolvedItemShape, UnresolvedSearchItemShape } from '@cfaq/core';
 import { Type as T } from '@sinclair/typebox';
-import { BatchQuery, listOf, PageQuery, Uuid } from '../../lib/schemas.js';
+import { BatchQuery, listOf, PageQuery, Uuid, visiblePattern } from '../../lib/schemas.js';
 
 export {
   SearchResponseShape as SearchResponse,
@@ -14,8 +14,9 @@ export { PublicUnresolvedItemShape as PublicUnresolvedItem, UnresolvedSearchItem
 const Query = T.String({
   minLength: 1,
   maxLength: 500,
-  pattern: '\\S',
-  description: 'search text, not blank (normalised by trim and lower-case)',
+  // Not blank: zero-width characters alone are blank too (they were searched, logged and suggested back).
+  pattern: visiblePattern(1),
+  description: 'search text, at least 1 visible character (normalised by trim and lower-case)',
 });
 
 export const SearchBody = T.Object(
@@ -56,7 +57,7 @@ export const TrendingQuery = T.Composite(
 export const SuggestQuery = T.Composite(
   [
     T.Object({
-      q: T.String({ minLength: 1, maxLength: 100, pattern: '\\S' }),
+      q: T.String({ minLength: 1, maxLength: 100, pattern: visiblePattern(1), description: 'at least 1 visible character' }),
       limit: T.Optional(T.Integer({ minimum: 1, maximum: 20, default: 8 })),
     }),
     BatchQuery,

@@ -1,0 +1,40 @@
+/**
+ * What text is, in one place: which characters count as blank (the API's request schemas build their
+ * patterns from BLANK_CLASS; core's checks call hasVisibleText), and which strings PostgreSQL can store.
+ */
+
+/**
+ * The blank characters, as the body of a regular-expression character class (no brackets): white
+ * space and the invisible format characters (zero-width space, non-joiner, joiner, the direction
+ * marks U+200B-U+200F, word joiner U+2060, BOM U+FEFF). A string of only these shows nothing.
+ */
+export const BLANK_CLASS = '\\s\\u200b-\\u200f\\u2060\\ufeff';
+
+const VISIBLE = new RegExp(`[^${BLANK_CLASS}]`);
+
+/**
+ * True when the text has a character people can see: `.trim()` keeps zero-width characters, so a
+ * check with it let "\u200b\u200b" stand in for an answer.
+ */
+export const hasVisibleText = (s: string | null | undefined): boolean => typeof s === 'string' && VISIBLE.test(s);
+
+/** A surrogate half without its pair: not text PostgreSQL can store (nor JSON it accepts). */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * Text PostgreSQL can store: NUL characters out (text and jsonb refuse them: 22P05), lone surrogate
+ * halves as U+FFFD. For text from outside that is stored (a recording's fields, an AI provider's reply).
+ */
+export const storableText = (s: string) => s.replaceAll('\u0000', '').replace(LONE_SURROGATE, '\uFFFD');
+
+/** storableText on every string of a parsed JSON value (object keys too); other values as they are. */
+export function storableValue<V>(value: V): V {
+  if (typeof value === 'string') return storableText(value) as V;
+  if (Array.isArray(value)) return value.map(storableValue) as V;
+  if (value && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[storableText(k)] = storableValue(v);
+    return out as V;
+  }
+  return value;
+}
