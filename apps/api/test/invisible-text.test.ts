@@ -1,4 +1,4 @@
-import { reviewAiAnswer, suggestFaq } from '@cfaq/core';
+import { nominatePosts, reviewAiAnswer, suggestFaq } from '@cfaq/core';
 import { communityPosts, faqs, pipelineResults } from '@cfaq/db/schema/index';
 import { CraftedEmbedder, createKnowledge, defaultProgramId, type FakeAiServer, startFakeOpenAI, unitVector } from '@cfaq/testkit';
 import { Value } from '@sinclair/typebox/value';
@@ -227,5 +227,58 @@ describe('a NUL in the AI provider reply is dropped, not a 400', () => {
       .where(eq(pipelineResults.targetId, f?.id as string));
     expect(JSON.stringify(pr)).toContain('Hours drifted.');
     expect(JSON.stringify(pr)).not.toContain('\\u0000');
+  });
+});
+
+describe('more places where zero-width text is blank', () => {
+  it('an AI answer of zero-width characters is not an answer: the post is escalated, nothing published', async () => {
+    fake.reply = () => ({ answer: ZW, answerable: true });
+    const [row] = await t.ctx.db
+      .insert(communityPosts)
+      .values({
+        batchId: program,
+        authorId: user.id,
+        title: 'Can I park overnight?',
+        body: 'Details.',
+        createdAt: new Date(NOW.getTime() - DAY),
+      })
+      .returning({ id: communityPosts.id });
+    const id = row?.id as string;
+    expect((await inject('POST', `/api/admin/community/auto-answer?postId=${id}`, admin)).statusCode).toBe(200);
+    const [post] = await t.ctx.db.select().from(communityPosts).where(eq(communityPosts.id, id));
+    expect(post?.aiAnswerStatus).toBe('escalated');
+    expect(post?.status).toBe('open');
+  });
+
+  it('the promotion cycle nominates no post whose only answer is zero-width characters', async () => {
+    const [row] = await t.ctx.db
+      .insert(communityPosts)
+      .values({
+        batchId: program,
+        authorId: user.id,
+        title: 'Is the invisible answer promoted?',
+        body: 'Details.',
+        status: 'answered',
+        upvotes: 50,
+        aiAnswer: ZW,
+        aiAnswerStatus: 'approved',
+        createdAt: new Date(NOW.getTime() - 10 * DAY),
+      })
+      .returning({ id: communityPosts.id });
+    await nominatePosts(t.ctx);
+    const drafts = await t.ctx.db
+      .select()
+      .from(faqs)
+      .where(eq(faqs.sourceId, row?.id as string));
+    expect(drafts).toEqual([]);
+  });
+
+  it('staff reasons and notes: zero-width only is 400 naming the field', async () => {
+    const suspend = await inject('POST', '/api/moderation/suspend', admin, { userId: user.id, reason: ZW });
+    expect(paths(expectProblem(suspend, 400, 'VALIDATION_FAILED'))).toEqual(['body.reason']);
+    const points = await inject('POST', '/api/reputation/points', admin, { userId: user.id, points: 5, reason: ZW });
+    expect(paths(expectProblem(points, 400, 'VALIDATION_FAILED'))).toContain('body.reason');
+    const ingest = await inject('POST', '/api/knowledge/ingest', admin, { title: 'Visible title', content: ZW });
+    expect(paths(expectProblem(ingest, 400, 'VALIDATION_FAILED'))).toEqual(['body.content']);
   });
 });

@@ -6,6 +6,7 @@ import type { ResolvedAi } from '../ai/settings.js';
 import type { CoreContext } from '../context.js';
 import { searchKnowledge } from '../knowledge/search.js';
 import type { KnowledgeHit } from '../knowledge/shape.js';
+import { hasVisibleText } from '../shared/text.js';
 import type { SensitiveMatcher } from './sensitive.js';
 import type { AutoAnswerVerdict, Thresholds } from './shape.js';
 import {
@@ -68,7 +69,7 @@ const GroundedAnswer = T.Object({
   answerable: T.Boolean({ description: 'false when the sources do not answer the question' }),
 });
 const groundedCheck = (v: Static<typeof GroundedAnswer>): string | null =>
-  v.answerable && !v.answer.trim() ? '/answer: must not be blank when answerable is true' : null;
+  v.answerable && !hasVisibleText(v.answer) ? '/answer: must not be blank when answerable is true' : null;
 const GeneratedAnswer = T.Object({
   answer: T.String({ maxLength: 4000, description: 'a helpful answer, or empty when you cannot answer' }),
   answerable: T.Boolean({ description: 'false when you cannot answer reliably' }),
@@ -140,7 +141,7 @@ export async function decidePost(ctx: CoreContext, post: PostInput, opts: Decide
       if (r.ok) {
         meta.tokens = r.usage;
         meta.latencyMs = r.latencyMs;
-        if (r.value.answerable && r.value.answer.trim()) {
+        if (r.value.answerable && hasVisibleText(r.value.answer)) {
           answer = r.value.answer.trim();
           meta.answerFrom = 'provider';
         } else meta.providerNote = 'the model found the sources insufficient; the source text is kept for review';
@@ -230,7 +231,7 @@ export async function decidePost(ctx: CoreContext, post: PostInput, opts: Decide
     return escalate(`${prefix}${r.reason}`);
   }
   Object.assign(meta, { attempts: r.attempts, tokens: r.usage, latencyMs: r.latencyMs });
-  if (!r.value.answerable || !r.value.answer.trim()) return escalate(`${prefix}the model could not answer reliably`);
+  if (!r.value.answerable || !hasVisibleText(r.value.answer)) return escalate(`${prefix}the model could not answer reliably`);
   const verdict = triage(GENERATED_CONFIDENCE, false, opts.thresholds);
   return {
     ...base,

@@ -9,6 +9,7 @@ import { HOUR_MS } from '../runtime/clock.js';
 import type { Actor, DbOrTx } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
 import { logPipelineStep } from '../shared/pipeline-log.js';
+import { hasVisibleText, VISIBLE_TEXT_REGEX } from '../shared/text.js';
 import { ADMIN_READER } from './escalated.js';
 import { requireAnswer } from './require-answer.js';
 import { faqApprovedDrop, insertFaq } from './service.js';
@@ -49,7 +50,7 @@ async function answerOf(tx: DbOrTx, post: { id: string; aiAnswer: string | null;
     .orderBy(desc(comments.isAccepted), desc(comments.verifiedAt))
     .limit(1);
   const text = best?.body ?? (post.aiAnswerStatus === 'approved' ? post.aiAnswer : null);
-  return text?.trim() ? text : null;
+  return hasVisibleText(text) ? text : null;
 }
 
 /** Step 1: supported answered posts become community-pending FAQs (each in its own short transaction, post row locked). */
@@ -68,8 +69,8 @@ export async function nominatePosts(ctx: Ctx): Promise<string[]> {
         // Only posts with an answer to promote (answerOf's sources): a post resolved without one
         // would stay a candidate every cycle, and fifty of them filled the batch for good.
         sql`(exists (select 1 from comments c where c.post_id = ${communityPosts.id} and c.deleted_at is null
-          and (c.is_accepted or c.is_verified) and btrim(c.body) <> '')
-          or (${communityPosts.aiAnswerStatus} = 'approved' and btrim(coalesce(${communityPosts.aiAnswer}, '')) <> ''))`,
+          and (c.is_accepted or c.is_verified) and c.body ~ ${VISIBLE_TEXT_REGEX})
+          or (${communityPosts.aiAnswerStatus} = 'approved' and coalesce(${communityPosts.aiAnswer}, '') ~ ${VISIBLE_TEXT_REGEX}))`,
       ),
     )
     .orderBy(communityPosts.createdAt)
@@ -137,15 +138,15 @@ export async function promoteDue(ctx: Ctx): Promise<string[]> {
         select f.id from faqs f
         join community_posts p on p.id = f.source_id and f.source = 'community_post'
         where f.promotion_status = 'community_pending' and f.review_status = 'draft'
-          and f.promotion_eligible_at <= ${now} and btrim(f.answer) <> ''
+          and f.promotion_eligible_at <= ${now} and f.answer ~ ${VISIBLE_TEXT_REGEX}
           and p.deleted_at is null and p.upvotes - p.downvotes >= ${min} and ${inLiveProgram(sql`f.batch_id`)}
           -- The post still carries an answer (what nomination asked), and the draft is not the text of
           -- an AI answer that has since left approved (rejected, escalated, or taken down by its
           -- author or votes): that text is staff-only and must not go public through the cycle.
           and p.status = 'answered'
           and (exists (select 1 from comments c where c.post_id = p.id and c.deleted_at is null
-                 and (c.is_accepted or c.is_verified) and btrim(c.body) <> '')
-               or (p.ai_answer_status = 'approved' and btrim(coalesce(p.ai_answer, '')) <> ''))
+                 and (c.is_accepted or c.is_verified) and c.body ~ ${VISIBLE_TEXT_REGEX})
+               or (p.ai_answer_status = 'approved' and coalesce(p.ai_answer, '') ~ ${VISIBLE_TEXT_REGEX}))
           and not (p.ai_answer_status is distinct from 'approved' and btrim(f.answer) = btrim(coalesce(p.ai_answer, '')))
         for update of f skip locked
       )
@@ -214,7 +215,7 @@ async function toPendingItems(ctx: Pick<CoreContext, 'db' | 'clock' | 'config'>,
         faq.reviewStatus === 'draft' &&
         !!promotionEligibleAt &&
         promotionEligibleAt.getTime() <= now &&
-        faq.answer.trim() !== '' &&
+        hasVisibleText(faq.answer) &&
         support !== null &&
         support >= ctx.config.PROMOTION_MIN_SUPPORT,
       lastObjection: o ? { reason: o.reason, actorId: o.actorId, createdAt: o.createdAt } : null,

@@ -38,3 +38,10 @@ export function storableValue<V>(value: V): V {
   }
   return value;
 }
+
+/**
+ * The same rule in SQL, over a text expression (PostgreSQL's regular expressions read the class's
+ * escapes, \s and \uXXXX, as JavaScript does): true when it has a visible character, false for
+ * blank text, null for null.
+ */
+export const VISIBLE_TEXT_REGEX = `[^${BLANK_CLASS}]`;

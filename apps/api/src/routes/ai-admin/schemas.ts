@@ -51,7 +51,7 @@ export const ReviewBody = T.Object(
         description: 'approve only (else 400): replaces the AI text (source manual); at least 1 visible character',
       }),
     ),
-    reason: T.Optional(T.String({ minLength: 1, maxLength: 1000 })),
+    reason: T.Optional(T.String({ minLength: 1, maxLength: 1000, pattern: visiblePattern(1) })),
   },
   { additionalProperties: false },
 );

@@ -80,7 +80,7 @@ export const knowledgeRoutes: RoutePlugin = async (app) => {
           {
             // Not blank: the title is each part's title, and a promoted part's default FAQ question.
             title: VisibleText(1, 300),
-            content: T.String({ minLength: 1, maxLength: 200_000 }),
+            content: VisibleText(1, 200_000),
             sourceRef: T.Optional(T.String({ maxLength: 2000 })),
             batchId: T.Optional(Uuid),
           },
