@@ -8,6 +8,11 @@ describe('normalizeQuery (step 1: trim, lower-case, collapse whitespace)', () =>
     expect(normalizeQuery(' \t ')).toBe('');
   });
 
+  it('drops zero-width and other invisible format characters', () => {
+    expect(normalizeQuery('\u200bReset \u200b my\u2060 password\ufeff')).toBe('reset my password');
+    expect(normalizeQuery('\u200b\u200c\u200d')).toBe('');
+  });
+
   it('returns a query that is already clean unchanged', () => {
     const clean = 'how do i reset my password';
     expect(normalizeQuery(clean)).toBe(clean);

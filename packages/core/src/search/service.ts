@@ -4,6 +4,7 @@ import { embeddingText } from '../embeddings/embed-row.js';
 import { cosineSimilarity, embedOne } from '../embeddings/embedder.js';
 import { badRequest, Code, unavailable } from '../errors/index.js';
 import { resolveProgramId } from '../programs/resolve.js';
+import { INVISIBLE_CLASS } from '../shared/text.js';
 import { CacheGeneration } from './cache-generation.js';
 import { createSearchClientKeyer } from './client-key.js';
 import { DUPLICATE_MIN_CHARS, pickDuplicate } from './duplicate-rule.js';
@@ -23,12 +24,15 @@ export interface SearchParams {
 }
 
 /**
- * Step 1 of the pipeline: trim and lower-case (also collapses inner whitespace into single spaces). The
- * pattern matches only what changes (runs of two or more, or a lone tab, newline or other non-space
- * whitespace), so an already clean query, the usual case on every cache hit, is returned as it came.
+ * Step 1 of the pipeline: trim and lower-case (also collapses inner whitespace into single spaces, and
+ * drops the invisible format characters, zero-width spaces and the like, so "\u200breset" is the query
+ * "reset": one cache entry, one log row, one suggestion). The patterns match only what changes (runs of
+ * two or more, or a lone tab, newline or other non-space whitespace), so an already clean query, the
+ * usual case on every cache hit, is returned as it came.
  */
 const MESSY_WHITESPACE = /\s\s+|[^\S ]/g;
-export const normalizeQuery = (q: string) => q.trim().toLowerCase().replace(MESSY_WHITESPACE, ' ');
+const INVISIBLE = new RegExp(`[${INVISIBLE_CLASS}]`, 'g');
+export const normalizeQuery = (q: string) => q.replace(INVISIBLE, '').trim().toLowerCase().replace(MESSY_WHITESPACE, ' ');
 
 interface CachedEntry {
   programId: string;

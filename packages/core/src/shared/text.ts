@@ -8,7 +8,8 @@
  * space and the invisible format characters (zero-width space, non-joiner, joiner, the direction
  * marks U+200B-U+200F, word joiner U+2060, BOM U+FEFF). A string of only these shows nothing.
  */
-export const BLANK_CLASS = '\\s\\u200b-\\u200f\\u2060\\ufeff';
+export const INVISIBLE_CLASS = '\\u200b-\\u200f\\u2060\\ufeff';
+export const BLANK_CLASS = `\\s${INVISIBLE_CLASS}`;
 
 const VISIBLE = new RegExp(`[^${BLANK_CLASS}]`);
 
