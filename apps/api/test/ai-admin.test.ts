@@ -232,6 +232,8 @@ describe('review queue and review actions', () => {
     const reasoned = await inject('PATCH', `/api/admin/auto-answer/${e}`, admin, { action: 'escalate', reason: 'for the legal team' });
     expect(reasoned.statusCode).toBe(200);
     expect((await reload(e)).aiAnswerEscalatedReason).toBe('for the legal team');
+    // The answer says so too: the escalation's reason and time.
+    expect(reasoned.json()).toMatchObject({ aiAnswerEscalatedReason: 'for the legal team', aiAnswerEscalatedAt: NOW.toISOString() });
     expect(
       (await t.ctx.db.select().from(adminLogs).where(eq(adminLogs.targetId, e))).filter((l) => l.action === 'auto_answer.escalate'),
     ).toHaveLength(2);

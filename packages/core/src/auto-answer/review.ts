@@ -223,6 +223,8 @@ export async function reviewAiAnswer(
       aiAnswerSource: p.aiAnswerSource,
       aiAnswerConfidence: p.aiAnswerConfidence,
       status: p.status,
+      aiAnswerEscalatedAt: p.aiAnswerEscalatedAt,
+      aiAnswerEscalatedReason: p.aiAnswerEscalatedReason,
       aiAnswerReviewedAt: now,
       aiAnswerReviewedBy: actor.id,
     };

@@ -100,6 +100,8 @@ export const AiReviewResultShape = T.Object({
   aiAnswerSource: AiAnswerSourceShape,
   aiAnswerConfidence: Nullable(T.Number()),
   status: PostStatusShape,
+  aiAnswerEscalatedAt: Nullable(DateTime),
+  aiAnswerEscalatedReason: Nullable(T.String()),
   aiAnswerReviewedAt: DateTime,
   aiAnswerReviewedBy: Uuid,
 });
