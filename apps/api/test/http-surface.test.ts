@@ -62,6 +62,11 @@ describe('CORS from CORS_ORIGINS', () => {
     expect(admin.headers['access-control-allow-origin']).toBe('https://admin.example.com');
     const evil = await preflight(t, 'https://evil.example.com');
     expect(evil.headers['access-control-allow-origin']).toBeUndefined();
+    // An origin not on the list gets no CORS header at all, on a preflight or a request.
+    const evilGet = await t.app.inject({ method: 'GET', url: '/api/health', headers: { origin: 'https://evil.example.com' } });
+    for (const res of [evil, evilGet]) {
+      expect(Object.keys(res.headers).filter((h) => h.startsWith('access-control-'))).toEqual([]);
+    }
     const get = await t.app.inject({ method: 'GET', url: '/api/health', headers: { origin: APP_ORIGIN } });
     expect(get.headers['access-control-allow-origin']).toBe(APP_ORIGIN);
     expect(String(get.headers['access-control-expose-headers'])).toContain('x-request-id');

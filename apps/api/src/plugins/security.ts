@@ -107,6 +107,14 @@ export function apiSecurityHeaders(corsSetting: string): Readonly<Record<string,
   });
 }
 
+const CORS_HEADERS = [
+  'access-control-allow-credentials',
+  'access-control-allow-methods',
+  'access-control-allow-headers',
+  'access-control-expose-headers',
+  'access-control-max-age',
+];
+
 export const securityPlugin = fp(
   async (app: FastifyInstance) => {
     const { origin, credentials } = corsOptions(app.ctx.config.CORS_ORIGINS);
@@ -132,6 +140,13 @@ export const securityPlugin = fp(
       maxAge: 600,
       // An OPTIONS request without Origin is no CORS preflight but a plain OPTIONS: 204 (it was a text/plain 400).
       strictPreflight: false,
+    });
+    // The plugin sends credentials, methods and exposed headers even to an origin it did not allow
+    // (no Access-Control-Allow-Origin): they grant nothing, but an origin not on the list gets no CORS
+    // header at all. Preflights are answered with reply.send too, so this runs for them as well.
+    app.addHook('onSend', (_request, reply, payload, done) => {
+      if (!reply.hasHeader('access-control-allow-origin')) for (const h of CORS_HEADERS) reply.removeHeader(h);
+      done(null, payload);
     });
   },
   { name: 'security', dependencies: ['context'] },
