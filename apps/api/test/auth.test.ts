@@ -229,6 +229,11 @@ describe('access tokens', () => {
     // Exactly the lifetime the service signs (exp - iat = JWT_ACCESS_TTL_SECONDS) is fine.
     const exact = craftJwt({ sub: u.user.id, typ: 'access', iat: now - 10, exp: now - 10 + t.ctx.config.JWT_ACCESS_TTL_SECONDS });
     expect((await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: bearer(exact) })).statusCode).toBe(200);
+    // Sessions opened at once (the same second) get tokens of their own, not the same bytes.
+    const logins = await Promise.all(
+      [0, 1, 2].map(async () => (await post('/auth/login', { email: u.email, password: u.password })).json().accessToken as string),
+    );
+    expect(new Set([u.accessToken, ...logins]).size).toBe(4);
     // And the service's own tokens are exactly that.
     const [, payload] = u.accessToken.split('.');
     const claims = JSON.parse(Buffer.from(payload as string, 'base64url').toString()) as { iat: number; exp: number };

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { adminTwoFactorRequired, type ClientMeta, Code, forbidden, loadPrincipal, type TokenSigner, unauthorized } from '@cfaq/core';
 import jwt from '@fastify/jwt';
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
@@ -65,7 +66,9 @@ export const authPlugin = fp(
       verify: { algorithms: ['HS256'], requiredClaims: ['sub', 'iat', 'exp'] },
     });
 
-    const issueAccessToken = (userId: string) => app.jwt.sign({ sub: userId, typ: 'access' });
+    // jti: each token is its own (two sessions opened in the same second got the same bytes, so a
+    // password change's fresh session could hand back the very token it replaced).
+    const issueAccessToken = (userId: string) => app.jwt.sign({ sub: userId, typ: 'access', jti: randomUUID() });
     app.decorate('issueAccessToken', issueAccessToken);
     app.decorate('tokens', {
       accessToken: issueAccessToken,
