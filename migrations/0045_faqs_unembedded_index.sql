@@ -1,0 +1,1 @@
+CREATE INDEX "faqs_unembedded_idx" ON "faqs" USING btree ("batch_id","created_at") WHERE "faqs"."embedding" IS NULL;
