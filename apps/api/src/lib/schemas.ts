@@ -14,16 +14,20 @@ const BLANK = BLANK_CLASS;
 /** The pattern of text holding at least `min` visible characters (linear: the two classes are disjoint). */
 export const visiblePattern = (min: number) => `^[${BLANK}]*(?:[^${BLANK}][${BLANK}]*){${min}}`;
 /**
- * Text people read (a FAQ's question and answer, a post's title and body): `min` counts visible
- * characters, so padding or zero-width characters cannot stand in for a question.
+ * Text people read (a FAQ's question and answer, a post's title and body, a search, a staff reason):
+ * `min` to `max` characters, of which `visible` (by default all `min`) are neither white space nor
+ * invisible format characters, so padding or zero-width characters cannot stand in for a question.
  */
-export const VisibleText = (min: number, max: number) =>
-  T.String({
+export const VisibleText = (min: number, max: number, opts: { visible?: number; description?: string } = {}) => {
+  const visible = opts.visible ?? min;
+  const rule = `${min} to ${max} characters, at least ${visible} visible`;
+  return T.String({
     minLength: min,
     maxLength: max,
-    pattern: visiblePattern(min),
-    description: `${min} to ${max} characters, at least ${min} visible`,
+    pattern: visiblePattern(visible),
+    description: opts.description ? `${opts.description}; ${rule}` : rule,
   });
+};
 
 /**
  * Dates a client sends: years 1900 to 2999. Wider years (0000, negative, five digits) pass the

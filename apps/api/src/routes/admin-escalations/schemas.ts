@@ -1,5 +1,5 @@
 import { Type as T } from '@sinclair/typebox';
-import { PageQuery, TimeBoundInput, Uuid, visiblePattern } from '../../lib/schemas.js';
+import { PageQuery, TimeBoundInput, Uuid, VisibleText } from '../../lib/schemas.js';
 
 export { EscalatedPostShape as EscalatedPost, EscalationHistoryItemShape as HistoryItem } from '@cfaq/core';
 
@@ -22,14 +22,7 @@ export const ResolveBody = T.Object(
   { additionalProperties: false },
 );
 export const DismissPostBody = T.Object(
-  {
-    reason: T.String({
-      minLength: 3,
-      maxLength: 2000,
-      pattern: visiblePattern(1),
-      description: 'written to the history and the admin log',
-    }),
-  },
+  { reason: VisibleText(3, 2000, { visible: 1, description: 'written to the history and the admin log' }) },
   { additionalProperties: false },
 );
 

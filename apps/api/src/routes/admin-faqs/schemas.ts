@@ -1,6 +1,6 @@
 import { FlagTypeShape as FlagType, ReviewStatusShape as ReviewStatus } from '@cfaq/core';
 import { Type as T } from '@sinclair/typebox';
-import { PageQuery, Uuid, visiblePattern } from '../../lib/schemas.js';
+import { PageQuery, Uuid, VisibleText } from '../../lib/schemas.js';
 
 export {
   CommunityPendingItemShape as CommunityPendingItem,
@@ -48,17 +48,17 @@ export const CloseReportBody = T.Object(
     status: T.Union([T.Literal('resolved'), T.Literal('dismissed')], {
       description: 'resolved: acted on (the FAQ was fixed); dismissed: nothing to do',
     }),
-    note: T.Optional(T.String({ minLength: 1, maxLength: 2000, pattern: visiblePattern(1), description: 'why; written to the admin log' })),
+    note: T.Optional(VisibleText(1, 2000, { description: 'why; written to the admin log' })),
   },
   { additionalProperties: false },
 );
 
 export const DismissBody = T.Object(
-  { reason: T.String({ minLength: 3, maxLength: 2000, pattern: visiblePattern(1), description: 'written to the admin log' }) },
+  { reason: VisibleText(3, 2000, { visible: 1, description: 'written to the admin log' }) },
   { additionalProperties: false },
 );
 export const ObjectBody = T.Object(
-  { reason: T.String({ minLength: 3, maxLength: 2000, pattern: visiblePattern(1), description: 'written to the admin log' }) },
+  { reason: VisibleText(3, 2000, { visible: 1, description: 'written to the admin log' }) },
   { additionalProperties: false },
 );
 

@@ -1,6 +1,6 @@
 import { AiProviderNameShape as ProviderName } from '@cfaq/core';
 import { Type as T } from '@sinclair/typebox';
-import { PageQuery, Uuid, visiblePattern } from '../../lib/schemas.js';
+import { PageQuery, Uuid, VisibleText } from '../../lib/schemas.js';
 
 export {
   AiConfigShape as AiConfig,
@@ -44,14 +44,9 @@ export const ReviewBody = T.Object(
     action: T.Union([T.Literal('approve'), T.Literal('reject'), T.Literal('escalate')]),
     manualAnswer: T.Optional(
       // Not blank (zero-width characters are blank too): a blank one was dropped and the AI text published instead.
-      T.String({
-        minLength: 1,
-        maxLength: 10_000,
-        pattern: visiblePattern(1),
-        description: 'approve only (else 400): replaces the AI text (source manual); at least 1 visible character',
-      }),
+      VisibleText(1, 10_000, { description: 'approve only (else 400): replaces the AI text (source manual)' }),
     ),
-    reason: T.Optional(T.String({ minLength: 1, maxLength: 1000, pattern: visiblePattern(1) })),
+    reason: T.Optional(VisibleText(1, 1000)),
   },
   { additionalProperties: false },
 );

@@ -1,6 +1,6 @@
 import { FreshnessTierShape as FreshnessTier, ReviewStatusShape as ReviewStatus, ReviewVerdictShape } from '@cfaq/core';
 import { Type as T } from '@sinclair/typebox';
-import { Nullable, PageQuery, Uuid, VisibleText, visiblePattern } from '../../lib/schemas.js';
+import { Nullable, PageQuery, Uuid, VisibleText } from '../../lib/schemas.js';
 
 /** The response shapes live in core, next to the domain; route files import them from here or from core. */
 export {
@@ -71,7 +71,7 @@ export const FeedbackBody = T.Object(
   { additionalProperties: false },
 );
 
-const Reason = T.String({ minLength: 3, maxLength: 2000, pattern: visiblePattern(1) });
+const Reason = VisibleText(3, 2000, { visible: 1 });
 export const ReasonBody = T.Object({ reason: Reason }, { additionalProperties: false });
 
 export const VoteBody = T.Object(

@@ -1,20 +1,17 @@
 import { Type as T } from '@sinclair/typebox';
-import { DateTimeInput, PageQuery, Uuid, visiblePattern } from '../../lib/schemas.js';
+import { DateTimeInput, PageQuery, Uuid, VisibleText } from '../../lib/schemas.js';
 
 export { AuditLogItemShape as LogItem } from '@cfaq/core';
 
 export const SuspendBody = T.Object(
   {
     userId: Uuid,
-    reason: T.String({ minLength: 1, maxLength: 1000, pattern: visiblePattern(1) }),
+    reason: VisibleText(1, 1000),
     until: T.Optional(T.String({ ...DateTimeInput, description: 'end of the suspension (year 1900 to 2999); absent = until lifted' })),
   },
   { additionalProperties: false },
 );
-export const UnsuspendBody = T.Object(
-  { userId: Uuid, reason: T.Optional(T.String({ minLength: 1, maxLength: 1000, pattern: visiblePattern(1) })) },
-  { additionalProperties: false },
-);
+export const UnsuspendBody = T.Object({ userId: Uuid, reason: T.Optional(VisibleText(1, 1000)) }, { additionalProperties: false });
 
 export const LogQuery = T.Composite(
   [

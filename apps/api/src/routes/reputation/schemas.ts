@@ -1,6 +1,6 @@
 import { PeriodShape as Period } from '@cfaq/core';
 import { Type as T } from '@sinclair/typebox';
-import { BatchQuery, PageQuery, Uuid, visiblePattern } from '../../lib/schemas.js';
+import { BatchQuery, PageQuery, Uuid, VisibleText } from '../../lib/schemas.js';
 
 export {
   BadgeShape as Badge,
@@ -19,7 +19,7 @@ export const ProgramQuery = T.Composite([BatchQuery], { additionalProperties: fa
 export const HistoryQuery = T.Composite([PageQuery, BatchQuery], { additionalProperties: false });
 export const UserIdParams = T.Object({ userId: Uuid });
 
-const Reason = T.String({ minLength: 1, maxLength: 500, pattern: visiblePattern(1) });
+const Reason = VisibleText(1, 500);
 
 export const PointsBody = T.Object(
   {

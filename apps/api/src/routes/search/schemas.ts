@@ -1,6 +1,6 @@
 import { PublicUnresolvedItemShape, UnresolvedSearchItemShape } from '@cfaq/core';
 import { Type as T } from '@sinclair/typebox';
-import { BatchQuery, listOf, PageQuery, Uuid, visiblePattern } from '../../lib/schemas.js';
+import { BatchQuery, listOf, PageQuery, Uuid, VisibleText } from '../../lib/schemas.js';
 
 export {
   SearchResponseShape as SearchResponse,
@@ -11,13 +11,8 @@ export {
 } from '@cfaq/core';
 export { PublicUnresolvedItemShape as PublicUnresolvedItem, UnresolvedSearchItemShape as UnresolvedItem };
 
-const Query = T.String({
-  minLength: 1,
-  maxLength: 500,
-  // Not blank: zero-width characters alone are blank too (they were searched, logged and suggested back).
-  pattern: visiblePattern(1),
-  description: 'search text, at least 1 visible character (normalised by trim and lower-case)',
-});
+// Not blank: zero-width characters alone are blank too (they were searched, logged and suggested back).
+const Query = VisibleText(1, 500, { description: 'search text (normalised by trim and lower-case)' });
 
 export const SearchBody = T.Object(
   {
@@ -57,7 +52,7 @@ export const TrendingQuery = T.Composite(
 export const SuggestQuery = T.Composite(
   [
     T.Object({
-      q: T.String({ minLength: 1, maxLength: 100, pattern: visiblePattern(1), description: 'at least 1 visible character' }),
+      q: VisibleText(1, 100),
       limit: T.Optional(T.Integer({ minimum: 1, maximum: 20, default: 8 })),
     }),
     BatchQuery,
