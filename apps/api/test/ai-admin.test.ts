@@ -10,17 +10,22 @@ import {
   pipelineResults,
   teaNotifications,
 } from '@cfaq/db/schema/index';
-import { CraftedEmbedder, createKnowledge, defaultProgramId, type FakeAiServer, startFakeOpenAI, unitVector } from '@cfaq/testkit';
+import {
+  axisEmbedder,
+  createKnowledge,
+  defaultProgramId,
+  type FakeAiServer,
+  fakeProviderEnv,
+  startFakeOpenAI,
+  unitVector,
+} from '@cfaq/testkit';
 import { count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectProblem, GENEROUS_LIMITS, type TestApp } from './helpers.js';
 
 const NOW = new Date('2026-06-01T12:00:00Z');
 const hoursAgo = (h: number) => new Date(NOW.getTime() - h * 3_600_000);
-const embedder = new CraftedEmbedder((text) => {
-  const m = /\[axis(\d+)\]/.exec(text);
-  return m ? unitVector(Number(m[1])) : undefined;
-});
+const embedder = axisEmbedder();
 type Who = { headers: { authorization: string }; id: string };
 let t: TestApp;
 let fake: FakeAiServer;
@@ -35,7 +40,7 @@ beforeAll(async () => {
   t = await createTestApp({
     clock: fixedClock(NOW),
     embedder,
-    env: { ...GENEROUS_LIMITS, OPENAI_API_KEY: fake.apiKey, OPENAI_BASE_URL: fake.baseUrl, AI_RETRY_BASE_MS: '1' },
+    env: { ...GENEROUS_LIMITS, ...fakeProviderEnv('openai', fake), AI_RETRY_BASE_MS: '1' },
   });
   [admin, author, ...voters] = await Promise.all([
     t.signIn('admin'),

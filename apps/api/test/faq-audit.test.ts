@@ -1,6 +1,6 @@
 import { auditStats, matchInsights, runFaqAudit } from '@cfaq/core';
 import { confInsights, confMeetings, faqs, freshReviewLogs, pipelineResults, transcriptKnowledge } from '@cfaq/db/schema/index';
-import { CraftedEmbedder, createKnowledge, defaultProgramId, type FakeAiServer, startFakeOpenAI, unitVector } from '@cfaq/testkit';
+import { axisEmbedder, createKnowledge, defaultProgramId, type FakeAiServer, quickAiEnv, startFakeOpenAI, unitVector } from '@cfaq/testkit';
 import { count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fixedClock } from '../../../packages/core/src/runtime/clock.js';
@@ -10,10 +10,7 @@ const NOW = new Date('2026-06-01T12:00:00Z');
 const DAY = 86_400_000;
 const clock = fixedClock(NOW);
 // "[axisN]" in a FAQ question embeds it on axis N; knowledge rows sit at a chosen cosine to it.
-const embedder = new CraftedEmbedder((text) => {
-  const m = /\[axis(\d+)\]/.exec(text);
-  return m ? unitVector(Number(m[1])) : undefined;
-});
+const embedder = axisEmbedder();
 let t: TestApp;
 let fake: FakeAiServer;
 let program: string;
@@ -25,14 +22,7 @@ beforeAll(async () => {
   t = await createTestApp({
     clock,
     embedder,
-    env: {
-      ...GENEROUS_LIMITS,
-      OPENAI_API_KEY: fake.apiKey,
-      OPENAI_BASE_URL: fake.baseUrl,
-      AI_RETRY_BASE_MS: '1',
-      AI_TIMEOUT_MS: '15000', // a loaded machine: the first call also loads the provider SDK
-      AI_MAX_RETRIES: '1',
-    },
+    env: { ...GENEROUS_LIMITS, ...quickAiEnv(fake) },
   });
   program = await defaultProgramId(t.ctx);
   admin = await t.signIn('admin');

@@ -1,6 +1,6 @@
 import { nominatePosts, reviewAiAnswer, suggestFaq } from '@cfaq/core';
 import { communityPosts, faqs, pipelineResults } from '@cfaq/db/schema/index';
-import { CraftedEmbedder, createKnowledge, defaultProgramId, type FakeAiServer, startFakeOpenAI, unitVector } from '@cfaq/testkit';
+import { axisEmbedder, createKnowledge, defaultProgramId, type FakeAiServer, quickAiEnv, startFakeOpenAI, unitVector } from '@cfaq/testkit';
 import { Value } from '@sinclair/typebox/value';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,10 +18,7 @@ import { createTestApp, expectProblem, GENEROUS_LIMITS, type TestApp } from './h
 const NOW = new Date('2026-06-01T12:00:00Z');
 const DAY = 86_400_000;
 const ZW = '\u200b\u200b\u200b';
-const embedder = new CraftedEmbedder((text) => {
-  const m = /\[axis(\d+)\]/.exec(text);
-  return m ? unitVector(Number(m[1])) : undefined;
-});
+const embedder = axisEmbedder();
 type Who = { headers: { authorization: string }; id: string };
 let t: TestApp;
 let fake: FakeAiServer;
@@ -34,14 +31,7 @@ beforeAll(async () => {
   t = await createTestApp({
     clock: fixedClock(NOW),
     embedder,
-    env: {
-      ...GENEROUS_LIMITS,
-      OPENAI_API_KEY: fake.apiKey,
-      OPENAI_BASE_URL: fake.baseUrl,
-      AI_RETRY_BASE_MS: '1',
-      AI_TIMEOUT_MS: '15000',
-      AI_MAX_RETRIES: '1',
-    },
+    env: { ...GENEROUS_LIMITS, ...quickAiEnv(fake) },
   });
   program = await defaultProgramId(t.ctx);
   admin = await t.signIn('admin');
@@ -63,6 +53,22 @@ async function draft(values: Partial<typeof faqs.$inferInsert>) {
     .values({ batchId: program, question: 'Where is the lost and found?', answer: '', reviewStatus: 'draft', ...values })
     .returning();
   return row as typeof faqs.$inferSelect;
+}
+
+/** A post of `user`'s in the program, a day old unless `values` say otherwise; its id. */
+async function insertPost(values: Partial<typeof communityPosts.$inferInsert>) {
+  const [row] = await t.ctx.db
+    .insert(communityPosts)
+    .values({
+      batchId: program,
+      authorId: user.id,
+      title: 'A question?',
+      body: 'Details.',
+      createdAt: new Date(NOW.getTime() - DAY),
+      ...values,
+    })
+    .returning({ id: communityPosts.id });
+  return row?.id as string;
 }
 
 describe('POST /faq/suggest: an answer, when given, has a visible character', () => {
@@ -122,20 +128,13 @@ describe('core refuses to publish an answer without a visible character (rows al
 
 describe('PATCH /admin/auto-answer/:postId', () => {
   async function suggested(aiAnswer: string) {
-    const [row] = await t.ctx.db
-      .insert(communityPosts)
-      .values({
-        batchId: program,
-        authorId: user.id,
-        title: 'How do I book a room?',
-        body: 'Details.',
-        aiAnswer,
-        aiAnswerStatus: 'suggested',
-        aiAnswerSource: 'ai_generated',
-        aiAnswerConfidence: 0.7,
-      })
-      .returning({ id: communityPosts.id });
-    return row?.id as string;
+    return insertPost({
+      title: 'How do I book a room?',
+      aiAnswer,
+      aiAnswerStatus: 'suggested',
+      aiAnswerSource: 'ai_generated',
+      aiAnswerConfidence: 0.7,
+    });
   }
   const reload = async (id: string) => (await t.ctx.db.select().from(communityPosts).where(eq(communityPosts.id, id)))[0];
 
@@ -187,17 +186,7 @@ describe('search and knowledge text: zero-width only is blank', () => {
 describe('a NUL in the AI provider reply is dropped, not a 400', () => {
   it('POST /admin/community/auto-answer?postId=: the answer is stored without the NUL', async () => {
     fake.reply = () => ({ answer: 'Use the\u0000 booking page.', answerable: true, ok: true });
-    const [row] = await t.ctx.db
-      .insert(communityPosts)
-      .values({
-        batchId: program,
-        authorId: user.id,
-        title: 'Where do I book a desk?',
-        body: 'Details.',
-        createdAt: new Date(NOW.getTime() - DAY),
-      })
-      .returning({ id: communityPosts.id });
-    const id = row?.id as string;
+    const id = await insertPost({ title: 'Where do I book a desk?' });
     const res = await inject('POST', `/api/admin/community/auto-answer?postId=${id}`, admin);
     expect(res.statusCode).toBe(200);
     expect(res.json().items).toMatchObject([{ postId: id, outcome: 'written' }]);
@@ -233,17 +222,7 @@ describe('a NUL in the AI provider reply is dropped, not a 400', () => {
 describe('more places where zero-width text is blank', () => {
   it('an AI answer of zero-width characters is not an answer: the post is escalated, nothing published', async () => {
     fake.reply = () => ({ answer: ZW, answerable: true });
-    const [row] = await t.ctx.db
-      .insert(communityPosts)
-      .values({
-        batchId: program,
-        authorId: user.id,
-        title: 'Can I park overnight?',
-        body: 'Details.',
-        createdAt: new Date(NOW.getTime() - DAY),
-      })
-      .returning({ id: communityPosts.id });
-    const id = row?.id as string;
+    const id = await insertPost({ title: 'Can I park overnight?' });
     expect((await inject('POST', `/api/admin/community/auto-answer?postId=${id}`, admin)).statusCode).toBe(200);
     const [post] = await t.ctx.db.select().from(communityPosts).where(eq(communityPosts.id, id));
     expect(post?.aiAnswerStatus).toBe('escalated');
@@ -251,25 +230,16 @@ describe('more places where zero-width text is blank', () => {
   });
 
   it('the promotion cycle nominates no post whose only answer is zero-width characters', async () => {
-    const [row] = await t.ctx.db
-      .insert(communityPosts)
-      .values({
-        batchId: program,
-        authorId: user.id,
-        title: 'Is the invisible answer promoted?',
-        body: 'Details.',
-        status: 'answered',
-        upvotes: 50,
-        aiAnswer: ZW,
-        aiAnswerStatus: 'approved',
-        createdAt: new Date(NOW.getTime() - 10 * DAY),
-      })
-      .returning({ id: communityPosts.id });
+    const id = await insertPost({
+      title: 'Is the invisible answer promoted?',
+      status: 'answered',
+      upvotes: 50,
+      aiAnswer: ZW,
+      aiAnswerStatus: 'approved',
+      createdAt: new Date(NOW.getTime() - 10 * DAY),
+    });
     await nominatePosts(t.ctx);
-    const drafts = await t.ctx.db
-      .select()
-      .from(faqs)
-      .where(eq(faqs.sourceId, row?.id as string));
+    const drafts = await t.ctx.db.select().from(faqs).where(eq(faqs.sourceId, id));
     expect(drafts).toEqual([]);
   });
 

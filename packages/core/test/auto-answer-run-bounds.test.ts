@@ -1,5 +1,13 @@
 import { communityPosts, notifications, pipelineResults, teaNotifications } from '@cfaq/db/schema/index';
-import { createTestContext, createUser, defaultProgramId, type FakeAiServer, startFakeOpenAI, type TestContext } from '@cfaq/testkit';
+import {
+  createTestContext,
+  createUser,
+  defaultProgramId,
+  type FakeAiServer,
+  quickAiEnv,
+  startFakeOpenAI,
+  type TestContext,
+} from '@cfaq/testkit';
 import { count } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { autoAnswerJob } from '../src/auto-answer/auto-answer-job.js';
@@ -30,7 +38,7 @@ beforeAll(async () => {
   fake = await startFakeOpenAI();
   t = await createTestContext({
     clock: fixedClock(NOW),
-    env: { OPENAI_API_KEY: fake.apiKey, OPENAI_BASE_URL: fake.baseUrl, AI_RETRY_BASE_MS: '1', AI_TIMEOUT_MS: '5000', AI_MAX_RETRIES: '1' },
+    env: quickAiEnv(fake, 5000),
   });
   ctx = t.ctx;
   program = await defaultProgramId(ctx);

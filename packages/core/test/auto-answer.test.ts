@@ -9,13 +9,14 @@ import {
   transcriptKnowledge,
 } from '@cfaq/db/schema/index';
 import {
-  CraftedEmbedder,
+  axisEmbedder,
   createKnowledge,
   createTestContext,
   createUser,
   defaultProgramId,
   type FakeAiServer,
   openaiAdapter,
+  quickAiEnv,
   startFakeAiServer,
   startFakeOpenAI,
   type TestContext,
@@ -36,10 +37,7 @@ const NOW = new Date('2026-06-01T12:00:00Z');
 const hoursAgo = (h: number) => new Date(NOW.getTime() - h * 3_600_000);
 const clock = fixedClock(NOW);
 // "[axisN]" in a post's text embeds it exactly on axis N; knowledge rows sit at a chosen cosine to it.
-const embedder = new CraftedEmbedder((text) => {
-  const m = /\[axis(\d+)\]/.exec(text);
-  return m ? unitVector(Number(m[1])) : undefined;
-});
+const embedder = axisEmbedder();
 let t: TestContext;
 let fake: FakeAiServer;
 let program: string;
@@ -53,13 +51,7 @@ beforeAll(async () => {
   t = await createTestContext({
     clock,
     embedder,
-    env: {
-      OPENAI_API_KEY: fake.apiKey,
-      OPENAI_BASE_URL: fake.baseUrl,
-      AI_RETRY_BASE_MS: '1',
-      AI_TIMEOUT_MS: '5000',
-      AI_MAX_RETRIES: '1',
-    },
+    env: quickAiEnv(fake, 5000), // the timeout test hangs the fake twice
   });
   ctx = t.ctx;
   program = await defaultProgramId(ctx);

@@ -31,3 +31,13 @@ export class CraftedEmbedder implements Embedder {
     return { model: this.model, ms: 0 };
   }
 }
+
+/**
+ * The embedder of the AI pipeline tests: "[axisN]" in a text embeds it exactly on axis N, so a test
+ * places a FAQ or post on an axis and knowledge rows at a chosen cosine to it (`unitVector(N, cos)`).
+ */
+export const axisEmbedder = () =>
+  new CraftedEmbedder((text) => {
+    const m = /\[axis(\d+)\]/.exec(text);
+    return m ? unitVector(Number(m[1])) : undefined;
+  });

@@ -7,3 +7,12 @@ export function fakeProviderEnv(provider: FakeAiProvider, fake: Pick<FakeAiServe
   if (provider === 'gemini') return { GEMINI_API_KEY: fake.apiKey, GEMINI_BASE_URL: fake.baseUrl };
   return { OLLAMA_HOST: fake.baseUrl };
 }
+
+/**
+ * `fakeProviderEnv` for tests that call the fake often: one retry 1 ms after a failure, and a timeout
+ * long enough for a loaded machine (the first call also loads the provider SDK) unless a test hangs
+ * the fake on purpose and wants it shorter.
+ */
+export function quickAiEnv(fake: Pick<FakeAiServer, 'apiKey' | 'baseUrl'>, timeoutMs = 15_000, provider: FakeAiProvider = 'openai') {
+  return { ...fakeProviderEnv(provider, fake), AI_RETRY_BASE_MS: '1', AI_TIMEOUT_MS: String(timeoutMs), AI_MAX_RETRIES: '1' };
+}
