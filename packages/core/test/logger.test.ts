@@ -88,6 +88,26 @@ describe('logger redaction by value', () => {
     expect(out).toContain(id);
   });
 
+  it('redacts a refresh token that follows an escape (a URL quoted in a URL, a JSON \\u escape), and credentials of an encoded URL', () => {
+    const { log, text } = capture();
+    const tokens = Array.from({ length: 5 }, () => randomToken(32));
+    const [a, b, c, d, e] = tokens as [string, string, string, string, string];
+    log.error(
+      { next: `/login?return=%2Fcb%3Frefresh_token%3D${a}%26x%3D1` },
+      `client said: {"t":"\\u003d${b}"} \\x3d${c} %22${d}%22 ${encodeURIComponent(`token=${e}`)}`,
+    );
+    const out = text();
+    for (const token of tokens) expect(out).not.toContain(token);
+    // A credential parameter of a percent-encoded URL, whatever its value's shape; its neighbours stay.
+    log.info({ next: '/login?return=%2Fcb%3Fpassword%3Dhunter2-secret%26page%3D2' }, 'redirect');
+    expect(text()).not.toContain('hunter2-secret');
+    expect(text()).toContain('%26page%3D2');
+    // A longer run after an escape is not a token: left alone.
+    const longer = `%3D${'Ab'.repeat(22)}`;
+    log.info(longer);
+    expect(text()).toContain(longer);
+  });
+
   it('redacts a hash exactly as the service makes it (the argon2 package orders its parameters m,p,t)', async () => {
     const made = await hashPassword('hunter2-hunter2', {
       PASSWORD_HASH_MEMORY_KIB: 1024,

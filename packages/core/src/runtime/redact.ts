@@ -22,18 +22,24 @@ const SECRET_SHAPES: [RegExp, string][] = [
   [/\bxox[abprs]-[A-Za-z0-9-]{10,}/g, CENSOR],
   // this service's own opaque tokens (refresh tokens and their successors: 32 random bytes or an
   // HMAC-SHA256, base64url, 43 characters), which a client may quote in a frontend log: a run of
-  // exactly 43 such characters mixing upper and lower case (a slug, a uuid or a hex digest never does)
-  [/(?<![A-Za-z0-9_-])(?=[A-Za-z0-9_-]{0,42}[A-Z])(?=[A-Za-z0-9_-]{0,42}[a-z])[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g, CENSOR],
-  // secrets in a URL's query string: any parameter named like a credential (access_token,
-  // refreshToken, client_secret, password, api_key, signature...), an OAuth code or state, an OTP
+  // exactly 43 such characters mixing upper and lower case (a slug, a uuid or a hex digest never does).
+  // The run may start right after an escape whose last characters are base64url ones: a percent-encoded
+  // "token%3D<token>" (a URL quoted inside a URL), a JSON or JavaScript "\u003d<token>" or "\x3d<token>".
   [
-    /([?&;](?:[^=&#\s]*(?:token|secret|passw|signature|api[_-]?key|credential)[^=&#\s]*|code|state|key|sig|otp)=)[^&#\s"']*/gi,
+    /(?:(?<![A-Za-z0-9_-])|(?<=%[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4}|\\x[0-9A-Fa-f]{2}))(?=[A-Za-z0-9_-]{0,42}[A-Z])(?=[A-Za-z0-9_-]{0,42}[a-z])[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g,
+    CENSOR,
+  ],
+  // secrets in a URL's query string: any parameter named like a credential (access_token,
+  // refreshToken, client_secret, password, api_key, signature...), an OAuth code or state, an OTP;
+  // also in a percent-encoded URL inside another (a return address: %3F, %26, %3B and %3D)
+  [
+    /((?:[?&;]|%3F|%26|%3B)(?:(?:(?!%3D|%26|%3B)[^=&#\s])*(?:token|secret|passw|signature|api[_-]?key|credential)(?:(?!%3D|%26|%3B)[^=&#\s])*|code|state|key|sig|otp)(?:=|%3D))(?:(?!%26|%23|%3B)[^&#\s"'])*/gi,
     `$1${CENSOR}`,
   ],
 ];
 
 /** Quick pre-check so a clean string (nearly every one) costs one scan, not one per shape. */
-const MAYBE_SECRET = /\$argon2|eyJ|bearer|basic|sk-|AIza|gh[pousr]_|AKIA|xox|[?&;][^=&#\s]*=|[A-Za-z0-9_-]{43}/i;
+const MAYBE_SECRET = /\$argon2|eyJ|bearer|basic|sk-|AIza|gh[pousr]_|AKIA|xox|[?&;][^=&#\s]*=|%3D|[A-Za-z0-9_-]{43}/i;
 
 export function redactString(s: string): string {
   if (!MAYBE_SECRET.test(s)) return s;
