@@ -250,5 +250,20 @@ describe('more places where zero-width text is blank', () => {
     expect(paths(expectProblem(points, 400, 'VALIDATION_FAILED'))).toContain('body.reason');
     const ingest = await inject('POST', '/api/knowledge/ingest', admin, { title: 'Visible title', content: ZW });
     expect(paths(expectProblem(ingest, 400, 'VALIDATION_FAILED'))).toEqual(['body.content']);
+    // An escalated post's resolve note, when sent: a blank one (zero-width, or empty) is refused like a report's note.
+    const escalated = await insertPost({
+      title: 'Who can help?',
+      escalationStatus: 'escalated',
+      escalatedAt: new Date(NOW.getTime() - DAY),
+    });
+    for (const note of [ZW, '', ' \u2060 ']) {
+      const resolve = await inject('POST', `/api/admin/community/escalated-posts/${escalated}/resolve`, admin, { note });
+      expect(new Set(paths(expectProblem(resolve, 400, 'VALIDATION_FAILED')))).toEqual(new Set(['body.note']));
+    }
+    const resolved = await inject('POST', `/api/admin/community/escalated-posts/${escalated}/resolve`, admin, {
+      note: `${ZW}Called them.`,
+    });
+    expect(resolved.statusCode).toBe(200);
+    expect(resolved.json().escalationNote).toBe(`${ZW}Called them.`);
   });
 });

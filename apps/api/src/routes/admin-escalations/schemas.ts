@@ -18,7 +18,7 @@ export const EscalatedPostsQuery = T.Object(
 );
 
 export const ResolveBody = T.Object(
-  { note: T.Optional(T.String({ maxLength: 2000, description: 'optional; written to the history and the admin log' })) },
+  { note: T.Optional(VisibleText(1, 2000, { description: 'optional; written to the history and the admin log' })) },
   { additionalProperties: false },
 );
 export const DismissPostBody = T.Object(
