@@ -1,4 +1,4 @@
-import { nominatePosts, reviewAiAnswer, suggestFaq } from '@cfaq/core';
+import { hasVisibleText, nominatePosts, reviewAiAnswer, suggestFaq, VISIBLE_TEXT_REGEX } from '@cfaq/core';
 import { communityPosts, faqs, pipelineResults } from '@cfaq/db/schema/index';
 import { axisEmbedder, createKnowledge, defaultProgramId, type FakeAiServer, quickAiEnv, startFakeOpenAI, unitVector } from '@cfaq/testkit';
 import { Value } from '@sinclair/typebox/value';
@@ -265,5 +265,32 @@ describe('more places where zero-width text is blank', () => {
     });
     expect(resolved.statusCode).toBe(200);
     expect(resolved.json().escalationNote).toBe(`${ZW}Called them.`);
+  });
+});
+
+describe('every character that shows nothing alone is blank, not only zero-width spaces', () => {
+  // soft hyphen, invisible operators, Hangul filler, variation selector, an isolate, a bidi override
+  const INVISIBLE = ['\u00ad', '\u2061\u2062', '\u3164', '\ufe0f', '\u2066\u2069', '\u202e'];
+
+  it('a post whose title and body are only such characters is 400 naming both', async () => {
+    for (const ch of INVISIBLE) {
+      const res = await inject('POST', '/api/community/posts', user, { title: ch.repeat(6), body: ch.repeat(3) });
+      expect(new Set(paths(expectProblem(res, 400, 'VALIDATION_FAILED')))).toEqual(new Set(['body.title', 'body.body']));
+    }
+  });
+
+  it('an AI answer of a soft hyphen and invisible operators is escalated, not published', async () => {
+    fake.reply = () => ({ answer: '\u00ad\u2061\u2062', answerable: true });
+    const id = await insertPost({ title: 'May I bring a guest?' });
+    expect((await inject('POST', `/api/admin/community/auto-answer?postId=${id}`, admin)).statusCode).toBe(200);
+    const [post] = await t.ctx.db.select().from(communityPosts).where(eq(communityPosts.id, id));
+    expect(post).toMatchObject({ aiAnswerStatus: 'escalated', status: 'open' });
+  });
+
+  it("PostgreSQL's reading of the rule (the promotion cycle's SQL) agrees with hasVisibleText", async () => {
+    for (const text of [...INVISIBLE, ' \u200b\ufeff ', '\u00adx', 'e\u0301', '\u{1F44D}\ufe0f', 'plain']) {
+      const { rows } = await t.ctx.pool.query<{ visible: boolean }>('select $1::text ~ $2 as visible', [text, VISIBLE_TEXT_REGEX]);
+      expect([text, rows[0]?.visible]).toEqual([text, hasVisibleText(text)]);
+    }
   });
 });
