@@ -108,6 +108,19 @@ describe('logger redaction by value', () => {
     expect(text()).toContain(longer);
   });
 
+  it('redacts a refresh token glued to other base64url characters, and one used as a key', () => {
+    const { log, text } = capture();
+    const tokens = Array.from({ length: 4 }, () => randomToken(32));
+    const [a, b, c, d] = tokens as [string, string, string, string];
+    log.warn({ context: { a: `rt_${a}`, b: `${b}-x`, [d]: 1 } }, `glued x${c} end`);
+    const out = text();
+    for (const token of tokens) expect(out).not.toContain(token);
+    // What is not a token stays: long slugs, hex digests, identifiers without digits.
+    const kept = ['a-very-long-lower-case-slug-of-many-words-here-ok', 'f'.repeat(64), 'ThisIsAVeryLongComponentNameForTheDashboardViewX'];
+    log.info({ kept }, kept.join(' '));
+    for (const k of kept) expect(text()).toContain(k);
+  });
+
   it('redacts a hash exactly as the service makes it (the argon2 package orders its parameters m,p,t)', async () => {
     const made = await hashPassword('hunter2-hunter2', {
       PASSWORD_HASH_MEMORY_KIB: 1024,

@@ -6,7 +6,12 @@ const CENSOR = '[redacted]';
  * Secret shapes recognised by value wherever they appear in a log line (a message, an error's text,
  * any string field), not only under the field names the path redaction knows.
  */
-const SECRET_SHAPES: [RegExp, string][] = [
+type Replacement = string | ((match: string, ...groups: string[]) => string);
+
+/** A query parameter's name that holds a credential (see the URL shape below). */
+const CREDENTIAL_PARAM = /token|secret|passw|signature|api[_-]?key|credential|^(?:code|state|key|sig|otp)$/i;
+
+const SECRET_SHAPES: [RegExp, Replacement][] = [
   // argon2 password hashes ($argon2id$v=19$m=...,t=...,p=...$salt$hash), their parameters in any
   // order: the argon2 package writes m,p,t; other libraries m,t,p
   [/\$argon2(?:id|i|d)\$v=\d+\$[a-z]+=\d+(?:,[a-z]+=\d+)*\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+/g, CENSOR],
@@ -29,22 +34,35 @@ const SECRET_SHAPES: [RegExp, string][] = [
     /(?:(?<![A-Za-z0-9_-])|(?<=%[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4}|\\x[0-9A-Fa-f]{2}))(?=[A-Za-z0-9_-]{0,42}[A-Z])(?=[A-Za-z0-9_-]{0,42}[a-z])[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g,
     CENSOR,
   ],
+  // ... and such a token glued to other characters of its alphabet ("rt_<token>", "<token>-x"): a
+  // longer run holding upper case, lower case and a digit, as 43 random characters nearly always do
+  // (a slug or a hex digest has no upper case, a long identifier seldom a digit), is censored whole;
+  // after an escape it starts past the escape (the 3 of %3D is no digit of the run)
+  [
+    /(?:(?<![A-Za-z0-9_%\\-])|(?<=%[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4}|\\x[0-9A-Fa-f]{2}))(?=[A-Za-z0-9_-]*[A-Z])(?=[A-Za-z0-9_-]*[a-z])(?=[A-Za-z0-9_-]*[0-9])[A-Za-z0-9_-]{44,}(?![A-Za-z0-9_-])/g,
+    CENSOR,
+  ],
   // secrets in a URL's query string: any parameter named like a credential (access_token,
   // refreshToken, client_secret, password, api_key, signature...), an OAuth code or state, an OTP;
-  // also in a percent-encoded URL inside another (a return address: %3F, %26, %3B and %3D)
+  // also in a percent-encoded URL inside another (a return address: %3F, %26, %3B and %3D). Linear in
+  // the text: the name is taken whole (a lookahead and its back-reference, so it never backtracks) and
+  // judged by CREDENTIAL_PARAM, and a value ends at any separator, plain or encoded, so a parameter
+  // nested in another's value ("?next=%2Fcb%3Fpassword%3D...") is a match of its own.
   [
-    /((?:[?&;]|%3F|%26|%3B)(?:(?:(?!%3D|%26|%3B)[^=&#\s])*(?:token|secret|passw|signature|api[_-]?key|credential)(?:(?!%3D|%26|%3B)[^=&#\s])*|code|state|key|sig|otp)(?:=|%3D))(?:(?!%26|%23|%3B)[^&#\s"'])*/gi,
-    `$1${CENSOR}`,
+    /([?&;]|%3F|%26|%3B)(?=((?:(?!%3D|%26|%3B|%3F)[^=&#\s?;])*))\2(=|%3D)((?:(?!%26|%23|%3B|%3F)[^&#\s"';?])*)/gi,
+    (param: string, sep: string, name: string, eq: string) => (CREDENTIAL_PARAM.test(name) ? `${sep}${name}${eq}${CENSOR}` : param),
   ],
 ];
 
 /** Quick pre-check so a clean string (nearly every one) costs one scan, not one per shape. */
-const MAYBE_SECRET = /\$argon2|eyJ|bearer|basic|sk-|AIza|gh[pousr]_|AKIA|xox|[?&;][^=&#\s]*=|%3D|[A-Za-z0-9_-]{43}/i;
+const MAYBE_SECRET = /\$argon2|eyJ|bearer|basic|sk-|AIza|gh[pousr]_|AKIA|xox|[?&;][^=&#\s?;]*=|%3D|[A-Za-z0-9_-]{43}/i;
 
 export function redactString(s: string): string {
   if (!MAYBE_SECRET.test(s)) return s;
   let out = s;
-  for (const [shape, replacement] of SECRET_SHAPES) out = out.replace(shape, replacement);
+  for (const [shape, replacement] of SECRET_SHAPES) {
+    out = typeof replacement === 'string' ? out.replace(shape, replacement) : out.replace(shape, replacement);
+  }
   return out;
 }
 
@@ -123,7 +141,8 @@ export function redactValue(value: unknown, depth = 0): unknown {
     // Under a secret's name every value but a number, a boolean or nothing is censored whole (a list of
     // tokens, an object of credentials); counts stay readable.
     const hidden = SECRET_KEY.test(k) && v !== null && v !== '' && (typeof v === 'string' || typeof v === 'object');
-    out[k] = hidden ? CENSOR : redactValue(v, depth + 1);
+    // A key is scanned too: a client's log context may use a token as a key ({ "<token>": 1 }).
+    out[redactString(k)] = hidden ? CENSOR : redactValue(v, depth + 1);
   }
   return out;
 }
