@@ -189,4 +189,32 @@ describe('duplicate check right after a FAQ is created (before the worker embeds
     const hit = (search.json().results as { id: string; vectorScore: number }[]).find((x) => x.id === id);
     expect(hit?.vectorScore).toBeCloseTo(before.json().vectorScore, 5);
   });
+
+  it('names that FAQ, not a close embedded neighbour that asks something else', async () => {
+    const admin = await t.signIn('admin');
+    const program = await t.app.inject({ method: 'POST', url: '/api/batches', headers: admin.headers, payload: { name: 'App help' } });
+    const batchId = program.json().id as string;
+    const create = async (question: string) => {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/faq',
+        headers: admin.headers,
+        payload: { question, answer: 'Open Settings, then Account, then Reset password.', batchId },
+      });
+      expect(res.statusCode).toBe(201);
+      return res.json().id as string;
+    };
+    const neighbour = await create('How can I reset my conference app password?');
+    await embedRow(t.ctx, { table: 'faqs', id: neighbour });
+    const question = 'How can I reset my conference app password quickly?';
+    const id = await create(question);
+    // The embedded neighbour alone is a match for this question (the rule's threshold)...
+    const res = await t.app.inject({ method: 'POST', url: '/api/faq/check-duplicate', payload: { query: question, batchId } });
+    // ...but the FAQ asking it word for word is the one named, before its job and after.
+    expect(res.json()).toMatchObject({ matched: true, faq: { id, question } });
+    await embedRow(t.ctx, { table: 'faqs', id });
+    const after = await t.app.inject({ method: 'POST', url: '/api/faq/check-duplicate', payload: { query: question, batchId } });
+    expect(after.json()).toMatchObject({ matched: true, faq: { id } });
+    expect(after.json().vectorScore).toBeCloseTo(res.json().vectorScore, 5);
+  });
 });

@@ -1,6 +1,6 @@
-import { embedRow, FAQ_UPDATE_THRESHOLD } from '@cfaq/core';
+import { embedRow, FAQ_UPDATE_THRESHOLD, proposeFaqUpdates } from '@cfaq/core';
 import { faqs } from '@cfaq/db/schema/index';
-import { type FakeAiServer, startFakeOpenAI } from '@cfaq/testkit';
+import { defaultProgramId, type FakeAiServer, startFakeOpenAI } from '@cfaq/testkit';
 import { count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectProblem, GENEROUS_LIMITS, type TestApp } from './helpers.js';
@@ -230,5 +230,20 @@ describe('knowledge items: "update FAQ X"', () => {
       await t.app.inject({ method: 'PUT', url: `/api/knowledge/${item.id}/promote`, headers: admin.headers, payload: { faqId: 'nope' } }),
       400,
     );
+  });
+});
+
+describe('a FAQ not embedded yet, asked word for word', () => {
+  it('is proposed over a close embedded neighbour that asks something else', async () => {
+    const program = await defaultProgramId(t.ctx);
+    const question = 'Can I borrow a laptop for the whole term too?';
+    // The embedded neighbour alone is proposed for this question...
+    expect(await proposeFaqUpdates(t.ctx, program, [question])).toEqual([expect.objectContaining({ faqId: laptopFaq })]);
+    // ...until a FAQ asks it word for word, even one whose embed-row job has not run.
+    const res = await t.app.inject({ method: 'POST', url: '/api/faq', headers: admin.headers, payload: { question, answer: LAPTOP_A } });
+    expect(res.statusCode).toBe(201);
+    const id = res.json().id as string;
+    expect(await proposeFaqUpdates(t.ctx, program, [question.toUpperCase()])).toEqual([{ faqId: id, score: 1 }]);
+    await t.ctx.db.delete(faqs).where(eq(faqs.id, id));
   });
 });

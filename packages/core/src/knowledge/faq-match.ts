@@ -47,6 +47,15 @@ export async function nearestFaqProposals(
   if (rows.length === 0 || batchId === null) return rows.map(() => null);
   const client = await ctx.pool.connect();
   try {
+    // FAQs the worker has not embedded yet (one promoted or converted a moment ago) have no vector to be
+    // found by; a row asking one word for word still proposes it, over any embedded neighbour (the
+    // duplicate rule takes a word-for-word question first). Read before the vector search, so a FAQ
+    // whose embedding commits in between is in one of the two reads, never in neither.
+    const pending = await unembeddedSameQuestion(
+      client,
+      batchId,
+      rows.map((r) => r.question),
+    );
     await prepareSearchConnection(client, await faqEfSearch(ctx.pool, client, ctx.config?.SEARCH_HNSW_EF_SEARCH));
     const { rows: found } = await client.query<{ i: string; id: string; title: string; score: number }>(
       `SELECT u.i, f.id, f.title, f.score FROM unnest($1::text[]) WITH ORDINALITY u(v, i)
@@ -59,22 +68,13 @@ export async function nearestFaqProposals(
     );
     const candidates = rows.map(() => [] as { id: string; title: string; vectorScore: number }[]);
     for (const r of found) candidates[Number(r.i) - 1]?.push({ id: r.id, title: r.title, vectorScore: Number(r.score) });
-    const picks = rows.map((row, i) => pickDuplicate(row.question, candidates[i] ?? []));
-    // A FAQ the worker has not embedded yet (one promoted or converted a moment ago) has no vector to be
-    // found by; a row asking it word for word still proposes it.
-    const pending = picks.some((p) => p === null)
-      ? await unembeddedSameQuestion(
-          client,
-          batchId,
-          rows.map((r) => r.question),
-        )
-      : [];
-    return rows.map((_, i) => {
-      const picked = picks[i];
-      if (picked) return { faqId: picked.id, score: picked.vectorScore };
-      const same = pending[i];
-      // Asked word for word: as sure as a match gets (pickDuplicate takes it whatever its score).
-      return same ? { faqId: same.id, score: 1 } : null;
+    // Asked word for word: as sure as a match gets (score 1).
+    pending.forEach((same, i) => {
+      if (same) candidates[i]?.push({ id: same.id, title: same.title, vectorScore: 1 });
+    });
+    return rows.map((row, i) => {
+      const picked = pickDuplicate(row.question, candidates[i] ?? []);
+      return picked ? { faqId: picked.id, score: picked.vectorScore } : null;
     });
   } finally {
     client.release();

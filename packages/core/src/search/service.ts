@@ -7,7 +7,7 @@ import { resolveProgramId } from '../programs/resolve.js';
 import { INVISIBLE_CLASS } from '../shared/text.js';
 import { CacheGeneration } from './cache-generation.js';
 import { createSearchClientKeyer } from './client-key.js';
-import { DUPLICATE_MIN_CHARS, pickDuplicate } from './duplicate-rule.js';
+import { DUPLICATE_MIN_CHARS, type DuplicateCandidate, pickDuplicate } from './duplicate-rule.js';
 import { runHybridSearch } from './hybrid-runner.js';
 import type { SearchMode } from './hybrid-sql.js';
 import { SearchLogBuffer } from './log-buffer.js';
@@ -190,7 +190,12 @@ export function createSearchService(ctx: CoreContext): SearchService {
       // No text fallback here: the check is a similarity threshold, so without a vector it cannot answer.
       const embedding = await embedQuery(normalized);
       if (!embedding) throw unavailable(Code.EMBEDDER_UNAVAILABLE, 'the embedding model is not available; try again shortly');
-      const candidates = await runHybridSearch(ctx.pool, {
+      // A FAQ asked word for word that the worker has not embedded yet (created a moment ago) is a
+      // candidate too, and the rule takes a word-for-word question first: it is the duplicate whatever
+      // its score, as an embedded one would be, even over a close embedded neighbour. Read before the
+      // vector search, so a FAQ whose embedding commits in between is in one of the two reads.
+      const [pending] = await unembeddedSameQuestion(ctx.pool, programId, [normalized]);
+      const found = await runHybridSearch(ctx.pool, {
         query: normalized,
         embedding,
         programId,
@@ -199,15 +204,14 @@ export function createSearchService(ctx: CoreContext): SearchService {
         filter: false,
         efSearch: config.SEARCH_HNSW_EF_SEARCH,
       });
+      const candidates: DuplicateCandidate[] = [...found];
+      if (pending && !found.some((c) => c.id === pending.id)) {
+        // Its score is the one the search will report once the job has run: its text embedded here as the job would.
+        const vector = await embedOne(ctx.embedder, embeddingText('faqs', pending.title, pending.answer));
+        candidates.push({ id: pending.id, title: pending.title, vectorScore: cosineSimilarity(embedding, vector) });
+      }
       const faq = pickDuplicate(normalized, candidates);
-      if (faq) return { matched: true, faq: { id: faq.id, question: faq.title }, vectorScore: faq.vectorScore };
-      // Asked word for word of a FAQ the worker has not embedded yet (created a moment ago): a duplicate
-      // whatever its score, as with an embedded one. Its score is the one the search will report once
-      // the job has run: its text embedded here as the job would embed it.
-      const [pending] = await unembeddedSameQuestion(ctx.pool, programId, [normalized]);
-      if (!pending) return { matched: false };
-      const vector = await embedOne(ctx.embedder, embeddingText('faqs', pending.title, pending.answer));
-      return { matched: true, faq: { id: pending.id, question: pending.title }, vectorScore: cosineSimilarity(embedding, vector) };
+      return faq ? { matched: true, faq: { id: faq.id, question: faq.title }, vectorScore: faq.vectorScore } : { matched: false };
     },
 
     async close() {
