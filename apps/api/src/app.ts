@@ -84,11 +84,17 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     });
   });
 
-  // HTTP/1.1 requires a Host header (RFC 9112 3.2); Node's own check (off above) answered a bare 400.
+  // HTTP/1.1 requires exactly one Host header (RFC 9112 3.2: a request without one, or with more than
+  // one, is a 400); Node's own check (off above) answered a bare 400 and let two through. The connection
+  // is closed after the answer, as after the parser's own 400s: what follows on it cannot be trusted.
   app.addHook('onRequest', (request, reply, done) => {
-    if (request.raw.httpVersion !== '1.1' || request.headers.host !== undefined) return done();
+    const hosts = countHostHeaders(request.raw.rawHeaders);
+    const missing = hosts === 0 && request.raw.httpVersion === '1.1';
+    if (!missing && hosts <= 1) return done();
     applySecurityHeaders(request, reply, securityHeaders);
-    done(badRequest(Code.BAD_REQUEST, 'An HTTP/1.1 request needs a Host header') as unknown as FastifyError);
+    reply.header('connection', 'close');
+    const detail = missing ? 'An HTTP/1.1 request needs a Host header' : 'A request may have only one Host header';
+    done(badRequest(Code.BAD_REQUEST, detail) as unknown as FastifyError);
   });
   await app.register(contextPlugin, { ctx: opts.ctx });
   await app.register(problemPlugin);
@@ -135,4 +141,11 @@ function parsesAsJson(text: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** How many Host header lines the request sent (rawHeaders alternates names and values). */
+function countHostHeaders(raw: readonly string[]): number {
+  let n = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]?.toLowerCase() === 'host') n++;
+  return n;
 }

@@ -211,8 +211,11 @@ describe('/api/metrics and METRICS_TOKEN', () => {
 });
 
 describe('requests the HTTP parser refuses', () => {
-  /** Sends raw bytes and reads the whole answer (the server closes the connection). */
-  const raw = async (bytes: string) => {
+  /**
+   * Sends raw bytes and reads the whole answer (the server closes the connection); with `waitMs`, what
+   * came in that time if the server keeps the connection open.
+   */
+  const raw = async (bytes: string, waitMs?: number) => {
     await open.app.listen({ port: 0, host: '127.0.0.1' }).catch(() => undefined);
     const { port } = open.app.server.address() as AddressInfo;
     return new Promise<string>((resolve, reject) => {
@@ -223,6 +226,11 @@ describe('requests the HTTP parser refuses', () => {
       });
       socket.on('end', () => resolve(out));
       socket.on('error', reject);
+      if (waitMs)
+        setTimeout(() => {
+          socket.destroy();
+          resolve(out);
+        }, waitMs).unref();
     });
   };
   const parse = (answer: string) => {
@@ -258,5 +266,15 @@ describe('requests the HTTP parser refuses', () => {
     expect(body.detail).toContain('Host');
     // HTTP/1.0 needs no Host.
     expect(await raw('GET /api/health HTTP/1.0\r\n\r\n')).toMatch(/^HTTP\/1\.1 200/);
+  });
+
+  it('answers two Host headers with a 400 too, and closes the connection after either 400', async () => {
+    // A keep-alive request followed by a pipelined one on the same socket: only the 400 is answered.
+    for (const first of ['GET /api/health HTTP/1.1\r\n\r\n', 'GET /api/health HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n']) {
+      const answer = await raw(`${first}GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n`, 5_000);
+      expect(answer.match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 400']);
+      expect(answer.toLowerCase()).toContain('connection: close');
+      expect(answer).toContain('Host header');
+    }
   });
 });
