@@ -1,4 +1,4 @@
-import { moderationLogs, refreshTokens, users } from '@cfaq/db/schema/index';
+import { communityPosts, moderationLogs, refreshTokens, users } from '@cfaq/db/schema/index';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectProblem, GENEROUS_LIMITS, type TestApp } from './helpers.js';
@@ -161,6 +161,30 @@ describe('GET /moderation/logs', () => {
     expect(faqEntries.length).toBeGreaterThan(0);
     // A deleted FAQ has no name any more (its row is gone) or keeps its question (soft delete): never another row's.
     for (const e of faqEntries) expect([null, 'Is this FAQ named in the log?']).toContain(e.targetName);
+    // A deleted program keeps its name (the entry of its deletion must say what went); a deleted post's
+    // title is gone with the post.
+    expect((await t.app.inject({ method: 'DELETE', url: `/api/batches/${program.json().id}`, headers: admin.headers })).statusCode).toBe(
+      204,
+    );
+    const programEntries = await logged(program.json().id);
+    expect(programEntries.map((i) => i.targetName)).toEqual(programEntries.map(() => 'Logged Program'));
+    const author = await t.signIn('user');
+    const [post] = await t.ctx.db
+      .insert(communityPosts)
+      .values({
+        authorId: author.id,
+        title: 'Is this post named in the log?',
+        body: 'Details.',
+        escalationStatus: 'escalated',
+        escalatedAt: new Date(),
+      })
+      .returning({ id: communityPosts.id });
+    const postId = post?.id as string;
+    const resolve = `/api/admin/community/escalated-posts/${postId}/resolve`;
+    expect((await t.app.inject({ method: 'POST', url: resolve, headers: admin.headers, payload: {} })).statusCode).toBe(200);
+    expect((await logged(postId)).map((i) => i.targetName)).toEqual(['Is this post named in the log?']);
+    expect((await t.app.inject({ method: 'DELETE', url: `/api/community/posts/${postId}`, headers: admin.headers })).statusCode).toBe(204);
+    expect((await logged(postId)).map((i) => i.targetName)).toEqual([null]);
   });
 
   it("logs staff editing or deleting someone else's post, with the author as target; not an author's own", async () => {

@@ -91,13 +91,15 @@ const target = alias(users, 'target');
  * question, a post's title (null once it is gone, or for kinds without a name). Read by primary key:
  * the id is text in the log, cast only where it is a uuid.
  */
+// A deleted post's title goes with the post (null, as a deleted user's name); a program is soft-deleted
+// and keeps its name, so the entry of its deletion still says which program went.
 const ADMIN_TARGET_NAME = sql<string | null>`(
   WITH t(id) AS (SELECT CASE WHEN ${adminLogs.targetId} ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' THEN ${adminLogs.targetId}::uuid END)
   SELECT CASE ${adminLogs.targetType}
     WHEN 'User' THEN (SELECT u.name FROM users u, t WHERE u.id = t.id)
     WHEN 'Program' THEN (SELECT b.name FROM batches b, t WHERE b.id = t.id)
     WHEN 'FAQ' THEN (SELECT f.question FROM faqs f, t WHERE f.id = t.id)
-    WHEN 'CommunityPost' THEN (SELECT p.title FROM community_posts p, t WHERE p.id = t.id)
+    WHEN 'CommunityPost' THEN (SELECT p.title FROM community_posts p, t WHERE p.id = t.id AND p.deleted_at IS NULL)
   END
 )`;
 
