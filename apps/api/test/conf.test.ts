@@ -203,6 +203,28 @@ describe('OAuth connect', () => {
     }
   });
 
+  it('a flow started on one API process and finished on another exchanges the code with the redirect_uri it started with', async () => {
+    fake.users.set('zm-fern', { id: 'zm-fern', email: 'fern@provider.test' });
+    // Two processes without CONF_REDIRECT_URI: each one's default callback names its own port.
+    const a = await appWith({ CONF_REDIRECT_URI: undefined, PORT: 4801 });
+    const b = await appWith({ CONF_REDIRECT_URI: undefined, PORT: 4802 });
+    try {
+      const fern = await t.signIn('admin');
+      const start = await a.inject({ method: 'GET', url: '/api/conf/auth/connect', headers: fern.headers });
+      const authorize = new URL(start.headers.location as string);
+      expect(authorize.searchParams.get('redirect_uri')).toBe('http://localhost:4801/api/conf/auth/callback');
+      authorize.searchParams.set('login_as', 'zm-fern');
+      const back = new URL((await fetch(authorize, { redirect: 'manual' })).headers.get('location') as string);
+      // The fake provider, as RFC 6749 4.1.3 requires, refuses a code exchanged with another redirect_uri.
+      const res = await b.inject({ method: 'GET', url: `${back.pathname}${back.search}` });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json()).toMatchObject({ connected: true, confUserId: 'zm-fern' });
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
   it("a token sent to the callback must be the state owner's; the owner's state survives a refused one", async () => {
     fake.users.set('zm-dave', { id: 'zm-dave', email: 'dave@provider.test' });
     const dave = await t.signIn('admin');

@@ -28,15 +28,17 @@ const stateMac = (ctx: Ctx, userId: string, nonce: string) =>
 
 /**
  * Starts the OAuth flow: a state of a random nonce and an HMAC binding it to the user, stored (10
- * minutes, single use) so the callback can check expiry and reuse.
+ * minutes, single use) with the redirect_uri sent, so the callback can check expiry and reuse and send
+ * the same redirect_uri in the code exchange.
  */
 export async function startConfConnect(ctx: Ctx, userId: string): Promise<ConfConnectStart> {
   const { clientId } = requireConfClient(ctx.config);
   const nonce = randomToken(18);
   const expiresAt = new Date(ctx.clock.now().getTime() + OAUTH_STATE_TTL_MS);
-  await ctx.db.insert(confOauthStates).values({ userId, nonce, expiresAt });
+  const redirectUri = confRedirectUri(ctx.config);
+  await ctx.db.insert(confOauthStates).values({ userId, nonce, expiresAt, redirectUri });
   const state = `${nonce}.${stateMac(ctx, userId, nonce)}`;
-  const q = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: confRedirectUri(ctx.config), state });
+  const q = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: redirectUri, state });
   return { authorizeUrl: `${confAuthorizeUrl(ctx.config)}?${q}`, state, expiresAt };
 }
 
@@ -149,7 +151,8 @@ export async function completeConfConnect(ctx: Ctx, caller: ConfCallbackCaller, 
   let tokens: Awaited<ReturnType<typeof exchangeCode>>;
   let me: Awaited<ReturnType<typeof fetchMe>>;
   try {
-    tokens = await exchangeCode(ctx.config, input.code as string, confRedirectUri(ctx.config));
+    // The redirect_uri of the authorization request, whichever process started it (RFC 6749 4.1.3).
+    tokens = await exchangeCode(ctx.config, input.code as string, row.redirectUri ?? confRedirectUri(ctx.config));
     me = await fetchMe(ctx.config, tokens.accessToken);
   } catch (err) {
     // This service's client credentials refused: a configuration problem for the operator (502

@@ -289,7 +289,9 @@ export const ConfigSchema = T.Object({
   // Meeting provider (conf)
   CONF_CLIENT_ID: Str('OAuth client id (required for the conf integration)'),
   CONF_CLIENT_SECRET: Str('OAuth client secret (required for the conf integration)'),
-  CONF_REDIRECT_URI: Str('OAuth callback override'),
+  CONF_REDIRECT_URI: Str(
+    'OAuth callback override; unset = http://localhost:PORT/api/conf/auth/callback (development): set the public callback URL in production',
+  ),
   CONF_WEBHOOK_SECRET_TOKEN: Str('webhook signing secret (required in production: fail-closed)'),
   CONF_TOPIC_BLACKLIST: T.String({
     default: '',

@@ -112,6 +112,10 @@ export const confOauthStates = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     nonce: text().notNull(),
+    // The redirect_uri the authorization request sent: the code exchange must send it again, identical
+    // (RFC 6749 4.1.3), whichever API process the browser comes back to (each one's default differs by
+    // its PORT). Null on rows written before migration 0046: the process's own then.
+    redirectUri: text('redirect_uri'),
     expiresAt: tstz('expires_at').notNull(),
     usedAt: tstz('used_at'),
     createdAt: createdAt(),

@@ -1,0 +1,1 @@
+ALTER TABLE "conf_oauth_states" ADD COLUMN "redirect_uri" text;
