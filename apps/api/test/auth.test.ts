@@ -355,7 +355,8 @@ describe('POST /auth/logout', () => {
     const other = (await post('/auth/login', { email: u.email, password: u.password })).json();
     const res = await post('/auth/logout', { refreshToken: u.refreshToken });
     expect(res.statusCode).toBe(204);
-    expectProblem(await post('/auth/refresh', { refreshToken: u.refreshToken }), 401);
+    // Revoked, never replayed: invalid, not "reused" (README's error table).
+    expectProblem(await post('/auth/refresh', { refreshToken: u.refreshToken }), 401, 'INVALID_REFRESH_TOKEN');
     // Another sign-in of the same user is untouched.
     expect((await post('/auth/refresh', { refreshToken: other.refreshToken })).statusCode).toBe(200);
   });
@@ -364,7 +365,7 @@ describe('POST /auth/logout', () => {
     const u = await registerUser();
     const other = (await post('/auth/login', { email: u.email, password: u.password })).json();
     expect((await post('/auth/logout', { refreshToken: u.refreshToken, allSessions: true })).statusCode).toBe(204);
-    expectProblem(await post('/auth/refresh', { refreshToken: other.refreshToken }), 401);
+    expectProblem(await post('/auth/refresh', { refreshToken: other.refreshToken }), 401, 'INVALID_REFRESH_TOKEN');
   });
 
   it('allSessions needs a current refresh token, not a rotated, revoked or unknown one (401)', async () => {

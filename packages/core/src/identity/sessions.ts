@@ -172,20 +172,24 @@ export async function refreshSession(
   if (result.kind === 'suspended') throw forbidden('This account is suspended', Code.ACCOUNT_SUSPENDED);
   if (result.kind === 'ok') return sessionOf(signer, result.user, result.next, now, ctx.secrets);
 
-  // Not usable: unknown, expired, or already used. Reuse of a used token revokes its family.
+  // Not usable: unknown, expired, revoked, or already used. Replaying a used (rotated) token revokes its
+  // family, and every token of a family revoked so says why; a token revoked by a logout, a password
+  // change or a suspension is merely invalid (nothing was replayed).
   const [row] = await ctx.db
     .select({
       userId: refreshTokens.userId,
       familyId: refreshTokens.familyId,
       rotatedAt: refreshTokens.rotatedAt,
-      revokedAt: refreshTokens.revokedAt,
+      revokedForReuse: refreshTokens.revokedForReuse,
     })
     .from(refreshTokens)
     .where(eq(refreshTokens.tokenHash, hash))
     .limit(1);
-  if (row && (row.rotatedAt || row.revokedAt)) {
-    const revoked = await revokeUserTokens(ctx.db, row.userId, now, row.familyId);
-    if (row.rotatedAt) ctx.log.warn({ familyId: row.familyId, revoked }, 'refresh token reused: family revoked');
+  if (row?.rotatedAt) {
+    const revoked = await revokeUserTokens(ctx.db, row.userId, now, row.familyId, { forReuse: true });
+    ctx.log.warn({ familyId: row.familyId, revoked }, 'refresh token reused: family revoked');
+  }
+  if (row?.rotatedAt || row?.revokedForReuse) {
     throw unauthorized('This refresh token was already used; every session of its sign-in was revoked', Code.REFRESH_TOKEN_REUSED);
   }
   throw invalidRefresh();

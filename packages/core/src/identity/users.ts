@@ -171,17 +171,24 @@ export async function updateProfile(
 
 /**
  * Revokes every live refresh token of a user (logout everywhere, password change, suspension), or of one
- * sign-in (`familyId`). The user's row is locked first, against which a refresh takes its share lock
+ * sign-in (`familyId`; `forReuse` when a spent token of it was replayed, so its tokens answer
+ * REFRESH_TOKEN_REUSED rather than INVALID_REFRESH_TOKEN). The user's row is locked first, against which a refresh takes its share lock
  * before it rotates (sessions.ts): a refresh under way finishes first and its new token is revoked too,
  * or it starts after and finds its token revoked. Without it a token a refresh inserted, not yet
  * committed, escaped the revocation (and a suspension racing a refresh deadlocked on the two rows).
  */
-export async function revokeUserTokens(db: DbOrTx, userId: string, now: Date, familyId?: string): Promise<number> {
+export async function revokeUserTokens(
+  db: DbOrTx,
+  userId: string,
+  now: Date,
+  familyId?: string,
+  opts: { forReuse?: boolean } = {},
+): Promise<number> {
   return db.transaction(async (tx) => {
     await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('no key update');
     const rows = await tx
       .update(refreshTokens)
-      .set({ revokedAt: now })
+      .set({ revokedAt: now, revokedForReuse: opts.forReuse ?? false })
       .where(
         and(eq(refreshTokens.userId, userId), familyId ? eq(refreshTokens.familyId, familyId) : undefined, isNull(refreshTokens.revokedAt)),
       )

@@ -77,6 +77,8 @@ export const refreshTokens = pgTable(
     expiresAt: tstz('expires_at').notNull(),
     rotatedAt: tstz('rotated_at'),
     revokedAt: tstz('revoked_at'),
+    /** Revoked because a spent token of its family was replayed (not a logout, a password change...). */
+    revokedForReuse: boolean('revoked_for_reuse').notNull().default(false),
     userAgent: text(),
     ip: text(),
     createdAt: createdAt(),

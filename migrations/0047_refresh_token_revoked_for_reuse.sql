@@ -1,0 +1,1 @@
+ALTER TABLE "refresh_tokens" ADD COLUMN "revoked_for_reuse" boolean DEFAULT false NOT NULL;
