@@ -186,7 +186,11 @@ export async function verifyTwoFactorLogin(
       .set({ lastLoginAt: claimedAt })
       .where(and(eq(users.id, user.id), or(isNull(users.lastLoginAt), lte(users.lastLoginAt, challenge.issuedAt))))
       .returning({ id: users.id });
-    if (claimed.length === 0) throw unauthorized('The challenge token was already used; sign in again', Code.INVALID_CHALLENGE);
+    if (claimed.length === 0)
+      throw unauthorized(
+        'The challenge token was already used, or a sign-in since it was issued spent it; sign in again',
+        Code.INVALID_CHALLENGE,
+      );
     if (!(await checkSecondFactor(ctx, user, params.code, tx))) {
       throw unauthorized('The code is wrong, expired or already used', Code.INVALID_TWO_FACTOR_CODE);
     }
@@ -195,7 +199,10 @@ export async function verifyTwoFactorLogin(
   return startSession(ctx, signer, user, meta, {
     recheck: (current) => {
       if (current.lastLoginAt?.getTime() !== claimedAt.getTime())
-        throw unauthorized('The challenge token was already used; sign in again', Code.INVALID_CHALLENGE);
+        throw unauthorized(
+          'The challenge token was already used, or a sign-in since it was issued spent it; sign in again',
+          Code.INVALID_CHALLENGE,
+        );
     },
   });
 }
