@@ -151,70 +151,56 @@ describe('blank search text', () => {
 });
 
 describe('duplicate check right after a FAQ is created (before the worker embeds it)', () => {
-  it('matches its question asked word for word, with the score the search reports once it is embedded', async () => {
+  /** A program of its own, and a FAQ created in it through the API (its embed-row job not run). */
+  const newProgram = async (name: string) => {
     const admin = await t.signIn('admin');
-    const program = await t.app.inject({ method: 'POST', url: '/api/batches', headers: admin.headers, payload: { name: 'Handbook help' } });
+    const program = await t.app.inject({ method: 'POST', url: '/api/batches', headers: admin.headers, payload: { name } });
     const batchId = program.json().id as string;
+    const createFaq = async (question: string, answer: string) => {
+      const res = await t.app.inject({ method: 'POST', url: '/api/faq', headers: admin.headers, payload: { question, answer, batchId } });
+      expect(res.statusCode).toBe(201);
+      return res.json().id as string;
+    };
+    const checkIn = async (query: string) =>
+      (await t.app.inject({ method: 'POST', url: '/api/faq/check-duplicate', payload: { query, batchId } })).json();
+    return { batchId, createFaq, checkIn };
+  };
+
+  it('matches its question asked word for word, with the score the search reports once it is embedded', async () => {
+    const { batchId, createFaq, checkIn } = await newProgram('Handbook help');
     const question = 'Where can I download the onboarding handbook?';
-    const created = await t.app.inject({
-      method: 'POST',
-      url: '/api/faq',
-      headers: admin.headers,
-      payload: { question, answer: 'In the Documents section of the portal, under Getting started.', batchId },
-    });
-    expect(created.statusCode).toBe(201);
-    const id = created.json().id as string;
+    const id = await createFaq(question, 'In the Documents section of the portal, under Getting started.');
     // No embed-row job has run: the FAQ has no vector yet.
-    const before = await t.app.inject({
-      method: 'POST',
-      url: '/api/faq/check-duplicate',
-      payload: { query: 'where can I download the ONBOARDING handbook', batchId },
-    });
-    expect(before.json()).toMatchObject({ matched: true, faq: { id, question } });
+    const before = await checkIn('where can I download the ONBOARDING handbook');
+    expect(before).toMatchObject({ matched: true, faq: { id, question } });
     // A rephrasing is the threshold's to judge, which needs the vector.
-    const other = await t.app.inject({
-      method: 'POST',
-      url: '/api/faq/check-duplicate',
-      payload: { query: 'How do I get the handbook for new people?', batchId },
-    });
-    expect(other.json()).toEqual({ matched: false });
+    expect(await checkIn('How do I get the handbook for new people?')).toEqual({ matched: false });
     await embedRow(t.ctx, { table: 'faqs', id });
-    const after = await t.app.inject({ method: 'POST', url: '/api/faq/check-duplicate', payload: { query: question, batchId } });
-    expect(after.json()).toMatchObject({ matched: true, faq: { id } });
+    expect(await checkIn(question)).toMatchObject({ matched: true, faq: { id } });
     const search = await t.app.inject({
       method: 'POST',
       url: '/api/search',
       payload: { query: 'where can I download the ONBOARDING handbook', batchId },
     });
     const hit = (search.json().results as { id: string; vectorScore: number }[]).find((x) => x.id === id);
-    expect(hit?.vectorScore).toBeCloseTo(before.json().vectorScore, 5);
+    expect(hit?.vectorScore).toBeCloseTo(before.vectorScore, 5);
   });
 
   it('names that FAQ, not a close embedded neighbour that asks something else', async () => {
-    const admin = await t.signIn('admin');
-    const program = await t.app.inject({ method: 'POST', url: '/api/batches', headers: admin.headers, payload: { name: 'App help' } });
-    const batchId = program.json().id as string;
-    const create = async (question: string) => {
-      const res = await t.app.inject({
-        method: 'POST',
-        url: '/api/faq',
-        headers: admin.headers,
-        payload: { question, answer: 'Open Settings, then Account, then Reset password.', batchId },
-      });
-      expect(res.statusCode).toBe(201);
-      return res.json().id as string;
-    };
-    const neighbour = await create('How can I reset my conference app password?');
+    const { createFaq, checkIn } = await newProgram('App help');
+    const answer = 'Open Settings, then Account, then Reset password.';
+    const neighbour = await createFaq('How can I reset my conference app password?', answer);
     await embedRow(t.ctx, { table: 'faqs', id: neighbour });
     const question = 'How can I reset my conference app password quickly?';
-    const id = await create(question);
     // The embedded neighbour alone is a match for this question (the rule's threshold)...
-    const res = await t.app.inject({ method: 'POST', url: '/api/faq/check-duplicate', payload: { query: question, batchId } });
-    // ...but the FAQ asking it word for word is the one named, before its job and after.
-    expect(res.json()).toMatchObject({ matched: true, faq: { id, question } });
+    expect(await checkIn(question)).toMatchObject({ matched: true, faq: { id: neighbour } });
+    // ...but once a FAQ asks it word for word, that FAQ is named, before its job and after.
+    const id = await createFaq(question, answer);
+    const before = await checkIn(question);
+    expect(before).toMatchObject({ matched: true, faq: { id, question } });
     await embedRow(t.ctx, { table: 'faqs', id });
-    const after = await t.app.inject({ method: 'POST', url: '/api/faq/check-duplicate', payload: { query: question, batchId } });
-    expect(after.json()).toMatchObject({ matched: true, faq: { id } });
-    expect(after.json().vectorScore).toBeCloseTo(res.json().vectorScore, 5);
+    const after = await checkIn(question);
+    expect(after).toMatchObject({ matched: true, faq: { id } });
+    expect(after.vectorScore).toBeCloseTo(before.vectorScore, 5);
   });
 });
