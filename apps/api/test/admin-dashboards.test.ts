@@ -340,12 +340,21 @@ describe('GET /admin/community/chart and /admin/community-growth', () => {
 
   it('growth: new posts, comments and members with running totals', async () => {
     const body = (await get(`/admin/community-growth?${RANGE_B()}&interval=week`, admin)).json();
-    expect(body.before).toEqual({ posts: 1, members: 2 });
+    expect(body.before).toEqual({ posts: 1, comments: 0, members: 2 });
     expect(body.series).toEqual([
-      { bucket: '2026-02-23', posts: 1, comments: 1, members: 0, cumulativePosts: 2, cumulativeMembers: 2 },
-      { bucket: '2026-03-02', posts: 1, comments: 2, members: 1, cumulativePosts: 3, cumulativeMembers: 3 },
-      { bucket: '2026-03-09', posts: 1, comments: 0, members: 0, cumulativePosts: 4, cumulativeMembers: 3 },
+      { bucket: '2026-02-23', posts: 1, comments: 1, members: 0, cumulativePosts: 2, cumulativeComments: 1, cumulativeMembers: 2 },
+      { bucket: '2026-03-02', posts: 1, comments: 2, members: 1, cumulativePosts: 3, cumulativeComments: 3, cumulativeMembers: 3 },
+      { bucket: '2026-03-09', posts: 1, comments: 0, members: 0, cumulativePosts: 4, cumulativeComments: 3, cumulativeMembers: 3 },
     ]);
+    // A later range starts from the totals before it: the comments of live posts written earlier.
+    const later = (await get('/admin/community-growth?from=2026-03-09&to=2026-03-15&interval=week', admin)).json();
+    const { rows } = await t.ctx.pool.query<{ n: number }>(
+      `select count(*)::int as n from comments c join community_posts p on p.id = c.post_id
+       where c.deleted_at is null and p.deleted_at is null and c.created_at < '2026-03-09'`,
+    );
+    expect(rows[0]?.n).toBeGreaterThan(0);
+    expect(later.before.comments).toBe(rows[0]?.n);
+    expect(later.series[0].cumulativeComments).toBe((rows[0]?.n ?? 0) + later.series[0].comments);
   });
 });
 

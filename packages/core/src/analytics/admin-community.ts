@@ -70,8 +70,9 @@ export async function communityGrowth(ctx: Ctx, q: DashboardQuery): Promise<Comm
     communityTotals(ctx, earlier, s.batchId),
     ctx.db.execute<{ n: string | null }>(sql`select sum(users) as n from (${signupDays(earlier)}) d`),
   ]);
-  const b = { posts: beforeContent.posts, members: num(beforeMembers.rows[0]?.n) };
+  const b = { posts: beforeContent.posts, comments: beforeContent.comments, members: num(beforeMembers.rows[0]?.n) };
   let posts = b.posts;
+  let comments = b.comments;
   let total = b.members;
   return {
     range: rangeView(s.range),
@@ -80,8 +81,17 @@ export async function communityGrowth(ctx: Ctx, q: DashboardQuery): Promise<Comm
     series: content.map((r, i) => {
       const m = members[i]?.members ?? 0;
       posts += r.posts;
+      comments += r.comments;
       total += m;
-      return { bucket: r.bucket, posts: r.posts, comments: r.comments, members: m, cumulativePosts: posts, cumulativeMembers: total };
+      return {
+        bucket: r.bucket,
+        posts: r.posts,
+        comments: r.comments,
+        members: m,
+        cumulativePosts: posts,
+        cumulativeComments: comments,
+        cumulativeMembers: total,
+      };
     }),
   };
 }

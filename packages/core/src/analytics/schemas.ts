@@ -190,13 +190,17 @@ export type CommunityChart = Static<typeof CommunityChart>;
 
 export const CommunityGrowth = T.Object({
   ...Scope,
-  before: T.Object({ posts: Count, members: Count }),
+  before: T.Object(
+    { posts: Count, comments: Count, members: Count },
+    { description: 'the totals before the range, where the running totals start' },
+  ),
   series: T.Array(
     bucketOf({
       posts: Count,
       comments: Count,
       members: T.Integer({ minimum: 0, description: 'accounts created (users belong to no program)' }),
       cumulativePosts: Count,
+      cumulativeComments: Count,
       cumulativeMembers: Count,
     }),
   ),
