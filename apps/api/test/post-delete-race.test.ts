@@ -1,3 +1,4 @@
+import { acceptComment, resolvePost, updatePost } from '@cfaq/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectProblem, GENEROUS_LIMITS, type TestApp, whileHeld } from './helpers.js';
 
@@ -78,5 +79,44 @@ describe('a post deleted while staff act on it', () => {
     expectProblem(res, 404, 'POST_NOT_FOUND');
     expect(await count(`SELECT count(*) AS n FROM community_posts WHERE id = $1 AND status = 'open'`, [postId])).toBe(1);
     expect(await moderationLogs(postId, 'resolve_post')).toBe(0);
+  });
+});
+
+describe('a post deleted right after staff or its author acted on it', () => {
+  /**
+   * Core's context with a delete of the post committed just after each transaction commits, before the
+   * function returns: the moment a concurrent DELETE can land (on the embedded database, where one
+   * session serves every connection in turn, it did, and a saved edit or accept was answered 404).
+   */
+  const deletedAfterCommit = (postId: string): typeof t.ctx => {
+    const db = new Proxy(t.ctx.db, {
+      get(target, prop, receiver) {
+        if (prop !== 'transaction') return Reflect.get(target, prop, receiver);
+        return async (...args: Parameters<typeof target.transaction>) => {
+          const out = await target.transaction(...args);
+          await t.ctx.pool.query('UPDATE community_posts SET deleted_at = now(), updated_at = now() WHERE id = $1', [postId]);
+          return out;
+        };
+      },
+    });
+    return { ...t.ctx, db };
+  };
+  const author = () => ({ id: asker.id, role: 'user' as const });
+
+  it('an edit that committed answers the edited post, not 404', async () => {
+    const { postId } = await postWithComment();
+    const view = await updatePost(deletedAfterCommit(postId), author(), postId, { title: 'Where is the week one syllabus kept?' });
+    expect(view).toMatchObject({ id: postId, title: 'Where is the week one syllabus kept?' });
+  });
+
+  it('a resolve that committed answers the answered post, not 404', async () => {
+    const { postId } = await postWithComment();
+    expect(await resolvePost(deletedAfterCommit(postId), author(), postId)).toMatchObject({ id: postId, status: 'answered' });
+  });
+
+  it('an accept that committed answers the post and the accepted comment, not 404', async () => {
+    const { postId, commentId } = await postWithComment();
+    const out = await acceptComment(deletedAfterCommit(postId), author(), postId, commentId);
+    expect(out).toMatchObject({ post: { id: postId, acceptedCommentId: commentId }, comment: { id: commentId, isAccepted: true } });
   });
 });

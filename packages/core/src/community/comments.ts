@@ -205,11 +205,17 @@ export async function verifyComment(ctx: Ctx, actor: Actor, postId: string, comm
  * only: moving the mark back to it sends none). Accepting the accepted comment again changes nothing.
  */
 export async function acceptComment(ctx: Ctx, actor: Actor, postId: string, commentId: string): Promise<AcceptResult> {
-  await ctx.db.transaction(async (tx) => {
+  // The answer is read before commit: after it, a delete of the post could already hide it, and an
+  // accept that was saved (points, notification) was answered 404.
+  const result = async (tx: DbOrTx) => ({
+    post: await getPost({ db: tx }, actor, postId),
+    comment: await commentById(tx, actor, commentId),
+  });
+  return ctx.db.transaction(async (tx) => {
     const post = await visiblePost(tx, actor, postId, { forUpdate: true });
     if (!canManagePost(actor, post)) throw forbidden('Only the post author or a moderator can accept an answer', Code.NOT_POST_OWNER);
     const { comment } = await visibleComment(tx, actor, postId, commentId);
-    if (post.acceptedCommentId === commentId && comment.isAccepted) return;
+    if (post.acceptedCommentId === commentId && comment.isAccepted) return result(tx);
     const now = ctx.clock.now();
     await tx
       .update(comments)
@@ -227,8 +233,8 @@ export async function acceptComment(ctx: Ctx, actor: Actor, postId: string, comm
     await logPostModeration(tx, actor, post, 'accept_answer', { commentId });
     if (comment.authorId && comment.authorId !== actor.id && !(await toldOfAccept(tx, comment.authorId, commentId)))
       await answeredEvent(tx, comment.authorId, post, 'Your answer was accepted', commentId);
+    return result(tx);
   });
-  return { post: await getPost(ctx, actor, postId), comment: await commentById(ctx.db, actor, commentId) };
 }
 
 /**

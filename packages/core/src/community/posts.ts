@@ -85,13 +85,13 @@ export async function updatePost(
   id: string,
   input: { title?: string | undefined; body?: string | undefined },
 ): Promise<PostView> {
-  await ctx.db.transaction(async (tx) => {
+  return ctx.db.transaction(async (tx) => {
     const post = await visiblePost(tx, actor, id, { forUpdate: true });
     if (!canManagePost(actor, post)) throw forbidden('Only the author or a moderator can edit this post', Code.NOT_POST_OWNER);
     const set: Partial<typeof communityPosts.$inferInsert> = {};
     if (input.title !== undefined && input.title !== post.title) set.title = input.title;
     if (input.body !== undefined && input.body !== post.body) set.body = input.body;
-    if (Object.keys(set).length === 0) return;
+    if (Object.keys(set).length === 0) return getPost({ db: tx }, actor, id);
     // A changed question may be auto-answered again: a rejected AI answer, a staff escalation (both
     // were decisions about the old question) or a demoted answer no longer holds it back.
     if (post.aiAnswerStatus === 'rejected' || (post.aiAnswerStatus === 'escalated' && post.aiAnswerReviewedAt)) set.aiAnswerStatus = null;
@@ -102,8 +102,10 @@ export async function updatePost(
       .where(eq(communityPosts.id, id));
     await logPostModeration(tx, actor, post, 'edit_post', { fields: Object.keys(set).filter((k) => k === 'title' || k === 'body') });
     await ctx.jobs.send(embedRowJob, { table: 'community_posts', id }, { tx });
+    // Read before commit: after it, a delete could already hide the post, and an edit that was saved
+    // was answered 404.
+    return getPost({ db: tx }, actor, id);
   });
-  return getPost(ctx, actor, id);
 }
 
 /**
@@ -139,7 +141,7 @@ export async function deletePost(ctx: Ctx, actor: Actor, id: string): Promise<vo
  */
 export async function resolvePost(ctx: Ctx, actor: Actor, id: string): Promise<PostView> {
   const now = ctx.clock.now();
-  await ctx.db.transaction(async (tx) => {
+  return ctx.db.transaction(async (tx) => {
     // Under the post's lock: a delete racing the resolve is seen (404, nothing logged).
     const post = await visiblePost(tx, actor, id, { forUpdate: true });
     if (!canManagePost(actor, post)) throw forbidden('Only the author or a moderator can resolve this post', Code.NOT_POST_OWNER);
@@ -150,8 +152,9 @@ export async function resolvePost(ctx: Ctx, actor: Actor, id: string): Promise<P
       .returning({ id: communityPosts.id });
     if (!row) throw unprocessable(Code.POST_NOT_OPEN, `The post is already ${post.status}`);
     await logPostModeration(tx, actor, post, 'resolve_post');
+    // Read before commit, as an edit: a delete that follows must not turn a done resolve into a 404.
+    return getPost({ db: tx }, actor, id);
   });
-  return getPost(ctx, actor, id);
 }
 
 export async function votePost(ctx: Pick<CoreContext, 'db'>, actor: Actor, id: string, value: Vote): Promise<VoteOutcome> {
