@@ -1,4 +1,5 @@
 import { readFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
 import { join } from 'node:path';
 import { embeddedDatabaseDir } from '@cfaq/testkit';
 import type pg from 'pg';
@@ -86,4 +87,83 @@ describe('embedded database socket server', () => {
     expect(rows[0].n).toBe(journal.entries.length);
     expect((await (pools[0] as pg.Pool).query('select count(*)::int as n from batches where is_default')).rows[0].n).toBe(1);
   }, 60_000);
+
+  it('refuses COPY ... FROM STDIN with an error, and ignores stray COPY messages, instead of wedging the session', async () => {
+    const [a] = pools as [pg.Pool];
+    await a.query('create table if not exists copy_probe (a text)');
+    const wire = await rawConnection(embedded.url);
+    try {
+      // psql's \copy ... from: PGlite lost the protocol here and the whole instance hung, growing.
+      const answer = await wire.query('copy copy_probe from stdin');
+      expect(answer).toContain('0A000');
+      expect(answer).toContain('COPY FROM STDIN is not supported');
+      // A CopyData and a CopyDone out of a COPY are ignored, as PostgreSQL does; the connection goes on.
+      wire.send(message('d', Buffer.from('x\n')));
+      wire.send(message('c', Buffer.alloc(0)));
+      expect(await wire.query('select 41 + 1')).toContain('42');
+    } finally {
+      wire.close();
+    }
+    // Every other connection is served throughout.
+    expect((await a.query<{ n: number }>('select count(*)::int as n from copy_probe')).rows[0]?.n).toBe(0);
+  });
 });
+
+/** A typed frontend message: its type byte, its length (itself included) and the body. */
+function message(type: string, body: Buffer): Buffer {
+  const head = Buffer.alloc(5);
+  head.write(type, 0, 'ascii');
+  head.writeInt32BE(body.length + 4, 1);
+  return Buffer.concat([head, body]);
+}
+
+/**
+ * A bare protocol connection (the pg client has no COPY): startup, then simple queries whose whole
+ * answer up to ReadyForQuery comes back as text.
+ */
+async function rawConnection(url: string) {
+  const { hostname, port } = new URL(url);
+  const socket = net.connect(Number(port), hostname);
+  let buffered = Buffer.alloc(0);
+  let waiter: (() => void) | null = null;
+  socket.on('data', (chunk) => {
+    buffered = Buffer.concat([buffered, chunk]);
+    waiter?.();
+  });
+  /** Everything up to and including the next ReadyForQuery ('Z', length 5). */
+  const untilReady = () =>
+    new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('no ReadyForQuery within 10 s')), 10_000);
+      const check = () => {
+        for (let i = 0; i + 5 < buffered.length; ) {
+          const len = buffered.readInt32BE(i + 1);
+          if (buffered[i] === 0x5a && len === 5 && i + 6 <= buffered.length) {
+            const out = buffered.subarray(0, i + 6).toString('latin1');
+            buffered = buffered.subarray(i + 6);
+            clearTimeout(timer);
+            waiter = null;
+            resolve(out);
+            return;
+          }
+          i += 1 + len;
+        }
+      };
+      waiter = check;
+      check();
+    });
+  await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+  const params = Buffer.from('user\0postgres\0database\0postgres\0\0', 'latin1');
+  const startup = Buffer.alloc(8);
+  startup.writeInt32BE(params.length + 8, 0);
+  startup.writeInt32BE(196608, 4);
+  socket.write(Buffer.concat([startup, params]));
+  await untilReady();
+  return {
+    send: (bytes: Buffer) => socket.write(bytes),
+    query: (sql: string) => {
+      socket.write(message('Q', Buffer.from(`${sql}\0`, 'utf8')));
+      return untilReady();
+    },
+    close: () => socket.destroy(),
+  };
+}
