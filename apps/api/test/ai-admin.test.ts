@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { fixedClock, type MemoryJobQueue, runAutoAnswer } from '@cfaq/core';
 import {
   adminLogs,
@@ -437,6 +439,40 @@ describe('AI configuration', () => {
     const reset = await inject('POST', '/api/admin/ai/config/reset-usage', admin);
     expect(reset.statusCode).toBe(200);
     expect((await inject('GET', '/api/admin/ai/config', admin)).json().usage.totals.calls).toBe(0);
+  });
+
+  it("the environment's key goes only to the environment's host: an admin base URL elsewhere needs a key of its own", async () => {
+    // Another host (another port: another origin) that records the credentials it is sent.
+    const seen: string[] = [];
+    const other = createServer((req, res) => {
+      seen.push(String(req.headers.authorization ?? ''));
+      res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":{"message":"no"}}');
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const elsewhere = `http://127.0.0.1:${(other.address() as AddressInfo).port}/v1`;
+    const openai = (cfg: { providers: { name: string }[] }) => cfg.providers.find((p) => p.name === 'openai');
+    try {
+      const patched = await inject('PATCH', '/api/admin/ai/config', admin, { baseUrls: { openai: elsewhere } });
+      expect(openai(patched.json())).toMatchObject({ configured: false, keySource: null });
+      const test = await inject('GET', '/api/admin/ai/providers/test', admin);
+      expect(test.json().notConfigured).toContain('openai');
+      expect(seen.join(' ')).not.toContain(fake.apiKey);
+      // The admin's own key, stored with that base URL, is the one used there.
+      const own = 'sk-admin-own-key-0123456789abcdef';
+      expect(openai((await inject('PATCH', '/api/admin/ai/config', admin, { apiKeys: { openai: own } })).json())).toMatchObject({
+        configured: true,
+        keySource: 'config',
+      });
+      await inject('GET', '/api/admin/ai/providers/test', admin);
+      expect(seen.some((h) => h.includes(own))).toBe(true);
+      expect(seen.join(' ')).not.toContain(fake.apiKey);
+    } finally {
+      await inject('PATCH', '/api/admin/ai/config', admin, { baseUrls: { openai: null }, apiKeys: { openai: null } });
+      await new Promise((resolve) => other.close(resolve));
+    }
+    // Back on the environment's host, the environment's key serves again.
+    const back = (await inject('GET', '/api/admin/ai/providers/test', admin)).json().results as { provider: string; ok: boolean }[];
+    expect(back.find((r) => r.provider === 'openai')?.ok).toBe(true);
   });
 });
 

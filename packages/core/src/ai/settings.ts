@@ -12,7 +12,9 @@ import { AI_PROVIDERS, type AiProviderName, DETECTION_ORDER, envProvider, isProv
  * - Model: the highest level that names one, down to the level that chose the provider (every level
  *   for a detected provider), else the provider's default model. A model set in the admin config thus
  *   applies whether or not the admin config also names a provider, and wins over the environment's.
- * Keys and base URLs likewise: the admin config's value wins over the environment's.
+ * Keys and base URLs likewise: the admin config's value wins over the environment's, except that the
+ * environment's key is sent only to the environment's host (an admin base URL on another host needs its
+ * own key in the admin config).
  */
 export type AiPipeline = 'auto_answer' | 'faq_audit' | 'knowledge_chat' | 'conf_insights' | 'provider_test';
 export const AI_PIPELINES: readonly AiPipeline[] = ['auto_answer', 'faq_audit', 'knowledge_chat', 'conf_insights'];
@@ -27,7 +29,18 @@ export interface ProviderState {
   keySource: 'config' | 'env' | null;
   baseUrl: string;
   baseUrlSource: 'config' | 'env';
+  /** The environment has a key, but the admin config's base URL is another host: the key is not sent there. */
+  envKeyWithheld: boolean;
   defaultModel: string;
+}
+
+/** Same scheme, host and port: where the environment's key may be sent. */
+function sameOrigin(a: string, b: string): boolean {
+  try {
+    return new URL(a).origin === new URL(b).origin;
+  } catch {
+    return false;
+  }
 }
 
 export type PipelineChoice =
@@ -66,16 +79,21 @@ export function resolveAiFromRow(ctx: Pick<CoreContext, 'config' | 'secrets' | '
     const env = envProvider(ctx.config, p);
     const cfgKey = storedKey(ctx, row, p);
     const cfgUrl = row?.baseUrls?.[p];
-    const apiKey = cfgKey ?? env.apiKey;
+    // The operator's key (environment) goes only to the operator's host: an admin base URL on another
+    // host needs a key stored with it, else an admin session (or whoever took one) could point the
+    // provider at its own server and receive the deployment's key with the next call.
+    const envKeyHere = !!env.apiKey && (!cfgUrl || sameOrigin(cfgUrl, env.baseUrl));
+    const apiKey = cfgKey ?? (envKeyHere ? env.apiKey : undefined);
     const baseUrl = cfgUrl || env.baseUrl;
     const configured = p === 'ollama' ? baseUrl.length > 0 : !!apiKey;
     providers[p] = {
       name: p,
       configured,
       ...(apiKey ? { apiKey } : {}),
-      keySource: cfgKey ? 'config' : env.apiKey ? 'env' : null,
+      keySource: cfgKey ? 'config' : envKeyHere ? 'env' : null,
       baseUrl,
       baseUrlSource: cfgUrl ? 'config' : 'env',
+      envKeyWithheld: !cfgKey && !!env.apiKey && !envKeyHere,
       defaultModel: env.model,
     };
   }
@@ -118,7 +136,9 @@ export function resolveAiFromRow(ctx: Pick<CoreContext, 'config' | 'secrets' | '
         model,
         source,
         configured: false,
-        reason: `no provider configured: ${provider} is selected for ${pipeline} but has no ${provider === 'ollama' ? 'host' : 'API key'}`,
+        reason: state.envKeyWithheld
+          ? `no provider configured: ${provider} is selected for ${pipeline}, but its admin base URL is another host than the environment's, and the environment's API key is sent only to its own host: store an API key for ${provider} in the admin AI config`
+          : `no provider configured: ${provider} is selected for ${pipeline} but has no ${provider === 'ollama' ? 'host' : 'API key'}`,
       };
     return { provider, model, source, configured: true };
   };
