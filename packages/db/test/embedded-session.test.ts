@@ -88,7 +88,7 @@ describe('embedded database socket server', () => {
     expect((await (pools[0] as pg.Pool).query('select count(*)::int as n from batches where is_default')).rows[0].n).toBe(1);
   }, 60_000);
 
-  it('refuses COPY ... FROM STDIN with an error, and ignores stray COPY messages, instead of wedging the session', async () => {
+  it('refuses COPY from the client or a program with an error, and ignores stray COPY messages, instead of wedging the session', async () => {
     const [a] = pools as [pg.Pool];
     await a.query('create table if not exists copy_probe (a text)');
     const wire = await rawConnection(embedded.url);
@@ -96,7 +96,17 @@ describe('embedded database socket server', () => {
       // psql's \copy ... from: PGlite lost the protocol here and the whole instance hung, growing.
       const answer = await wire.query('copy copy_probe from stdin');
       expect(answer).toContain('0A000');
-      expect(answer).toContain('COPY FROM STDIN is not supported');
+      expect(answer).toContain('COPY FROM STDIN, FROM PROGRAM and TO PROGRAM are not supported');
+      // A comment between the keywords hides nothing; a string that mentions COPY is no COPY.
+      expect(await wire.query('copy copy_probe from/**/stdin')).toContain('0A000');
+      expect(await wire.query(`select 'how to copy rows from stdin in psql' as tip`)).toContain('how to copy rows from stdin in psql');
+      // From or to a program: PGlite starts none, and waited forever.
+      expect(await wire.query(`copy copy_probe from program 'true'`)).toContain('0A000');
+      expect(await wire.query(`copy copy_probe to program 'cat'`)).toContain('0A000');
+      // The same through the extended protocol: the error, the rest of the pipeline dropped, ReadyForQuery at Sync.
+      const pipeline = await wire.extended('copy copy_probe from stdin');
+      expect(pipeline).toContain('0A000');
+      expect(pipeline.split('Z\u0000\u0000\u0000\u0005')).toHaveLength(2); // one ReadyForQuery
       // A CopyData and a CopyDone out of a COPY are ignored, as PostgreSQL does; the connection goes on.
       wire.send(message('d', Buffer.from('x\n')));
       wire.send(message('c', Buffer.alloc(0)));
@@ -162,6 +172,19 @@ async function rawConnection(url: string) {
     send: (bytes: Buffer) => socket.write(bytes),
     query: (sql: string) => {
       socket.write(message('Q', Buffer.from(`${sql}\0`, 'utf8')));
+      return untilReady();
+    },
+    /** Parse, Bind, Execute and Sync of one statement without parameters. */
+    extended: (sql: string) => {
+      const none = Buffer.from([0, 0]);
+      socket.write(
+        Buffer.concat([
+          message('P', Buffer.concat([Buffer.from(`\0${sql}\0`, 'utf8'), none])),
+          message('B', Buffer.concat([Buffer.from('\0\0', 'latin1'), none, none, none])),
+          message('E', Buffer.concat([Buffer.from('\0', 'latin1'), Buffer.alloc(4)])),
+          message('S', Buffer.alloc(0)),
+        ]),
+      );
       return untilReady();
     },
     close: () => socket.destroy(),
