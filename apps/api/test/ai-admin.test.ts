@@ -454,6 +454,12 @@ describe('AI configuration', () => {
     try {
       const patched = await inject('PATCH', '/api/admin/ai/config', admin, { baseUrls: { openai: elsewhere } });
       expect(openai(patched.json())).toMatchObject({ configured: false, keySource: null });
+      // The reason names the cause, whether the provider is named or detected.
+      const unconfigured = (Object.values(patched.json().active) as { configured: boolean; reason?: string }[]).filter(
+        (c) => !c.configured,
+      );
+      expect(unconfigured.length).toBeGreaterThan(0);
+      for (const choice of unconfigured) expect(choice.reason).toMatch(/sent only to its own host/);
       const test = await inject('GET', '/api/admin/ai/providers/test', admin);
       expect(test.json().notConfigured).toContain('openai');
       expect(seen.join(' ')).not.toContain(fake.apiKey);

@@ -23,7 +23,7 @@ describe('hasVisibleText: white space and zero-width format characters are blank
     // the other characters that show nothing alone: soft hyphen, invisible operators, Hangul fillers,
     // variation selectors, bidi embeddings and isolates, combining grapheme joiner, Mongolian separator
     ['\u00ad\u2061\u2062\u2063\u2064\u3164\u115f\u1160\uffa0', false],
-    ['\ufe0f\ufe00\u202a\u202e\u2066\u2069\u206a\u206f\u034f\u061c\u180e\u17b4', false],
+    ['\ufe0f\ufe00\u202a\u202e\u2066\u2069\u206a\u206f\u034f\u061c\u180e\u17b4\ufff0\ufff8', false],
     ['\u00adx', true],
     ['\u{1F44D}\ufe0f', true],
     ['e\u0301', true],

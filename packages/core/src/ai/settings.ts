@@ -113,15 +113,18 @@ export function resolveAiFromRow(ctx: Pick<CoreContext, 'config' | 'secrets' | '
     const at = levels.findIndex((l) => isProviderName(l.provider));
     const named = at >= 0 ? (levels[at]?.provider as AiProviderName) : null;
     const provider = named ?? detected;
-    if (!provider)
+    if (!provider) {
+      const withheld = AI_PROVIDERS.filter((p) => providers[p].envKeyWithheld);
       return {
         provider: null,
         model: null,
         source: null,
         configured: false,
-        reason:
-          'no provider configured: set OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or OLLAMA_HOST, or an API key in the admin AI config',
+        reason: withheld.length
+          ? `no provider configured: the environment's API key of ${withheld.join(', ')} is sent only to its own host, and the admin base URL is another host: store an API key for it in the admin AI config`
+          : 'no provider configured: set OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or OLLAMA_HOST, or an API key in the admin AI config',
       };
+    }
     // The model: the highest level that names one, down to the level that chose the provider (a model set
     // below it belongs to another provider); for a detected provider every level counts. So an admin
     // model without an admin provider applies to the provider the environment names or detection finds.

@@ -11,13 +11,13 @@
  * Mongolian selectors and vowel separator U+180B-U+180F, zero-width space, non-joiner, joiner and the
  * direction marks U+200B-U+200F, the embeddings and overrides U+202A-U+202E, word joiner, invisible
  * operators, isolates and deprecated format characters U+2060-U+206F, variation selectors
- * U+FE00-U+FE0F and BOM U+FEFF. A string of only these shows nothing. (The supplementary planes' tag
+ * U+FE00-U+FE0F, BOM U+FEFF and the unassigned U+FFF0-U+FFF8. A string of only these shows nothing. (The supplementary planes' tag
  * characters and variation selectors are left out: a class with them needs the `u` flag, which
  * PostgreSQL's regular expressions and a client's copy of the OpenAPI pattern may not have.)
  * Escapes only (\uXXXX), so JavaScript (with or without `u`), Ajv and PostgreSQL read the same class.
  */
 export const INVISIBLE_CLASS =
-  '\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u206f\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0';
+  '\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u206f\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0\\ufff0-\\ufff8';
 export const BLANK_CLASS = `\\s${INVISIBLE_CLASS}`;
 
 const VISIBLE = new RegExp(`[^${BLANK_CLASS}]`);
