@@ -102,6 +102,12 @@ describe('logger redaction by value', () => {
     log.info({ next: '/login?return=%2Fcb%3Fpassword%3Dhunter2-secret%26page%3D2' }, 'redirect');
     expect(text()).not.toContain('hunter2-secret');
     expect(text()).toContain('%26page%3D2');
+    // A URL fragment (OAuth's implicit flow) and a bare name=value in a message, for credential names;
+    // an error's code= or a state= in prose stays.
+    log.info('callback https://app.example/cb#access_token=at-secret-123&state=st-secret-456 done');
+    log.info('retrying with password=pw-secret-789, client_secret="cs-secret-000" code=ECONNREFUSED state=open');
+    for (const secret of ['at-secret-123', 'st-secret-456', 'pw-secret-789', 'cs-secret-000']) expect(text()).not.toContain(secret);
+    expect(text()).toContain('code=ECONNREFUSED state=open');
     // A longer run after an escape is not a token: left alone.
     const longer = `%3D${'Ab'.repeat(22)}`;
     log.info(longer);

@@ -10,6 +10,8 @@ type Replacement = string | ((match: string, ...groups: string[]) => string);
 
 /** A query parameter's name that holds a credential (see the URL shape below). */
 const CREDENTIAL_PARAM = /token|secret|passw|signature|api[_-]?key|credential|^(?:code|state|key|sig|otp)$/i;
+/** The same outside a URL ("password=..." in a message): only the long names, not an error's `code=`. */
+const CREDENTIAL_NAME = /token|secret|passw|signature|api[_-]?key|credential/i;
 
 const SECRET_SHAPES: [RegExp, Replacement][] = [
   // argon2 password hashes ($argon2id$v=19$m=...,t=...,p=...$salt$hash), their parameters in any
@@ -49,13 +51,17 @@ const SECRET_SHAPES: [RegExp, Replacement][] = [
   // judged by CREDENTIAL_PARAM, and a value ends at any separator, plain or encoded, so a parameter
   // nested in another's value ("?next=%2Fcb%3Fpassword%3D...") is a match of its own.
   [
-    /([?&;]|%3F|%26|%3B)(?=((?:(?!%3D|%26|%3B|%3F)[^=&#\s?;])*))\2(=|%3D)((?:(?!%26|%23|%3B|%3F)[^&#\s"';?])*)/gi,
-    (param: string, sep: string, name: string, eq: string) => (CREDENTIAL_PARAM.test(name) ? `${sep}${name}${eq}${CENSOR}` : param),
+    // A fragment counts (OAuth's implicit flow puts #access_token=... there), and so does a name=value
+    // at the start of the text or after a space, quote, comma or bracket, for the long names only.
+    /([?&;#]|%3F|%26|%3B|%23|^|(?<=[\s"'(,{[]))(?=((?:(?!%3D|%26|%3B|%3F|%23)[^=&#\s?;"'])*))\2(=|%3D)("[^"\s]*"|'[^'\s]*'|(?:(?!%26|%23|%3B|%3F)[^&#\s"';?])*)/gi,
+    (param: string, sep: string, name: string, eq: string) =>
+      (sep ? CREDENTIAL_PARAM : CREDENTIAL_NAME).test(name) ? `${sep}${name}${eq}${CENSOR}` : param,
   ],
 ];
 
 /** Quick pre-check so a clean string (nearly every one) costs one scan, not one per shape. */
-const MAYBE_SECRET = /\$argon2|eyJ|bearer|basic|sk-|AIza|gh[pousr]_|AKIA|xox|[?&;][^=&#\s?;]*=|%3D|[A-Za-z0-9_-]{43}/i;
+const MAYBE_SECRET =
+  /\$argon2|eyJ|bearer|basic|sk-|AIza|gh[pousr]_|AKIA|xox|[?&;#][^=&#\s?;]*=|%3D|(?:token|secret|passw|signature|key|credential)[^=\s]{0,64}=|[A-Za-z0-9_-]{43}/i;
 
 export function redactString(s: string): string {
   if (!MAYBE_SECRET.test(s)) return s;
