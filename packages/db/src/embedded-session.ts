@@ -24,7 +24,10 @@ const UNSUPPORTED_COPY = /(?:^|;)\s*copy\b[^;]*?\b(?:from\s+(?:stdin|program)|to
 /** Comments, quoted strings and identifiers, dollar-quoted bodies: what a statement's keywords are not. */
 const NOT_KEYWORDS =
   /--[^\n]*|\/\*[\s\S]*?\*\/|[eE]'(?:[^'\\]|\\[\s\S]|'')*'|'(?:[^']|'')*'|"(?:[^"]|"")*"|\$([A-Za-z_][A-Za-z_0-9]*)?\$[\s\S]*?\$\1\$/g;
-const unsupportedCopy = (sql: string) => UNSUPPORTED_COPY.test(sql.replace(NOT_KEYWORDS, ' '));
+/** Every query passes here: only one that mentions COPY at all pays for the strip and the match. */
+const MENTIONS_COPY = /copy/i;
+const unsupportedCopy = (sql: string) => MENTIONS_COPY.test(sql) && UNSUPPORTED_COPY.test(sql.replace(NOT_KEYWORDS, ' '));
+const utf8 = new TextDecoder();
 
 /**
  * Hands the one PGlite session to one socket connection at a time, for a whole exchange.
@@ -157,7 +160,7 @@ function endsExchange(message: Uint8Array): boolean {
 
 /** The SQL text of a simple Query message: 'Q', a 4-byte length, the text, a NUL. */
 function queryText(message: Uint8Array): string {
-  return new TextDecoder().decode(message.subarray(5, Math.max(5, message.length - 1)));
+  return utf8.decode(message.subarray(5, Math.max(5, message.length - 1)));
 }
 
 /** The SQL text of a Parse message: 'P', a 4-byte length, the statement name and the text (each NUL-ended), parameter types. */
@@ -165,7 +168,7 @@ function parsedText(message: Uint8Array): string {
   const nameEnd = message.indexOf(0, 5);
   if (nameEnd < 0) return '';
   const textEnd = message.indexOf(0, nameEnd + 1);
-  return new TextDecoder().decode(message.subarray(nameEnd + 1, textEnd < 0 ? message.length : textEnd));
+  return utf8.decode(message.subarray(nameEnd + 1, textEnd < 0 ? message.length : textEnd));
 }
 
 /**
