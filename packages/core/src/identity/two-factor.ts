@@ -162,6 +162,10 @@ async function checkSecondFactor(
   return used.length === 1;
 }
 
+/** One sign-in per challenge: it was used, or another sign-in since it was issued spent it. */
+const challengeSpent = () =>
+  unauthorized('The challenge token was already used, or a sign-in since it was issued spent it; sign in again', Code.INVALID_CHALLENGE);
+
 /** Completes a login that answered a challenge: the challenge token plus a TOTP or recovery code. */
 export async function verifyTwoFactorLogin(
   ctx: Ctx,
@@ -186,11 +190,7 @@ export async function verifyTwoFactorLogin(
       .set({ lastLoginAt: claimedAt })
       .where(and(eq(users.id, user.id), or(isNull(users.lastLoginAt), lte(users.lastLoginAt, challenge.issuedAt))))
       .returning({ id: users.id });
-    if (claimed.length === 0)
-      throw unauthorized(
-        'The challenge token was already used, or a sign-in since it was issued spent it; sign in again',
-        Code.INVALID_CHALLENGE,
-      );
+    if (claimed.length === 0) throw challengeSpent();
     if (!(await checkSecondFactor(ctx, user, params.code, tx))) {
       throw unauthorized('The code is wrong, expired or already used', Code.INVALID_TWO_FACTOR_CODE);
     }
@@ -198,11 +198,7 @@ export async function verifyTwoFactorLogin(
   // Another sign-in or a password change (which signs in too) between the claim and the session spends it.
   return startSession(ctx, signer, user, meta, {
     recheck: (current) => {
-      if (current.lastLoginAt?.getTime() !== claimedAt.getTime())
-        throw unauthorized(
-          'The challenge token was already used, or a sign-in since it was issued spent it; sign in again',
-          Code.INVALID_CHALLENGE,
-        );
+      if (current.lastLoginAt?.getTime() !== claimedAt.getTime()) throw challengeSpent();
     },
   });
 }

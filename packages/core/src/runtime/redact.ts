@@ -13,6 +13,11 @@ const CREDENTIAL_PARAM = /token|secret|passw|signature|api[_-]?key|credential|^(
 /** The same outside a URL ("password=..." in a message): only the long names, not an error's `code=`. */
 const CREDENTIAL_NAME = /token|secret|passw|signature|api[_-]?key|credential/i;
 
+/** The base64url alphabet, as a character class body. */
+const B64 = 'A-Za-z0-9_-';
+/** Right after a percent, \u or \x escape, whose last characters are base64url ones ("token%3D<token>"). */
+const AFTER_ESCAPE = String.raw`(?<=%[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4}|\\x[0-9A-Fa-f]{2})`;
+
 const SECRET_SHAPES: [RegExp, Replacement][] = [
   // argon2 password hashes ($argon2id$v=19$m=...,t=...,p=...$salt$hash), their parameters in any
   // order: the argon2 package writes m,p,t; other libraries m,t,p
@@ -32,16 +37,16 @@ const SECRET_SHAPES: [RegExp, Replacement][] = [
   // exactly 43 such characters mixing upper and lower case (a slug, a uuid or a hex digest never does).
   // The run may start right after an escape whose last characters are base64url ones: a percent-encoded
   // "token%3D<token>" (a URL quoted inside a URL), a JSON or JavaScript "\u003d<token>" or "\x3d<token>".
-  [
-    /(?:(?<![A-Za-z0-9_-])|(?<=%[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4}|\\x[0-9A-Fa-f]{2}))(?=[A-Za-z0-9_-]{0,42}[A-Z])(?=[A-Za-z0-9_-]{0,42}[a-z])[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g,
-    CENSOR,
-  ],
+  [new RegExp(`(?:(?<![${B64}])|${AFTER_ESCAPE})(?=[${B64}]{0,42}[A-Z])(?=[${B64}]{0,42}[a-z])[${B64}]{43}(?![${B64}])`, 'g'), CENSOR],
   // ... and such a token glued to other characters of its alphabet ("rt_<token>", "<token>-x"): a
   // longer run holding upper case, lower case and a digit, as 43 random characters nearly always do
   // (a slug or a hex digest has no upper case, a long identifier seldom a digit), is censored whole;
   // after an escape it starts past the escape (the 3 of %3D is no digit of the run)
   [
-    /(?:(?<![A-Za-z0-9_%\\-])|(?<=%[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4}|\\x[0-9A-Fa-f]{2}))(?=[A-Za-z0-9_-]*[A-Z])(?=[A-Za-z0-9_-]*[a-z])(?=[A-Za-z0-9_-]*[0-9])[A-Za-z0-9_-]{44,}(?![A-Za-z0-9_-])/g,
+    new RegExp(
+      `(?:(?<![%\\\\${B64}])|${AFTER_ESCAPE})(?=[${B64}]*[A-Z])(?=[${B64}]*[a-z])(?=[${B64}]*[0-9])[${B64}]{44,}(?![${B64}])`,
+      'g',
+    ),
     CENSOR,
   ],
   // secrets in a URL's query string: any parameter named like a credential (access_token,
