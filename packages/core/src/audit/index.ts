@@ -88,11 +88,10 @@ const target = alias(users, 'target');
 
 /**
  * What an admin log entry's target is called now, by its kind: a user's or program's name, a FAQ's
- * question, a post's title (null once it is gone, or for kinds without a name). Read by primary key:
- * the id is text in the log, cast only where it is a uuid.
+ * question, a post's title; null once it is gone (a deleted user, FAQ or post), or for kinds without a
+ * name. A program is soft-deleted and keeps its name, so the entry of its deletion still says which
+ * program went. Read by primary key: the id is text in the log, cast only where it is a uuid.
  */
-// A deleted post's title goes with the post (null, as a deleted user's name); a program is soft-deleted
-// and keeps its name, so the entry of its deletion still says which program went.
 const ADMIN_TARGET_NAME = sql<string | null>`(
   WITH t(id) AS (SELECT CASE WHEN ${adminLogs.targetId} ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' THEN ${adminLogs.targetId}::uuid END)
   SELECT CASE ${adminLogs.targetType}

@@ -62,7 +62,7 @@ export const faqs = pgTable(
     // Dashboards: FAQs created in a range (analytics/).
     index('faqs_created_idx').on(t.createdAt, t.batchId, t.source),
     // FAQs the worker has not embedded yet, newest first (search/unembedded-faqs.ts: the duplicate check
-    // and the FAQ-update proposals read them on every miss). A handful of rows at any time: at 100,000
+    // and the FAQ-update proposals read them on every check). A handful of rows at any time: at 100,000
     // FAQs in one program the read took 28-35 ms as a scan, 0.03 ms through this index.
     index('faqs_unembedded_idx').on(t.batchId, t.createdAt).where(sql`${t.embedding} IS NULL`),
     // m = 48, ef_construction = 400: FAQs are embedded from question and answer, and long texts on one
