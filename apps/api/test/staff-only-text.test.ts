@@ -252,6 +252,38 @@ describe('suggestions and trending publish only what several people searched', (
     const adminList = await get('/api/search/unresolved-list', admin);
     expect(adminList.body).toContain('555-0100');
   });
+
+  it("logging an unresolved search answers nothing of another searcher's until the row is public", async () => {
+    const log = (query: string, from: string, headers?: Record<string, string>) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/search/unresolved',
+        payload: { query },
+        remoteAddress: from,
+        ...(headers ? { headers } : {}),
+      });
+    const victim = await log('My Passport Number is X1234567', '10.2.1.1');
+    expect(victim.json()).toMatchObject({ query: 'My Passport Number is X1234567', count: 1 });
+    expect((await log('My Passport Number is X1234567', '10.2.1.1')).json()).toMatchObject({ count: 2 });
+    // Someone else guessing the text learns neither the first spelling nor that it was logged before.
+    const guess = await log('my passport number is x1234567', '10.2.1.2');
+    expect(guess.statusCode).toBe(201);
+    const seen = guess.json() as Record<string, unknown>;
+    expect(seen).toMatchObject({ id: (victim.json() as { id: string }).id, query: 'my passport number is x1234567', status: 'open' });
+    for (const field of ['count', 'createdAt', 'lastSeenAt', 'resolvedBy', 'userId']) expect(seen).not.toHaveProperty(field);
+    expect(guess.body).not.toContain('X1234567');
+    // Everyone sees the row's figures once enough distinct searchers (3) made it public.
+    expect((await log('MY PASSPORT NUMBER IS X1234567', '10.2.1.3')).json()).toMatchObject({
+      query: 'My Passport Number is X1234567',
+      count: 4,
+    });
+    // An admin sees them at once.
+    await log('My Visa Number is V7654321', '10.2.1.1');
+    expect((await log('my visa number is v7654321', '10.2.1.5', admin.headers)).json()).toMatchObject({
+      query: 'My Visa Number is V7654321',
+      count: 2,
+    });
+  });
 });
 
 describe('spec fields and routes', () => {

@@ -11,7 +11,14 @@ import { type Page, type PageQuery, pageWindow, toPage } from '../shared/paginat
 import { toDate } from '../shared/shape.js';
 import { searchClientKey } from './client-key.js';
 import { normalizeQuery } from './service.js';
-import type { Suggestion, SuggestResponse, TrendingResponse, UnresolvedSearchItem, UnresolvedStats } from './shape.js';
+import type {
+  LoggedUnresolvedSearch,
+  Suggestion,
+  SuggestResponse,
+  TrendingResponse,
+  UnresolvedSearchItem,
+  UnresolvedStats,
+} from './shape.js';
 
 type Ctx = Pick<CoreContext, 'db' | 'clock' | 'config'>;
 
@@ -144,16 +151,23 @@ const toItem = (r: UnresolvedRow): UnresolvedSearchItem => ({
  * Logs a search that found nothing useful: one open row per program and normalised query, whose
  * count goes up atomically on every repeat (upsert on the partial unique index over open rows). Both
  * dates come from the app's clock (the database's own `now()` could date the row after its last sighting).
+ * The answer shows the shared row only as far as it reveals nobody else's searches (LoggedUnresolvedSearchShape).
  */
 export async function logUnresolvedSearch(
   ctx: Ctx,
-  p: { query: string; batchId?: string | undefined; userId?: string | null; clientIp?: string | null | undefined },
-): Promise<UnresolvedSearchItem> {
+  p: {
+    query: string;
+    batchId?: string | undefined;
+    userId?: string | null;
+    clientIp?: string | null | undefined;
+    viewerIsAdmin?: boolean;
+  },
+): Promise<LoggedUnresolvedSearch> {
   const now = ctx.clock.now();
   const key = searchClientKey(ctx.config.JWT_SECRET ?? '', { userId: p.userId, ip: p.clientIp });
   const keys = key ? sql`ARRAY[${key}]::text[]` : sql`'{}'::text[]`;
   // The program locked as every write locks it: a delete racing the log is seen (404, no row).
-  const row = await ctx.db.transaction(async (tx) => {
+  const { row, searchers } = await ctx.db.transaction(async (tx) => {
     const programId = await lockProgramForWrite(tx, p.batchId);
     // client_keys gathers distinct searchers up to 16 (enough to tell any sane minimum).
     const inserted = await tx.execute<{ id: string }>(sql`
@@ -167,9 +181,20 @@ export async function logUnresolvedSearch(
         ELSE unresolved_searches.client_keys || EXCLUDED.client_keys END
     RETURNING id`);
     const id = inserted.rows[0]?.id as string;
-    return (await tx.select(unresolvedColumns).from(unresolvedSearches).where(eq(unresolvedSearches.id, id)))[0];
+    const [found] = await tx
+      .select({ ...unresolvedColumns, clientKeys: unresolvedSearches.clientKeys })
+      .from(unresolvedSearches)
+      .where(eq(unresolvedSearches.id, id));
+    const { clientKeys, ...item } = found as UnresolvedRow & { clientKeys: string[] };
+    return { row: toItem(item), searchers: clientKeys };
   });
-  return toItem(row as UnresolvedRow);
+  const onlyTheCaller = key !== null && searchers.length === 1 && searchers[0] === key;
+  const published = searchers.length >= ctx.config.SEARCH_SUGGEST_MIN_USERS;
+  const own = { id: row.id, normalizedQuery: row.normalizedQuery, status: row.status, batchId: row.batchId };
+  if (p.viewerIsAdmin || onlyTheCaller || published) {
+    return { ...own, query: row.query, count: row.count, lastSeenAt: row.lastSeenAt, createdAt: row.createdAt };
+  }
+  return { ...own, query: p.query.trim() };
 }
 
 async function listUnresolved(ctx: Ctx, where: SQL | undefined, q: PageQuery): Promise<Page<UnresolvedSearchItem>> {

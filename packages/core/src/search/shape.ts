@@ -90,6 +90,19 @@ export const UnresolvedSearchItemShape = T.Object({
 });
 export type UnresolvedSearchItem = Static<typeof UnresolvedSearchItemShape>;
 
+/**
+ * What POST /search/unresolved answers. The row is shared by everyone who logged the same query, so
+ * its figures (count, first and last sighting) and its first searcher's spelling are shown only when
+ * they reveal nobody else: to an admin, when every search on it was the caller's own, or once the row
+ * is public (SEARCH_SUGGEST_MIN_USERS distinct searchers, as GET /search/unresolved lists it).
+ * Otherwise `query` is the caller's own text and the figures are absent.
+ */
+export const LoggedUnresolvedSearchShape = T.Composite([
+  T.Pick(UnresolvedSearchItemShape, ['id', 'query', 'normalizedQuery', 'status', 'batchId']),
+  T.Partial(T.Pick(UnresolvedSearchItemShape, ['count', 'lastSeenAt', 'createdAt'])),
+]);
+export type LoggedUnresolvedSearch = Static<typeof LoggedUnresolvedSearchShape>;
+
 /** The public view of an open unresolved search: no user or admin ids. */
 export const PublicUnresolvedItemShape = T.Pick(UnresolvedSearchItemShape, [
   'id',

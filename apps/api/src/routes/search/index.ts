@@ -16,6 +16,7 @@ import {
   AdminUnresolvedQuery,
   DuplicateBody,
   DuplicateResponse,
+  LoggedUnresolvedSearch,
   PublicUnresolvedList,
   PublicUnresolvedQuery,
   ResolveBody,
@@ -169,12 +170,21 @@ export const searchRoutes: RoutePlugin = async (app) => {
       schema: {
         tags: ['search'],
         summary: 'Log a search that found no answer (repeats count up on the open row)',
+        description:
+          "The row is shared by everyone who logged the same query. Its count, first and last sighting and first searcher's spelling are answered only to an admin, when every search on it was the caller's own, or once SEARCH_SUGGEST_MIN_USERS distinct searchers logged it (the public list shows it then); otherwise `query` is the caller's own text and those fields are absent, so nobody learns what someone else searched.",
         body: UnresolvedBody,
-        response: { 201: UnresolvedItem, ...problemResponses(404) },
+        response: { 201: LoggedUnresolvedSearch, ...problemResponses(404) },
       },
     },
     async (request, reply) =>
-      reply.status(201).send(await logUnresolvedSearch(app.ctx, { ...request.body, userId: auth(request), clientIp: request.ip })),
+      reply.status(201).send(
+        await logUnresolvedSearch(app.ctx, {
+          ...request.body,
+          userId: auth(request),
+          clientIp: request.ip,
+          viewerIsAdmin: request.auth?.role === 'admin',
+        }),
+      ),
   );
 
   app.get(

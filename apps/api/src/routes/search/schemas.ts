@@ -1,4 +1,4 @@
-import { PublicUnresolvedItemShape, UnresolvedSearchItemShape } from '@cfaq/core';
+import { LoggedUnresolvedSearchShape, PublicUnresolvedItemShape, UnresolvedSearchItemShape } from '@cfaq/core';
 import { Type as T } from '@sinclair/typebox';
 import { BatchQuery, listOf, PageQuery, Uuid, VisibleText } from '../../lib/schemas.js';
 
@@ -9,7 +9,11 @@ export {
   TrendingResponseShape as TrendingResponse,
   UnresolvedStatsShape as UnresolvedStats,
 } from '@cfaq/core';
-export { PublicUnresolvedItemShape as PublicUnresolvedItem, UnresolvedSearchItemShape as UnresolvedItem };
+export {
+  LoggedUnresolvedSearchShape as LoggedUnresolvedSearch,
+  PublicUnresolvedItemShape as PublicUnresolvedItem,
+  UnresolvedSearchItemShape as UnresolvedItem,
+};
 
 // Not blank: zero-width characters alone are blank too (they were searched, logged and suggested back).
 const Query = VisibleText(1, 500, { description: 'search text (normalised by trim and lower-case)' });
