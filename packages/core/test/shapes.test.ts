@@ -122,6 +122,7 @@ import {
 } from '../src/search/queries.js';
 import { createSearchService } from '../src/search/service.js';
 import {
+  LoggedUnresolvedSearchShape,
   PublicUnresolvedItemShape,
   SearchResponseShape,
   SuggestResponseShape,
@@ -334,7 +335,7 @@ describe('search shapes hold real results', () => {
     expectShape(TrendingResponseShape, await trendingSearches(t.ctx, {}));
     expectShape(SuggestResponseShape, await suggestSearches(t.ctx, { q: 'how' }));
     const logged = await logUnresolvedSearch(t.ctx, { query: 'Nobody answered this yet', userId: user.id });
-    expectShape(UnresolvedSearchItemShape, logged);
+    expectShape(LoggedUnresolvedSearchShape, logged);
     expectShape(pageOf(PublicUnresolvedItemShape), await listOpenUnresolved(t.ctx, { page: 1, limit: 20 }));
     expectShape(pageOf(UnresolvedSearchItemShape), await adminListUnresolved(t.ctx, { page: 1, limit: 20 }));
     expectShape(UnresolvedStatsShape, await unresolvedStats(t.ctx, {}));
