@@ -8,7 +8,8 @@ import {
   trendingSearches,
   unresolvedStats,
 } from '@cfaq/core';
-import { signedIn } from '../../lib/actor.js';
+import type { FastifyRequest } from 'fastify';
+import { actorOf, signedIn } from '../../lib/actor.js';
 import { problemResponses } from '../../lib/problem.js';
 import { BatchQuery, IdParams } from '../../lib/schemas.js';
 import type { RoutePlugin } from '../../lib/types.js';
@@ -41,7 +42,7 @@ import {
 export const searchRoutes: RoutePlugin = async (app) => {
   const search = app.searchService;
   const serialized = new WeakMap<object, Buffer>();
-  const auth = (r: { auth: { id: string } | null }) => r.auth?.id ?? null;
+  const callerId = (r: FastifyRequest) => actorOf(r)?.id ?? null;
 
   app.post(
     '/search',
@@ -64,7 +65,7 @@ export const searchRoutes: RoutePlugin = async (app) => {
       const res = await search.search({
         query: request.body.query,
         batchId: request.body.batchId,
-        userId: auth(request),
+        userId: callerId(request),
         clientIp: request.ip,
       });
       // A cache hit returns the cached results array itself: its encoded JSON is kept beside it, so a
@@ -103,7 +104,7 @@ export const searchRoutes: RoutePlugin = async (app) => {
         search.searchSources({
           query: request.query.q,
           batchId: request.query.batchId,
-          userId: auth(request),
+          userId: callerId(request),
           clientIp: request.ip,
           log: request.method !== 'HEAD',
           sources,
@@ -180,9 +181,9 @@ export const searchRoutes: RoutePlugin = async (app) => {
       reply.status(201).send(
         await logUnresolvedSearch(app.ctx, {
           ...request.body,
-          userId: auth(request),
+          userId: callerId(request),
           clientIp: request.ip,
-          viewerIsAdmin: request.auth?.role === 'admin',
+          viewerIsAdmin: actorOf(request)?.role === 'admin',
         }),
       ),
   );
