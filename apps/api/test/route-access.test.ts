@@ -165,6 +165,51 @@ describe('route access table', () => {
     }
   });
 
+  it('a query string schema that leaves unknown parameters unsaid stops the app at registration', async () => {
+    const ctx = await createTestContext();
+    const app = await buildApp({ ctx: ctx.ctx, logger: false });
+    try {
+      const loose = { type: 'object', properties: { status: { type: 'string' } } };
+      expect(() => app.get('/api/loose', { config: { access: 'public' }, schema: { querystring: loose } }, async () => 'x')).toThrow(
+        /must set additionalProperties/,
+      );
+    } finally {
+      await app.close();
+      await ctx.close();
+    }
+  });
+
+  it('a misspelt query parameter is a 400 naming it (these routes ignored it and answered everything)', async () => {
+    const admin = await t.signIn('admin');
+    const urls = [
+      '/api/conf/meetings?stauts=failed',
+      '/api/conf/insights?stauts=approved',
+      '/api/conf/public-stats?batchid=x',
+      '/api/knowledge?tpye=transcript',
+      '/api/knowledge/search?q=wifi&limt=3',
+      '/api/admin/auto-answer/queue?stauts=suggested',
+      '/api/admin/auto-answer/calibration?published_by=all',
+      `/api/faq/${UUID}/history?pgae=2`,
+      `/api/community/posts/${UUID}/comments?pgae=2`,
+      '/api/faq/categories?batchid=x',
+      '/api/search/unresolved-stats?batchid=x',
+      `/api/batches/${UUID}?include_archived=true`,
+    ];
+    const failures: string[] = [];
+    for (const url of urls) {
+      const res = await t.app.inject({ method: 'GET', url, headers: admin.headers });
+      const body = res.json() as { code?: string; errors?: { path: string }[] };
+      const misspelt = url.split(/[?&]/).at(-1)?.split('=')[0] as string;
+      if (res.statusCode !== 400 || !body.errors?.some((e) => e.path.includes(misspelt))) {
+        failures.push(`${url}: ${res.statusCode} ${JSON.stringify(body).slice(0, 200)}`);
+      }
+    }
+    expect(failures).toEqual([]);
+    // The OAuth callback keeps ignoring what the provider adds (RFC 6749 §4.1.2): no validation error.
+    const callback = await t.app.inject({ method: 'GET', url: '/api/conf/callback?state=abc&code=x&provider_extra=1' });
+    expect((callback.json() as { code?: string }).code).not.toBe('VALIDATION_FAILED');
+  });
+
   it('suspended users are refused on every protected route', async () => {
     const suspended = await t.signIn('admin', { status: 'suspended' });
     // Another admin stays active, so the table's last-admin rules are not in play.

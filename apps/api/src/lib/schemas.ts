@@ -45,13 +45,16 @@ export const TimeBoundInput = T.String({
   description: 'YYYY-MM-DD (a whole day, UTC) or an ISO 8601 date-time with its offset; year 1900 to 2999',
 });
 
-export const PageQuery = T.Object({
-  page: T.Optional(T.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1, description: `from 1 to ${MAX_PAGE}` })),
-  limit: T.Optional(T.Integer({ minimum: 1, maximum: 100, default: 20 })),
-});
+export const PageQuery = T.Object(
+  {
+    page: T.Optional(T.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1, description: `from 1 to ${MAX_PAGE}` })),
+    limit: T.Optional(T.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  },
+  { additionalProperties: false },
+);
 
 /** `?batchId=`: the program to read or write; the default program when absent. */
-export const BatchQuery = T.Object({ batchId: T.Optional(Uuid) });
+export const BatchQuery = T.Object({ batchId: T.Optional(Uuid) }, { additionalProperties: false });
 
 export const listOf = <S extends TSchema>(item: S) =>
   T.Object({ items: T.Array(item), total: T.Integer(), page: T.Integer(), limit: T.Integer() });

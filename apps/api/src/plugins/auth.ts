@@ -6,6 +6,7 @@ import fp from 'fastify-plugin';
 import { ACCESS_LEVELS, type Access, ROLES_FOR } from '../lib/access.js';
 import { programQueryCheck, takesProgramQuery } from '../lib/program-param.js';
 import { documentRoute } from '../lib/route-docs.js';
+import { refuseLooseQuery } from '../lib/strict-query.js';
 
 /** Lifetime of a two-factor challenge token (typ '2fa'): long enough to open an authenticator app. */
 export const CHALLENGE_TTL_SECONDS = 300;
@@ -105,6 +106,7 @@ export const authPlugin = fp(
       if (!access || !ACCESS_LEVELS.includes(access)) {
         throw new Error(`route ${route.method} ${url} declares no access level (config.access)`);
       }
+      refuseLooseQuery(route, url);
       for (const method of Array.isArray(route.method) ? route.method : [route.method]) {
         if (!preflight) app.accessTable.push({ method, url, access });
       }

@@ -17,26 +17,32 @@ export {
   WhatIfShape as WhatIf,
 } from '@cfaq/core';
 
-export const QueueQuery = T.Composite([
-  PageQuery,
-  T.Object({
-    batchId: T.Optional(Uuid),
-    status: T.Optional(T.Union([T.Literal('suggested'), T.Literal('escalated')], { description: 'default: both' })),
-  }),
-]);
+export const QueueQuery = T.Composite(
+  [
+    PageQuery,
+    T.Object({
+      batchId: T.Optional(Uuid),
+      status: T.Optional(T.Union([T.Literal('suggested'), T.Literal('escalated')], { description: 'default: both' })),
+    }),
+  ],
+  { additionalProperties: false },
+);
 
 // Query strings are coerced: `true` and `false` arrive as booleans, anything else is one error naming the field.
 const Bool = T.Boolean({ description: 'true or false' });
-export const TriggerQuery = T.Object({
-  dry_run: T.Optional(Bool),
-  dryRun: T.Optional(Bool),
-  post_id: T.Optional(Uuid),
-  postId: T.Optional(Uuid),
-  all: T.Optional(Bool),
-  batchId: T.Optional(Uuid),
-  approveThreshold: T.Optional(T.Number({ minimum: 0, maximum: 1 })),
-  suggestThreshold: T.Optional(T.Number({ minimum: 0, maximum: 1 })),
-});
+export const TriggerQuery = T.Object(
+  {
+    dry_run: T.Optional(Bool),
+    dryRun: T.Optional(Bool),
+    post_id: T.Optional(Uuid),
+    postId: T.Optional(Uuid),
+    all: T.Optional(Bool),
+    batchId: T.Optional(Uuid),
+    approveThreshold: T.Optional(T.Number({ minimum: 0, maximum: 1 })),
+    suggestThreshold: T.Optional(T.Number({ minimum: 0, maximum: 1 })),
+  },
+  { additionalProperties: false },
+);
 
 export const PostIdParams = T.Object({ postId: Uuid });
 export const ReviewBody = T.Object(
@@ -50,8 +56,11 @@ export const ReviewBody = T.Object(
   },
   { additionalProperties: false },
 );
-export const CalibrationQuery = T.Object({
-  batchId: T.Optional(Uuid),
-  publishedBy: T.Optional(T.Union([T.Literal('auto'), T.Literal('admin'), T.Literal('all')], { default: 'auto' })),
-});
+export const CalibrationQuery = T.Object(
+  {
+    batchId: T.Optional(Uuid),
+    publishedBy: T.Optional(T.Union([T.Literal('auto'), T.Literal('admin'), T.Literal('all')], { default: 'auto' })),
+  },
+  { additionalProperties: false },
+);
 export const ProviderParams = T.Object({ provider: ProviderName });

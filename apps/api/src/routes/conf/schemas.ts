@@ -19,34 +19,41 @@ export {
 } from '@cfaq/core';
 export { InsightStatus, MeetingStatus, Sourcing };
 
-export const ConnectQuery = T.Object({
-  redirect: T.Optional(T.Boolean({ default: true, description: 'false: answer 200 with the URL instead of redirecting (for an SPA)' })),
-});
+export const ConnectQuery = T.Object(
+  {
+    redirect: T.Optional(T.Boolean({ default: true, description: 'false: answer 200 with the URL instead of redirecting (for an SPA)' })),
+  },
+  { additionalProperties: false },
+);
 
 /** RFC 6749 §4.1.2: `code` and `state` on success; §4.1.2.1: `error` (+ `error_description`, `error_uri`) and `state` when declined. */
-export const CallbackQuery = T.Object({
-  code: T.Optional(
-    T.String({ minLength: 1, maxLength: 2048, description: 'the authorization code (absent when the provider sends error)' }),
-  ),
-  state: T.String({ minLength: 1, maxLength: 512 }),
-  error: T.Optional(
-    T.String({ minLength: 1, maxLength: 100, description: 'the provider declined, RFC 6749 §4.1.2.1 (access_denied: the user said no)' }),
-  ),
-  error_description: T.Optional(T.String({ maxLength: 1000 })),
-  error_uri: T.Optional(T.String({ maxLength: 2048 })),
-});
+export const CallbackQuery = T.Object(
+  {
+    code: T.Optional(
+      T.String({ minLength: 1, maxLength: 2048, description: 'the authorization code (absent when the provider sends error)' }),
+    ),
+    state: T.String({ minLength: 1, maxLength: 512 }),
+    error: T.Optional(
+      T.String({ minLength: 1, maxLength: 100, description: 'the provider declined, RFC 6749 §4.1.2.1 (access_denied: the user said no)' }),
+    ),
+    error_description: T.Optional(T.String({ maxLength: 1000 })),
+    error_uri: T.Optional(T.String({ maxLength: 2048 })),
+  },
+  // A provider may add parameters of its own to the redirect (RFC 6749 §4.1.2): ignored, not refused.
+  { additionalProperties: true },
+);
 
 const DateOnly = T.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'YYYY-MM-DD' });
-export const BackfillQuery = T.Object({ fromDate: DateOnly, toDate: DateOnly });
-export const ListMeetingsQuery = T.Composite([
-  PageQuery,
-  T.Object({ status: T.Optional(MeetingStatus), sourcing: T.Optional(Sourcing), batchId: T.Optional(Uuid) }),
-]);
+export const BackfillQuery = T.Object({ fromDate: DateOnly, toDate: DateOnly }, { additionalProperties: false });
+export const ListMeetingsQuery = T.Composite(
+  [PageQuery, T.Object({ status: T.Optional(MeetingStatus), sourcing: T.Optional(Sourcing), batchId: T.Optional(Uuid) })],
+  { additionalProperties: false },
+);
 
-export const ListInsightsQuery = T.Composite([
-  PageQuery,
-  T.Object({ status: T.Optional(InsightStatus), meetingId: T.Optional(Uuid), batchId: T.Optional(Uuid) }),
-]);
+export const ListInsightsQuery = T.Composite(
+  [PageQuery, T.Object({ status: T.Optional(InsightStatus), meetingId: T.Optional(Uuid), batchId: T.Optional(Uuid) })],
+  { additionalProperties: false },
+);
 export const UpdateInsightBody = T.Object(
   {
     status: T.Optional(InsightStatus),

@@ -26,7 +26,7 @@ import { reprocessMeetingRoute } from '../conf/reprocess.js';
 import { Answer, Question } from '../faq/schemas.js';
 
 const tags = ['knowledge'];
-const Query = T.Object({ q: VisibleText(1, 500), batchId: T.Optional(Uuid) });
+const Query = T.Object({ q: VisibleText(1, 500), batchId: T.Optional(Uuid) }, { additionalProperties: false });
 
 /** The knowledge base (TranscriptKnowledge and DocumentInsight): admin only. */
 export const knowledgeRoutes: RoutePlugin = async (app) => {
@@ -39,16 +39,19 @@ export const knowledgeRoutes: RoutePlugin = async (app) => {
       schema: {
         tags,
         summary: 'Knowledge items (transcript knowledge and document insights), newest first',
-        querystring: T.Composite([
-          PageQuery,
-          T.Object({
-            type: T.Optional(KType),
-            status: T.Optional(KStatus),
-            batchId: T.Optional(Uuid),
-            meetingId: T.Optional(Uuid),
-            q: T.Optional(T.String({ maxLength: 200 })),
-          }),
-        ]),
+        querystring: T.Composite(
+          [
+            PageQuery,
+            T.Object({
+              type: T.Optional(KType),
+              status: T.Optional(KStatus),
+              batchId: T.Optional(Uuid),
+              meetingId: T.Optional(Uuid),
+              q: T.Optional(T.String({ maxLength: 200 })),
+            }),
+          ],
+          { additionalProperties: false },
+        ),
         response: { 200: listOf(Item) },
       },
     },
@@ -62,7 +65,9 @@ export const knowledgeRoutes: RoutePlugin = async (app) => {
       schema: {
         tags,
         summary: "Searches the program's approved knowledge by meaning (score = cosine similarity)",
-        querystring: T.Composite([Query, T.Object({ limit: T.Optional(T.Integer({ minimum: 1, maximum: 50, default: 5 })) })]),
+        querystring: T.Composite([Query, T.Object({ limit: T.Optional(T.Integer({ minimum: 1, maximum: 50, default: 5 })) })], {
+          additionalProperties: false,
+        }),
         response: { 200: KnowledgeHitsShape, ...problemResponses(404, 503) },
       },
     },
@@ -164,7 +169,10 @@ export const knowledgeRoutes: RoutePlugin = async (app) => {
         tags,
         summary:
           'Accepted or verified community answers with at least 3 upvotes on a live post become approved knowledge (once each: knowledge withdrawn when its post was deleted is not made again)',
-        querystring: T.Object({ minUpvotes: T.Optional(T.Integer({ minimum: 1, maximum: 10_000 })), batchId: T.Optional(Uuid) }),
+        querystring: T.Object(
+          { minUpvotes: T.Optional(T.Integer({ minimum: 1, maximum: 10_000 })), batchId: T.Optional(Uuid) },
+          { additionalProperties: false },
+        ),
         response: { 200: UpvoteKnowledgeShape, ...problemResponses(503) },
       },
     },

@@ -23,9 +23,12 @@ export const CreateProgramBody = T.Object(
 
 export const UpdateProgramBody = T.Partial(CreateProgramBody, { additionalProperties: false, minProperties: 1 });
 
-export const IncludeArchived = T.Object({
-  includeArchived: T.Optional(T.Boolean({ description: 'admins: include archived (and, in the list, deleted) programs' })),
-});
+export const IncludeArchived = T.Object(
+  {
+    includeArchived: T.Optional(T.Boolean({ description: 'admins: include archived (and, in the list, deleted) programs' })),
+  },
+  { additionalProperties: false },
+);
 
 export const ListProgramsQuery = T.Composite([PageQuery, IncludeArchived], { additionalProperties: false });
 export const SlugParams = T.Object({ slug: T.String({ minLength: 1, maxLength: 100 }) });
