@@ -160,7 +160,10 @@ describe('reputation routes', () => {
     const admin = await t.signIn('admin');
     const user = await t.signIn('user');
     const zero = expectProblem(await post('/reputation/points', admin.headers, { userId: user.id, points: 0, reason: 'x' }), 400);
-    expect(JSON.stringify(zero.errors)).toContain('points');
+    expect(zero.errors).toEqual([{ path: 'body.points', message: 'must not be 0 (a negative number deducts points)' }]);
+    // Both spellings; nothing is written.
+    expectProblem(await post('/reputation/award', admin.headers, { userId: user.id, points: 0, reason: 'x' }), 400, 'VALIDATION_FAILED');
+    expect((await get('/reputation/me', user.headers)).json()).toMatchObject({ points: 0 });
     const noReason = expectProblem(await post('/reputation/badge/issue', admin.headers, { userId: user.id, name: 'x1' }), 400);
     expect(JSON.stringify(noReason.errors)).toContain('reason');
     expectProblem(await post('/reputation/badge/issue', admin.headers, { userId: user.id, name: 'Bad Name', reason: 'x' }), 400);

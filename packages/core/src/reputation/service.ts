@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { writeAdminLog } from '../audit/index.js';
 import type { CoreContext } from '../context.js';
-import { Code, conflict, notFound } from '../errors/index.js';
+import { Code, conflict, invalidField, notFound } from '../errors/index.js';
 import { notify } from '../notifications/index.js';
 import { lockProgramForWrite } from '../programs/lock.js';
 import { resolveProgramId } from '../programs/resolve.js';
@@ -182,6 +182,8 @@ export interface ManualPointsInput {
 
 /** An admin credits or debits points by hand (reason required); audit-logged, the user notified. */
 export async function adminAwardPoints(ctx: Ctx, actor: Actor, input: ManualPointsInput): Promise<ReputationSummary> {
+  // Checked here, not as the schema's `not: {const: 0}`, whose message read "must NOT be valid".
+  if (input.points === 0) throw invalidField('body.points', 'must not be 0 (a negative number deducts points)');
   return ctx.db.transaction(async (tx) => {
     // Locked until commit: a program delete racing this write waits for it, or makes it a 404 that writes nothing.
     const batchId = await lockProgramForWrite(tx, input.batchId, { allowArchived: true });
