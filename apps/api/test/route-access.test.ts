@@ -205,6 +205,10 @@ describe('route access table', () => {
       }
     }
     expect(failures).toEqual([]);
+    // An item's own pages take the program a client may send on every read, as the item routes do.
+    for (const url of [`/api/faq/${UUID}/history?batchId=${UUID}&page=1`, `/api/community/posts/${UUID}/comments?batchId=${UUID}`]) {
+      expectProblem(await t.app.inject({ method: 'GET', url }), 404);
+    }
     // The OAuth callback keeps ignoring what the provider adds (RFC 6749 §4.1.2): no validation error.
     const callback = await t.app.inject({ method: 'GET', url: '/api/conf/callback?state=abc&code=x&provider_extra=1' });
     expect((callback.json() as { code?: string }).code).not.toBe('VALIDATION_FAILED');

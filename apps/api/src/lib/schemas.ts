@@ -53,6 +53,19 @@ export const PageQuery = T.Object(
   { additionalProperties: false },
 );
 
+/**
+ * The page of something one item owns (a FAQ's revisions, a post's comments). `batchId` is accepted
+ * and ignored, as every item route ignores it: the item's own program applies, and a client that
+ * sends its program on every read is not refused here alone.
+ */
+export const ItemPageQuery = T.Object(
+  {
+    ...PageQuery.properties,
+    batchId: T.Optional(T.String({ maxLength: 100, description: "ignored: the item's own program applies" })),
+  },
+  { additionalProperties: false },
+);
+
 /** `?batchId=`: the program to read or write; the default program when absent. */
 export const BatchQuery = T.Object({ batchId: T.Optional(Uuid) }, { additionalProperties: false });
 

@@ -17,7 +17,7 @@ import {
 } from '@cfaq/core';
 import { actorOf, signedIn } from '../../lib/actor.js';
 import { problemResponses } from '../../lib/problem.js';
-import { IdParams, listOf, PageQuery } from '../../lib/schemas.js';
+import { IdParams, ItemPageQuery, listOf } from '../../lib/schemas.js';
 import type { RoutePlugin } from '../../lib/types.js';
 import { BatchPageQuery, ReviewQueueItem } from '../faq/schemas.js';
 import {
@@ -174,7 +174,7 @@ export const communityRoutes: RoutePlugin = async (app) => {
         tags,
         summary: "A post's comments: accepted, then verified, then oldest first",
         params: IdParams,
-        querystring: PageQuery,
+        querystring: ItemPageQuery,
         response: { 200: listOf(Comment), ...problemResponses(404) },
       },
     },

@@ -15,7 +15,7 @@ import {
 } from '@cfaq/core';
 import { actorOf, signedIn } from '../../lib/actor.js';
 import { problemResponses } from '../../lib/problem.js';
-import { BatchQuery, IdParams, listOf, PageQuery } from '../../lib/schemas.js';
+import { BatchQuery, IdParams, ItemPageQuery, listOf } from '../../lib/schemas.js';
 import type { RoutePlugin } from '../../lib/types.js';
 import {
   Category,
@@ -178,7 +178,7 @@ export const faqRoutes: RoutePlugin = async (app) => {
         tags,
         summary: 'Revisions of a FAQ, newest first: readable by whoever may read the FAQ (drafts: staff)',
         params: IdParams,
-        querystring: PageQuery,
+        querystring: ItemPageQuery,
         response: { 200: listOf(Revision), ...problemResponses(404) },
       },
     },
