@@ -205,6 +205,16 @@ describe('route access table', () => {
       }
     }
     expect(failures).toEqual([]);
+    // The message says what is wrong with an unknown field (Ajv's read as if the field had extra members).
+    const misspeltQuery = await t.app.inject({ method: 'GET', url: '/api/conf/meetings?stauts=failed', headers: admin.headers });
+    expect(misspeltQuery.json()).toMatchObject({ errors: [{ path: 'query.stauts', message: 'is not a field this route takes' }] });
+    const misspeltBody = await t.app.inject({
+      method: 'PATCH',
+      url: '/api/admin/ai/config',
+      headers: admin.headers,
+      payload: { keys: {} },
+    });
+    expect(misspeltBody.json()).toMatchObject({ errors: [{ path: 'body.keys', message: 'is not a field this route takes' }] });
     // An item's own pages take the program a client may send on every read, as the item routes do.
     for (const url of [`/api/faq/${UUID}/history?batchId=${UUID}&page=1`, `/api/community/posts/${UUID}/comments?batchId=${UUID}`]) {
       expectProblem(await t.app.inject({ method: 'GET', url }), 404);

@@ -26,6 +26,9 @@ export function fieldPath(context: string | undefined, e: AjvError): string {
 
 function fieldMessage(e: AjvError): string {
   if (e.keyword === 'required') return 'is required';
+  // The path already names the unknown field; Ajv's "must NOT have additional properties" read as if
+  // that field had members too many.
+  if (e.keyword === 'additionalProperties') return 'is not a field this route takes';
   // A single allowed value names it (Ajv says "must be equal to constant").
   if (e.keyword === 'const' && e.params && 'allowedValue' in e.params) return `must be ${JSON.stringify(e.params.allowedValue)}`;
   if (e.keyword === 'enum' && Array.isArray(e.params?.allowedValues)) {
