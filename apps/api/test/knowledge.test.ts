@@ -8,7 +8,7 @@ import {
   processUpvotes,
 } from '@cfaq/core';
 import { documentInsights } from '@cfaq/db/schema/index';
-import { createKnowledge, type FakeAiServer, startFakeOpenAI, unitVector } from '@cfaq/testkit';
+import { createKnowledge, type FakeAiServer, startFakeOllama, startFakeOpenAI, unitVector } from '@cfaq/testkit';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectProblem, GENEROUS_LIMITS, type TestApp } from './helpers.js';
@@ -657,5 +657,28 @@ describe('promoting one document twice in a row', () => {
     const faqId = (first.json() as { faq: { id: string } }).faq.id;
     const second = await t.app.inject({ method: 'PUT', url: `/api/knowledge/${ids[1]}/promote`, headers: admin.headers });
     expect(second.json()).toMatchObject({ action: 'updated', faq: { id: faqId } });
+  });
+});
+
+describe('an Ollama embedder of the wrong size', () => {
+  it('makes knowledge ingest a 503 EMBEDDER_UNAVAILABLE that writes nothing (it was a 500)', async () => {
+    const narrow = await startFakeOllama({ vectorFor: () => new Array<number>(512).fill(0.01) });
+    const app = await createTestApp({ env: { ...GENEROUS_LIMITS, EMBEDDER: 'ollama', OLLAMA_HOST: narrow.url } });
+    try {
+      const boss = await app.signIn('admin');
+      const title = 'Bike storage policy';
+      const ingest = await app.app.inject({
+        method: 'POST',
+        url: '/api/knowledge/ingest',
+        headers: boss.headers,
+        payload: { title, content: 'Bikes go in the cage behind building B.\nThe cage code changes every term.' },
+      });
+      expect(expectProblem(ingest, 503, 'EMBEDDER_UNAVAILABLE').detail).toMatch(/512 dimensions/);
+      const written = await app.ctx.db.select({ id: documentInsights.id }).from(documentInsights).where(eq(documentInsights.title, title));
+      expect(written).toEqual([]);
+    } finally {
+      await app.close();
+      await narrow.close();
+    }
   });
 });

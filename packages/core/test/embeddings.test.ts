@@ -172,7 +172,10 @@ describe('Ollama embedder', () => {
     });
     const narrow = await startFakeOllama({ vectorFor: () => [0.1, 0.2, 0.3] });
     try {
-      await expect(new OllamaEmbedder({ host: narrow.url, model: 'nomic-embed-text' }).embed(['x'])).rejects.toThrow(/3 dimensions/);
+      // A model of another size is unavailable too (knowledge ingest answered 500 with it).
+      const wrongSize = new OllamaEmbedder({ host: narrow.url, model: 'nomic-embed-text' }).embed(['x']);
+      await expect(wrongSize).rejects.toMatchObject({ status: 503, code: 'EMBEDDER_UNAVAILABLE' });
+      await expect(wrongSize).rejects.toThrow(/3 dimensions/);
     } finally {
       await narrow.close();
     }

@@ -1,5 +1,5 @@
 import { Ollama } from 'ollama';
-import { AppError, Code, unavailable } from '../errors/index.js';
+import { Code, unavailable } from '../errors/index.js';
 import { EMBEDDING_DIMENSIONS, type Embedder } from './embedder.js';
 
 export interface OllamaEmbedderOptions {
@@ -32,24 +32,27 @@ export class OllamaEmbedder implements Embedder {
   }
 
   /**
-   * The server unreachable, slow past the timeout, or answering an error is a 503 EMBEDDER_UNAVAILABLE
-   * for whichever request needed the vectors (knowledge ingest answered 500); searches catch it and
-   * go on with the keyword side alone.
+   * The server unreachable, slow past the timeout, answering an error, or answering vectors of the
+   * wrong number or size (a model other than a 768-dimension one) is a 503 EMBEDDER_UNAVAILABLE for
+   * whichever request needed the vectors (knowledge ingest answered 500); searches catch it and go on
+   * with the keyword side alone.
    */
   async embed(texts: string[]): Promise<number[][]> {
     if (texts.length === 0) return [];
+    const fail = (why: string) => unavailable(Code.EMBEDDER_UNAVAILABLE, `embedding model ${this.model} is not available: ${why}`);
     let res: Awaited<ReturnType<Ollama['embed']>>;
     try {
       res = await this.client.embed({ model: this.model, input: texts, truncate: true, keep_alive: this.keepAlive });
     } catch (err) {
-      throw unavailable(Code.EMBEDDER_UNAVAILABLE, `embedding model ${this.model} is not available: ${(err as Error).message}`);
+      throw fail((err as Error).message);
     }
-    if (!Array.isArray(res.embeddings) || res.embeddings.length !== texts.length) {
-      throw new Error(`ollama returned ${res.embeddings?.length ?? 0} embeddings for ${texts.length} inputs`);
+    if (!Array.isArray(res?.embeddings) || res.embeddings.length !== texts.length) {
+      throw fail(`it returned ${Array.isArray(res?.embeddings) ? res.embeddings.length : 0} embeddings for ${texts.length} inputs`);
     }
-    for (const v of res.embeddings) {
-      if (v.length !== EMBEDDING_DIMENSIONS) {
-        throw new Error(`ollama model ${this.model} returned ${v.length} dimensions, expected ${EMBEDDING_DIMENSIONS}`);
+    for (const v of res.embeddings as unknown[]) {
+      if (!Array.isArray(v) || v.length !== EMBEDDING_DIMENSIONS || !v.every(Number.isFinite)) {
+        const size = Array.isArray(v) ? `${v.length} dimensions` : 'no vector';
+        throw fail(`it returned ${size} where ${EMBEDDING_DIMENSIONS} finite numbers were expected`);
       }
     }
     return res.embeddings;
@@ -58,12 +61,7 @@ export class OllamaEmbedder implements Embedder {
   /** Loads the model; an unreachable server or missing model is a 503 for GET /warm, not a 500. */
   async warm() {
     const start = performance.now();
-    try {
-      await this.embed(['warm up']);
-    } catch (err) {
-      if (err instanceof AppError) throw err;
-      throw unavailable(Code.EMBEDDER_UNAVAILABLE, `embedding model ${this.model} is not available: ${(err as Error).message}`);
-    }
+    await this.embed(['warm up']);
     return { model: this.model, ms: performance.now() - start };
   }
 }
