@@ -1,4 +1,4 @@
-import { auditStats, matchInsights, runFaqAudit } from '@cfaq/core';
+import { auditStats, JOBS, matchInsights, runFaqAudit } from '@cfaq/core';
 import { confInsights, confMeetings, faqs, freshReviewLogs, pipelineResults, transcriptKnowledge } from '@cfaq/db/schema/index';
 import { axisEmbedder, createKnowledge, defaultProgramId, type FakeAiServer, quickAiEnv, startFakeOpenAI, unitVector } from '@cfaq/testkit';
 import { count, eq } from 'drizzle-orm';
@@ -194,6 +194,29 @@ describe('the audit run', () => {
     // The stats count the run the way its answer does: a FAQ the provider could not assess was not checked.
     expect((await auditStats(t.ctx, {})).lastRun).toMatchObject({ checked: run.checked, flagged: 0 });
     expect(run.checked).toBe(0);
+  });
+
+  it('stops between FAQs when the worker stops: a provider call it cut short is not recorded, and the job fails for its retry', async () => {
+    const first = await faq(6, { question: 'First in the batch [axis6]?' });
+    const second = await faq(6, { question: 'Second in the batch [axis6]?' });
+    await createKnowledge(t.ctx, { content: KNOWLEDGE, embedding: unitVector(6, 0.9) });
+    const stopping = new AbortController();
+    // The worker stops while the first FAQ's provider call is out.
+    fake.reply = () => {
+      stopping.abort();
+      return { score: 0.3, confidence: 0.9, reason: 'Contradicts.', citedSourceIds: [], evidence: [] };
+    };
+    const job = JOBS.find((j) => j.name === 'content.faq-audit') as (typeof JOBS)[number];
+    await expect(job.handler(t.ctx, {}, { id: 'job-1', retryCount: 0, signal: stopping.signal })).rejects.toThrow(
+      /stopped after 0 FAQs; the retry goes on/,
+    );
+    expect(fake.calls).toHaveLength(1);
+    expect(await t.ctx.db.select().from(pipelineResults)).toEqual([]);
+    for (const f of [first, second])
+      expect(await reload(f.id)).toMatchObject({ reviewStatus: 'approved', lastCheckedAt: null, reviewCycle: 0 });
+    // The retry audits both.
+    const retried = await job.handler(t.ctx, {}, { id: 'job-1', retryCount: 1 });
+    expect((retried as { flagged: number }).flagged).toBe(2);
   });
 
   it('low AI confidence: skipped, not flagged, checked', async () => {

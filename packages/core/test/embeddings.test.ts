@@ -307,4 +307,36 @@ describe('embed-row job and backfill', () => {
     );
     expect(rows[0]?.n).toBe(0);
   });
+
+  it('stops between batches once the worker stops (the job signal), keeping what it committed', async () => {
+    const local = new LocalEmbedder();
+    const stopping = new AbortController();
+    // Another embedder's name, so every row is stale; the worker stops while the first batch embeds.
+    const renamed = {
+      model: 'stop-test-model',
+      warm: () => local.warm(),
+      embed: async (texts: string[]) => {
+        stopping.abort();
+        return local.embed(texts);
+      },
+    };
+    await expect(backfillEmbeddings(t.ctx, { batchSize: 2, embedder: renamed, tables: ['faqs'], signal: stopping.signal })).rejects.toThrow(
+      /stopped after 2 faqs rows; the retry goes on/,
+    );
+    const count = async () =>
+      Number(
+        (await t.ctx.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM faqs WHERE embedding_model = $1', ['stop-test-model']))
+          .rows[0]?.n,
+      );
+    expect(await count()).toBe(2);
+    // The retry resumes: every FAQ ends on the new model.
+    const resumed = await backfillEmbeddings(t.ctx, {
+      batchSize: 2,
+      embedder: { ...renamed, embed: (x: string[]) => local.embed(x) },
+      tables: ['faqs'],
+    });
+    const { rows } = await t.ctx.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM faqs');
+    expect(await count()).toBe(rows[0]?.n);
+    expect(resumed[0]?.embedded).toBe(Number(rows[0]?.n) - 2);
+  });
 });

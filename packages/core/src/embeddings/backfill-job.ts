@@ -13,7 +13,9 @@ export const embeddingsBackfillJob = defineJob({
   policy: { ...DEFAULT_POLICY, retryLimit: 3, retryDelaySeconds: 30, expireInSeconds: 4 * 60 * 60 },
   singletonKey: () => 'all',
   runOnStart: true,
-  handler: async (ctx) => {
-    await backfillEmbeddings(ctx);
+  // The job's signal stops it between batches when the worker stops (it ran on past the stop and was
+  // failed by pg-boss after its connection had closed, an error in the log).
+  handler: async (ctx, _p, meta) => {
+    await backfillEmbeddings(ctx, { signal: meta.signal });
   },
 });

@@ -75,7 +75,7 @@ export interface BackfillResult {
  */
 export async function backfillEmbeddings(
   ctx: Pick<CoreContext, 'pool' | 'embedder' | 'log'>,
-  opts: { batchSize?: number; tables?: readonly EmbeddedTable[]; embedder?: Embedder } = {},
+  opts: { batchSize?: number; tables?: readonly EmbeddedTable[]; embedder?: Embedder; signal?: AbortSignal | undefined } = {},
 ): Promise<BackfillResult[]> {
   const batchSize = opts.batchSize ?? 64;
   const embedder = opts.embedder ?? ctx.embedder;
@@ -89,6 +89,8 @@ export async function backfillEmbeddings(
     let after = '00000000-0000-0000-0000-000000000000';
     if (total > 0) ctx.log.info({ table, total, model: embedder.model }, 'embeddings backfill: rows to embed');
     for (;;) {
+      // The worker is stopping: every batch so far is committed, and the job's retry resumes from the rows still stale.
+      if (opts.signal?.aborted) throw new Error(`embeddings backfill stopped after ${embedded} ${table} rows; the retry goes on`);
       // Keyset by id, so a row whose text changes mid-run (and is skipped) is not fetched forever.
       const { rows } = await ctx.pool.query<TextRow>(
         `SELECT id, ${t} AS title, ${b} AS body FROM ${table} WHERE ${stale} AND id > $2 ORDER BY id LIMIT $3`,

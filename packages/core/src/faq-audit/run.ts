@@ -42,6 +42,11 @@ export interface AuditRunOptions {
    * one row with its counts. The scheduled run has none.
    */
   actor?: Actor & { ip?: string | undefined };
+  /**
+   * The job's signal (aborted when the worker stops): the run stops between FAQs, and a provider call
+   * it cuts short is not recorded, so the job's retry audits that FAQ (its lastCheckedAt unmoved).
+   */
+  signal?: AbortSignal | undefined;
 }
 
 type AuditFaq = Pick<
@@ -121,7 +126,12 @@ const SYSTEM =
   'confidence: how sure you are, low when the sources barely touch the question. ' +
   'citedSourceIds: ids of the sources you relied on. evidence: for each conflict, the source id and the exact conflicting words copied verbatim from that source.';
 
-async function auditOne(ctx: Ctx, faq: AuditFaq, resolved: ResolvedAi): Promise<Omit<AuditItemResult, 'checked' | 'resultId'>> {
+async function auditOne(
+  ctx: Ctx,
+  faq: AuditFaq,
+  resolved: ResolvedAi,
+  signal: AbortSignal | undefined,
+): Promise<Omit<AuditItemResult, 'checked' | 'resultId'>> {
   // Only passages about the question count as context: without the floor any approved row of the
   // program did, so an FAQ the knowledge base says nothing about was judged against unrelated text
   // and the spec's stale verdict (no context, old, never verified) could not happen.
@@ -170,6 +180,7 @@ async function auditOne(ctx: Ctx, faq: AuditFaq, resolved: ResolvedAi): Promise<
     system: SYSTEM,
     prompt: buildPrompt(faq, passages, insights),
     resolved,
+    ...(signal ? { signal } : {}),
   });
   if (!ai.ok) {
     return {
@@ -296,7 +307,9 @@ export async function runFaqAudit(ctx: Ctx, opts: AuditRunOptions = {}): Promise
   const resolved = await resolveAi(ctx);
   const items: AuditItemResult[] = [];
   for (const faq of batch) {
-    const r = await auditOne(ctx, faq, resolved);
+    if (opts.signal?.aborted) break;
+    const r = await auditOne(ctx, faq, resolved, opts.signal);
+    if (opts.signal?.aborted) break;
     const written = dryRun ? { checked: r.error === null, resultId: null } : await record(ctx, faq, r, runId);
     items.push({ ...r, ...written });
     logPipelineStep(ctx.log, {

@@ -55,6 +55,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     max: config.DATABASE_POOL_MAX,
     applicationName: `community-faq-${opts.role}`,
   });
+  let closing = false;
   try {
     if (config.MIGRATE_ON_START) await runMigrations(pool);
     const boss = await startBoss(
@@ -71,7 +72,10 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
       },
       JOBS,
       config,
-      (err) => log.error({ err }, 'pg-boss error'),
+      // Once the stop has begun, a job still running past its budget is failed by pg-boss after the
+      // pool has closed ("Database connection is not opened"): expected then, and the job is retried
+      // after its heartbeat lapses, so it is a warning, not an error an operator is paged for.
+      (err) => (closing ? log.warn({ err }, 'pg-boss error while stopping') : log.error({ err }, 'pg-boss error')),
     );
     const ctx = createCoreContext({ config, log, pool, jobs: new BossJobQueue(boss, { batchMax: config.JOB_SEND_BATCH_MAX }) });
     // The API creates the first admin; a production worker without ADMIN_PASSWORD leaves it to the API
@@ -85,7 +89,6 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
         `Initial admin created: ${admin.email} / ${admin.generatedPassword} (shown once; set ADMIN_PASSWORD to choose it)`,
       );
     }
-    let closed = false;
     return {
       config,
       ctx,
@@ -93,8 +96,8 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
       log,
       embedded,
       async close(deadline) {
-        if (closed) return;
-        closed = true;
+        if (closing) return;
+        closing = true;
         // The pool and the embedded database need a moment after pg-boss: it gets what is left but that.
         const timeout = deadline === undefined ? 8000 : timeLeft(deadline, 500);
         await boss.stop({ graceful: true, timeout, close: true }).catch((err) => log.error({ err }, 'pg-boss stop failed'));
