@@ -708,6 +708,22 @@ describe('ingestion', () => {
     fake.setDownloadBehaviour({ kind: 'ok' });
   });
 
+  it('refuses a download URL of a host not allowed before any token refresh', async () => {
+    // The owner's token has expired: a download would refresh it first.
+    await t.ctx.db
+      .update(users)
+      .set({ confTokenExpiresAt: new Date(Date.now() - 1000) })
+      .where(eq(users.id, admin.id));
+    const before = fake.grants.refresh_token;
+    const result = await ingestRecording(
+      t.ctx,
+      { ...payload('ing-foreign'), transcriptUrl: 'https://transcripts.elsewhere.example/rec.vtt' },
+      { jobId: 'j-foreign' },
+    );
+    expect(result).toMatchObject({ status: 'failed', reason: expect.stringMatching(/not one of CONF_DOWNLOAD_HOSTS/) });
+    expect(fake.grants.refresh_token).toBe(before);
+  });
+
   it('sends no Authorization header across origins, even to an allowed host', async () => {
     const other = await startFakeConfProvider();
     try {

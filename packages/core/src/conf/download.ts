@@ -14,6 +14,22 @@ export function isAllowedDownloadHost(config: Config, hostname: string): boolean
   });
 }
 
+/**
+ * The download URL if the transcript may be fetched from it (a URL, https or http outside production,
+ * no credentials, a host of CONF_DOWNLOAD_HOSTS); a refusal otherwise. Checked before a token is
+ * fetched, so a refused URL spends no token refresh.
+ */
+export function downloadUrl(config: Config, rawUrl: string): URL {
+  let url: URL;
+  try {
+    url = new URL(rawUrl);
+  } catch {
+    throw new ConfProviderError('download refused: not a URL', false);
+  }
+  checkUrl(config, url);
+  return url;
+}
+
 function checkUrl(config: Config, url: URL): void {
   const okScheme = url.protocol === 'https:' || (url.protocol === 'http:' && config.NODE_ENV !== 'production');
   if (!okScheme) throw new ConfProviderError(`download refused: scheme ${url.protocol} not allowed`, false);
@@ -45,13 +61,7 @@ async function readCapped(res: Response, max: number): Promise<Buffer> {
  * or one that is not WebVTT is a failure. A 401 is reported with status 401 so the caller can refresh.
  */
 export async function downloadTranscript(config: Config, rawUrl: string, token: string): Promise<string> {
-  let url: URL;
-  try {
-    url = new URL(rawUrl);
-  } catch {
-    throw new ConfProviderError('download refused: not a URL', false);
-  }
-  checkUrl(config, url);
+  let url = downloadUrl(config, rawUrl);
   const origin = url.origin;
   const signal = AbortSignal.timeout(config.CONF_DOWNLOAD_TIMEOUT_MS);
   try {

@@ -6,7 +6,7 @@ import { lockProgramForWrite } from '../programs/lock.js';
 import { resolveProgramId } from '../programs/resolve.js';
 import { logPipelineStep } from '../shared/pipeline-log.js';
 import { ConfProviderError } from './client.js';
-import { downloadTranscript } from './download.js';
+import { downloadTranscript, downloadUrl } from './download.js';
 import { extractInsights, insightsRecord, insightsView, writeInsights } from './extract-insights.js';
 import { confExtractInsightsJob } from './extract-insights-job.js';
 import {
@@ -198,6 +198,7 @@ export async function fetchAndStore(
 ): Promise<IngestResult> {
   let raw: string;
   try {
+    downloadUrl(ctx.config, url);
     raw = await withConfToken(ctx, ownerId, (token) => downloadTranscript(ctx.config, url, token));
   } catch (err) {
     const reason = `download: ${(err as Error).message}`;
