@@ -131,7 +131,10 @@ export const ERROR_CODES = {
     title: 'The meeting provider refused this service’s client credentials (CONF_CLIENT_ID, CONF_CLIENT_SECRET): a configuration error',
   },
   DATABASE_UNAVAILABLE: { status: 503, title: 'The database is not answering; retry after `retry-after` seconds' },
-  EMBEDDER_UNAVAILABLE: { status: 503, title: 'The embedding model is not available; retry shortly' },
+  EMBEDDER_UNAVAILABLE: {
+    status: 503,
+    title: 'The embedding model is not available (unreachable, failing, or answering vectors of another size than 768); retry shortly',
+  },
   KNOWLEDGE_SEARCH_UNAVAILABLE: { status: 503, title: 'The knowledge search failed; retry later' },
   QUEUE_UNAVAILABLE: { status: 503, title: 'The job could not be stored; retry later' },
   SHUTTING_DOWN: { status: 503, title: 'This server is shutting down; retry (another instance takes the request)' },
