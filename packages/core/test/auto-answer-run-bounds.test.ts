@@ -137,6 +137,30 @@ describe("the run's abort signal", () => {
     expect((await state()).every((p) => p.claim === null && p.status === 'escalated')).toBe(true);
   });
 
+  it("an abandoned claim (its job's retries spent) is any run's after the lease, not held for the cooldown", async () => {
+    const ids = await posts(3);
+    const stop = new AbortController();
+    fake.reply = () => {
+      stop.abort();
+      return { answer: '', answerable: false };
+    };
+    const c = withConfig({ AUTO_ANSWER_BATCH_SIZE: 3, AUTO_ANSWER_CONCURRENCY: 1 });
+    await runAutoAnswer(c, { trigger: 'admin', all: true, runId: '0190f3a2-7c4e-7a10-8000-0000000000a3', signal: stop.signal });
+    // The job is never retried. Another run within the lease leaves its claims alone...
+    fake.reply = () => ({ answer: '', answerable: false });
+    const at = (minutes: number) => ({ ...c, clock: fixedClock(new Date(NOW.getTime() + minutes * 60_000)) });
+    expect((await runAutoAnswer(at(10), { trigger: 'schedule', all: true })).processed).toBe(0);
+    // ...and takes them once it has run out (the cooldown of 24 h is for posts that were answered or escalated).
+    const later = await runAutoAnswer(at(16), { trigger: 'schedule', all: true });
+    expect(later.items.map((i) => i.postId).sort()).toEqual(ids.slice(1).sort());
+    // A claim that never finished is not a second attempt.
+    expect((await state()).map((p) => [p.attempts, p.claim, p.status])).toEqual([
+      [1, null, 'escalated'],
+      [1, null, 'escalated'],
+      [1, null, 'escalated'],
+    ]);
+  });
+
   it('a run aborted between batches claims no further batch', async () => {
     await posts(5);
     const stop = new AbortController();

@@ -6,7 +6,8 @@ import type { CoreContext } from '../context.js';
  * live program. Claiming is one UPDATE over `FOR UPDATE SKIP LOCKED` rows that stamps
  * ai_answer_attempted_at and a run id and adds 1 to aiAnswerAttempts, so two workers (or a schedule
  * and an admin run) never take the same post: the second sees the stamp and skips it. A claim older
- * than CLAIM_LEASE_MINUTES counts as abandoned (a crashed worker).
+ * than CLAIM_LEASE_MINUTES counts as abandoned (a crashed worker, or a stopped run whose job has no
+ * retry left): any run takes it then, whatever the cooldown, and it stays one attempt.
  */
 export const CLAIM_LEASE_MINUTES = 15;
 
@@ -61,8 +62,11 @@ function eligibleWhere(p: string, f: ClaimFilter, params: unknown[], now: Date, 
   ];
   if (!f.ignoreAgeAndCooldown) {
     conds.push(`${p}.created_at <= ${add(new Date(now.getTime() - ctx.config.AUTO_ANSWER_MIN_POST_AGE_HOURS * 3_600_000))}`);
+    // A claim still standing is an attempt that never finished (its stamp is the claim's, not a verdict's):
+    // the lease clause above decides when it may be taken (its own job's retry at once, any run once the
+    // lease has run out), not the cooldown; else a job whose retries were spent held its posts for 24 h.
     conds.push(
-      `(${p}.ai_answer_attempted_at IS NULL OR ${p}.ai_answer_attempted_at <= ${add(new Date(now.getTime() - ctx.config.AUTO_ANSWER_COOLDOWN_HOURS * 3_600_000))}${own})`,
+      `(${p}.ai_answer_attempted_at IS NULL OR ${p}.ai_answer_claim IS NOT NULL OR ${p}.ai_answer_attempted_at <= ${add(new Date(now.getTime() - ctx.config.AUTO_ANSWER_COOLDOWN_HOURS * 3_600_000))})`,
     );
   }
   if (f.batchId) conds.push(`${p}.batch_id = ${add(f.batchId)}`);
@@ -92,7 +96,9 @@ export async function claimPosts(
     `WITH picked AS MATERIALIZED (
        SELECT c.id FROM community_posts c WHERE ${inner} ORDER BY c.created_at, c.id LIMIT $${n - 2} FOR UPDATE SKIP LOCKED)
      UPDATE community_posts p
-        SET ai_answer_attempted_at = $${n - 1}, ai_answer_claim = $${n}, ai_answer_attempts = p.ai_answer_attempts + 1
+        SET ai_answer_attempted_at = $${n - 1}, ai_answer_claim = $${n},
+            -- Taking back an unfinished claim is the same attempt, not another one.
+            ai_answer_attempts = p.ai_answer_attempts + CASE WHEN p.ai_answer_claim IS NULL THEN 1 ELSE 0 END
        FROM picked
       WHERE p.id = picked.id AND ${outer}
       RETURNING ${columns('p')}`,
