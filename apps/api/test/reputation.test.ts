@@ -160,7 +160,10 @@ describe('reputation routes', () => {
     const admin = await t.signIn('admin');
     const user = await t.signIn('user');
     const zero = expectProblem(await post('/reputation/points', admin.headers, { userId: user.id, points: 0, reason: 'x' }), 400);
-    expect(zero.errors).toEqual([{ path: 'body.points', message: 'must not be 0 (a negative number deducts points)' }]);
+    expect(zero.errors).toEqual([{ path: 'body.points', message: 'must not be 0' }]);
+    // Listed with the body's other errors, once each.
+    const two = expectProblem(await post('/reputation/points', admin.headers, { userId: user.id, points: 0, reason: ' ' }), 400);
+    expect(two.errors?.map((e) => e.path).sort()).toEqual(['body.points', 'body.reason']);
     // Both spellings; nothing is written.
     expectProblem(await post('/reputation/award', admin.headers, { userId: user.id, points: 0, reason: 'x' }), 400, 'VALIDATION_FAILED');
     expect((await get('/reputation/me', user.headers)).json()).toMatchObject({ points: 0 });

@@ -36,7 +36,8 @@ type AjvOptions = { customOptions?: Record<string, unknown> } & Record<string, u
 
 /** The app's Ajv options (Fastify's `ajv` setting). */
 export const AJV_OPTIONS = {
-  customOptions: { allErrors: true, coerceTypes: 'array' as const, removeAdditional: false, useDefaults: true },
+  // verbose: an error carries its keyword's schema, so a `not` can say what it refuses (problem.ts).
+  customOptions: { allErrors: true, coerceTypes: 'array' as const, removeAdditional: false, useDefaults: true, verbose: true },
 };
 
 /**

@@ -9,6 +9,8 @@ interface AjvError {
   message?: string;
   keyword?: string;
   params?: Record<string, unknown>;
+  /** The failing keyword's own schema (Ajv's `verbose`): `{const: 0}` for a `not`. */
+  schema?: unknown;
 }
 
 const CONTEXT_NAMES: Record<string, string> = { querystring: 'query', body: 'body', params: 'params', headers: 'headers' };
@@ -29,6 +31,10 @@ function fieldMessage(e: AjvError): string {
   // The path already names the unknown field; Ajv's "must NOT have additional properties" read as if
   // that field had members too many.
   if (e.keyword === 'additionalProperties') return 'is not a field this route takes';
+  // `not: {const: 0}` (non-zero points): Ajv says "must NOT be valid".
+  if (e.keyword === 'not' && typeof e.schema === 'object' && e.schema !== null && 'const' in e.schema) {
+    return `must not be ${JSON.stringify((e.schema as { const: unknown }).const)}`;
+  }
   // A single allowed value names it (Ajv says "must be equal to constant").
   if (e.keyword === 'const' && e.params && 'allowedValue' in e.params) return `must be ${JSON.stringify(e.params.allowedValue)}`;
   if (e.keyword === 'enum' && Array.isArray(e.params?.allowedValues)) {

@@ -182,8 +182,8 @@ export interface ManualPointsInput {
 
 /** An admin credits or debits points by hand (reason required); audit-logged, the user notified. */
 export async function adminAwardPoints(ctx: Ctx, actor: Actor, input: ManualPointsInput): Promise<ReputationSummary> {
-  // Checked here, not as the schema's `not: {const: 0}`, whose message read "must NOT be valid".
-  if (input.points === 0) throw invalidField('body.points', 'must not be 0 (a negative number deducts points)');
+  // The route's schema refuses 0 too (listed with the body's other errors); this guards other callers.
+  if (input.points === 0) throw invalidField('body.points', 'must not be 0');
   return ctx.db.transaction(async (tx) => {
     // Locked until commit: a program delete racing this write waits for it, or makes it a 404 that writes nothing.
     const batchId = await lockProgramForWrite(tx, input.batchId, { allowArchived: true });

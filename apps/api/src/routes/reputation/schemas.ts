@@ -24,7 +24,7 @@ const Reason = VisibleText(1, 500);
 export const PointsBody = T.Object(
   {
     userId: Uuid,
-    points: T.Integer({ minimum: -10000, maximum: 10000, description: 'non-zero (0 is 400 naming body.points); negative deducts' }),
+    points: T.Integer({ minimum: -10000, maximum: 10000, not: { const: 0 }, description: 'non-zero; negative deducts' }),
     reason: Reason,
     batchId: T.Optional(Uuid),
   },
