@@ -188,10 +188,11 @@ export async function logUnresolvedSearch(
     const { clientKeys, ...item } = found as UnresolvedRow & { clientKeys: string[] };
     return { row: toItem(item), searchers: clientKeys };
   });
-  const onlyTheCaller = key !== null && searchers.length === 1 && searchers[0] === key;
+  // Before publication a non-admin gets the same answer whether or not anyone else logged the query:
+  // figures shown only to its sole searcher would tell a guesser, by their absence, that someone had.
   const published = searchers.length >= ctx.config.SEARCH_SUGGEST_MIN_USERS;
   const own = { id: row.id, normalizedQuery: row.normalizedQuery, status: row.status, batchId: row.batchId };
-  if (p.viewerIsAdmin || onlyTheCaller || published) {
+  if (p.viewerIsAdmin || published) {
     return { ...own, query: row.query, count: row.count, lastSeenAt: row.lastSeenAt, createdAt: row.createdAt };
   }
   return { ...own, query: p.query.trim() };

@@ -92,10 +92,10 @@ export type UnresolvedSearchItem = Static<typeof UnresolvedSearchItemShape>;
 
 /**
  * What POST /search/unresolved answers. The row is shared by everyone who logged the same query, so
- * its figures (count, first and last sighting) and its first searcher's spelling are shown only when
- * they reveal nobody else: to an admin, when every search on it was the caller's own, or once the row
- * is public (SEARCH_SUGGEST_MIN_USERS distinct searchers, as GET /search/unresolved lists it).
- * Otherwise `query` is the caller's own text and the figures are absent.
+ * its figures (count, first and last sighting) and its first searcher's spelling are shown only to an
+ * admin or once the row is public (SEARCH_SUGGEST_MIN_USERS distinct searchers, as GET
+ * /search/unresolved lists it). Before that `query` is the caller's own text and the figures are
+ * absent, whoever else logged it or not, so the answer's shape tells nothing either.
  */
 export const LoggedUnresolvedSearchShape = T.Composite([
   T.Pick(UnresolvedSearchItemShape, ['id', 'query', 'normalizedQuery', 'status', 'batchId']),

@@ -172,7 +172,7 @@ export const searchRoutes: RoutePlugin = async (app) => {
         tags: ['search'],
         summary: 'Log a search that found no answer (repeats count up on the open row)',
         description:
-          "The row is shared by everyone who logged the same query. Its count, first and last sighting and first searcher's spelling are answered only to an admin, when every search on it was the caller's own, or once SEARCH_SUGGEST_MIN_USERS distinct searchers logged it (the public list shows it then); otherwise `query` is the caller's own text and those fields are absent, so nobody learns what someone else searched.",
+          "The row is shared by everyone who logged the same query. Its count, first and last sighting and first searcher's spelling are answered only to an admin or once SEARCH_SUGGEST_MIN_USERS distinct searchers logged it (the public list shows it then); before that `query` is the caller's own text and those fields are absent, whether or not anyone else logged it, so nobody learns what someone else searched.",
         body: UnresolvedBody,
         response: { 201: LoggedUnresolvedSearch, ...problemResponses(404) },
       },
