@@ -3,6 +3,7 @@ import {
   confProcessMeetingJob,
   deletePost,
   type Embedder,
+  extractInsights,
   knowledgeChat,
   type MemoryJobQueue,
   processUpvotes,
@@ -196,6 +197,19 @@ describe('knowledge routes', () => {
       headers: admin.headers,
     });
     expect(unknown.json()).toMatchObject({ answered: false, sources: [] });
+    // An answer of invisible characters citing a real source is no answer (it was answered: true).
+    ai.reply = (call) => ({
+      answerable: true,
+      answer: '\u200b\u2060 \u200b',
+      sourceIds: [/\[([0-9a-f-]{36})\] Laptops/.exec(call.prompt)?.[1] ?? ''],
+    });
+    const invisible = await t.app.inject({
+      method: 'GET',
+      url: `/api/knowledge/chat?q=${encodeURIComponent('can I borrow a laptop for the term')}`,
+      headers: admin.headers,
+    });
+    expect(invisible.json()).toMatchObject({ answered: false, sources: [] });
+    ai.reply = () => ({ answerable: false, answer: '', sourceIds: [] });
     // A blank question is refused, as POST /search refuses a blank query.
     for (const path of ['chat', 'search']) {
       const blank = await t.app.inject({ method: 'GET', url: `/api/knowledge/${path}?q=%20%20%20`, headers: admin.headers });
@@ -680,5 +694,43 @@ describe('an Ollama embedder of the wrong size', () => {
       await app.close();
       await narrow.close();
     }
+  });
+});
+
+describe("path A keeps only insights the model's prompt supports", () => {
+  it('drops a line past the prompt, blank or invisible text, and keeps the first 20 of more', async () => {
+    // About 100 characters a line: the prompt's 50,000 characters stop short of the last lines.
+    const segments = Array.from({ length: 800 }, (_, i) => ({
+      start: i * 5,
+      end: i * 5 + 4,
+      speaker: i === 799 ? 'Late Speaker' : 'Host',
+      text: `Line ${i}: the pottery studio lends aprons and tools to every member who books a slot ahead.`,
+    }));
+    const valid = (n: number) => ({ question: `Can members borrow tools ${n}?`, answer: 'Yes, aprons and tools.', segment: n });
+    ai.reply = () => ({
+      insights: [
+        { question: 'What did the late speaker say?', answer: 'Something unseen.', segment: 799 },
+        { question: '\u200b\u200b\u200b', answer: 'Yes.', segment: 1 },
+        { question: 'Can I book a slot?', answer: '\u200b \u2060', segment: 2 },
+        ...Array.from({ length: 25 }, (_, n) => valid(n + 3)),
+      ],
+    });
+    const program = (await t.ctx.db.select({ id: documentInsights.batchId }).from(documentInsights).limit(1))[0]?.id ?? null;
+    const result = await extractInsights(
+      t.ctx,
+      { id: 'm-long', batchId: program, topic: 'Pottery' },
+      {
+        segments,
+        text: segments
+          .map((s) => s.text)
+          .join('\n')
+          .slice(0, 50_000),
+      },
+    );
+    expect(ai.calls.at(-1)?.prompt).not.toContain('Line 799:');
+    expect(result.outcome).toBe('extracted');
+    expect(result.insights).toHaveLength(20);
+    expect(result.insights.map((i) => i.question)).toEqual(Array.from({ length: 20 }, (_, n) => `Can members borrow tools ${n + 3}?`));
+    expect(result.insights.some((i) => i.speaker === 'Late Speaker')).toBe(false);
   });
 });

@@ -18,6 +18,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { testAiProviders } from '../src/ai/admin-config.js';
 import { generateStructured, retryAfterMs } from '../src/ai/generate.js';
 import { keyAad } from '../src/ai/settings.js';
+import { extractInsights } from '../src/conf/extract-insights.js';
 import type { Config } from '../src/config/schema.js';
 import type { CoreContext } from '../src/context.js';
 import { fixedClock } from '../src/runtime/clock.js';
@@ -237,6 +238,20 @@ describe('a reply cut off at the output token cap is "truncated": one attempt', 
       expect(f.calls).toHaveLength(1);
     });
   }
+
+  it('meeting insights cut off or refused are failures no retry would mend; a server error is one it may', async () => {
+    const transcript = {
+      segments: [{ start: 0, end: 4, speaker: 'Host', text: 'The studio opens at nine.' }],
+      text: 'Host: The studio opens at nine.',
+    };
+    const extract = () => extractInsights(withEnv(envFor('openai')), { id: 'm-1', batchId: null, topic: 'Studio' }, transcript);
+    fakes.openai.stops.push('truncate');
+    expect(await extract()).toMatchObject({ outcome: 'failed', retryable: false, reason: expect.stringMatching(/truncated/) });
+    fakes.openai.stops.push('refuse');
+    expect(await extract()).toMatchObject({ outcome: 'failed', retryable: false });
+    fakes.openai.failNext(500, 3);
+    expect(await extract()).toMatchObject({ outcome: 'failed', retryable: true });
+  });
 
   it('a reply that reached the cap but is complete and valid is the answer', async () => {
     fakes.ollama.stops.push('full_at_cap');

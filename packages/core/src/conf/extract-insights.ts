@@ -7,6 +7,7 @@ import { type FaqProposal, proposalColumns, proposeFaqUpdates } from '../knowled
 import { questionKey } from '../search/duplicate-rule.js';
 import type { Tx } from '../shared/db.js';
 import { logPipelineStep } from '../shared/pipeline-log.js';
+import { hasVisibleText } from '../shared/text.js';
 import { clockTime, MEETING_STATE_COLUMNS, storedSegments } from './knowledge-store.js';
 import type { InsightsStatus } from './shape.js';
 import type { ParsedTranscript } from './transcript.js';
@@ -17,6 +18,8 @@ export const MAX_INSIGHTS = 20;
 /** The prompt carries at most this much transcript (the parsed text is already capped at 50,000). */
 const PROMPT_CHARS = 50_000;
 
+// No maxItems: a provider that takes it only as a hint (Anthropic's structured output) may send more,
+// and a reply of 21 good insights failed whole; the first MAX_INSIGHTS are kept instead.
 const InsightsOutput = T.Object({
   insights: T.Array(
     T.Object({
@@ -24,7 +27,7 @@ const InsightsOutput = T.Object({
       answer: T.String({ minLength: 1, maxLength: 4000 }),
       segment: T.Integer({ minimum: 0, description: 'number of the transcript line the answer comes from' }),
     }),
-    { maxItems: MAX_INSIGHTS },
+    { description: `at most ${MAX_INSIGHTS}, the clearest first` },
   ),
 });
 type InsightsOutput = Static<typeof InsightsOutput>;
@@ -45,6 +48,12 @@ export interface Extraction {
   /** What happened: extracted, skipped (no provider), failed. */
   outcome: 'extracted' | 'no_provider' | 'failed';
   reason?: string;
+  /**
+   * A failure another try may mend (the provider down, slow, rate limited, a malformed reply, a key an
+   * admin may fix); false for a reply truncated at the token cap or a refusal, which the same prompt
+   * gets again (temperature 0).
+   */
+  retryable?: boolean;
 }
 
 /**
@@ -112,14 +121,20 @@ export async function extractInsights(
   });
   if (!r.ok) {
     logPipelineStep(ctx.log, { action: 'conf_insights', id: meeting.id, conf: null, verdict: r.outcome, extra: { reason: r.reason } });
-    return { insights: [], outcome: r.outcome, reason: r.reason };
+    const retryable = r.outcome === 'failed' && r.failure !== 'refused' && r.failure !== 'truncated';
+    return { insights: [], outcome: r.outcome, reason: r.reason, retryable };
   }
   const out: ExtractedInsight[] = [];
   // A raw-text upload has no cue times (every segment 0-0): its insights get none either.
   const timed = transcript.segments.some((s) => s.end > 0);
   for (const item of (r.value as InsightsOutput).insights) {
-    const seg = transcript.segments[item.segment];
-    if (!seg) continue; // a line number the transcript does not have: no provenance, no insight
+    if (out.length === MAX_INSIGHTS) break;
+    // Only a line the prompt showed is provenance: one past the prompt's cut (or not in the transcript)
+    // would credit a line the model never read.
+    const seg = item.segment < lines.length ? transcript.segments[item.segment] : undefined;
+    if (!seg) continue;
+    // Blank or invisible text is no insight (it was stored empty, and could not become a FAQ).
+    if (!hasVisibleText(item.question) || !hasVisibleText(item.answer)) continue;
     const excerpt = seg.text.length > 500 ? `${seg.text.slice(0, 500)}...` : seg.text;
     out.push({
       question: item.question.trim(),
@@ -208,7 +223,7 @@ export async function retryInsightExtraction(
     sql`${confMeetings.payload}->'insights'->>'retrying' = 'true'`,
   );
   if (extraction.outcome !== 'extracted') {
-    const retrying = extraction.outcome === 'failed' && !opts.finalAttempt;
+    const retrying = extraction.outcome === 'failed' && extraction.retryable !== false && !opts.finalAttempt;
     await ctx.db
       .update(confMeetings)
       .set({ payload: withRecord(insightsRecord(extraction, retrying)), updatedAt: sql`now()` })

@@ -68,7 +68,8 @@ export async function storeTranscript(ctx: Ctx, meeting: MeetingKey, transcript:
       extraction.insights.map((i) => i.question),
     ),
   ]);
-  const retry = extraction.outcome === 'failed';
+  // A truncated or refused reply is not tried again: the same prompt gets the same answer.
+  const retry = extraction.outcome === 'failed' && extraction.retryable !== false;
   const record = insightsRecord(extraction, retry);
   const result = await ctx.db
     .transaction(async (tx) => {

@@ -15,6 +15,7 @@ import { resolveProgramId } from '../programs/resolve.js';
 import type { Actor, Tx } from '../shared/db.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../shared/pagination.js';
 import { toDate } from '../shared/shape.js';
+import { hasVisibleText } from '../shared/text.js';
 import { type FaqProposal, proposalColumns, proposeFaqUpdates } from './faq-match.js';
 import { writeFaqFromKnowledge } from './faq-write.js';
 import { searchKnowledge } from './search.js';
@@ -494,7 +495,8 @@ export async function knowledgeChat(
   if (!r.ok) return { answered: false, answer: noAnswerWritten(hits.length), sources: [], reason: r.reason };
   const out = r.value as Static<typeof ChatOutput>;
   const cited = hits.filter((h) => out.sourceIds.includes(h.id));
-  if (!out.answerable || !out.answer.trim() || cited.length === 0) {
+  // An answer of only invisible characters is no answer (it was published as answered).
+  if (!out.answerable || !hasVisibleText(out.answer) || cited.length === 0) {
     return { answered: false, answer: NOT_ANSWERED_BY_ITEMS, sources: [], reason: 'the knowledge base does not answer this' };
   }
   return {
