@@ -733,9 +733,13 @@ describe('ingestion', () => {
       const ctx = { ...t.ctx, config: { ...t.ctx.config, CONF_DOWNLOAD_HOSTS: '127.0.0.1,localhost' } };
       const p = { ...payload('ing-xo'), transcriptUrl: fake.transcriptUrl('xo') };
       fake.addRecording({ uuid: 'xo', hostId: 'zm-alice', topic: 'x', vtt: VTT });
+      await confAccessToken(t.ctx, admin.id); // a fresh token first (an earlier test let it expire)
+      const refreshes = fake.grants.refresh_token;
       const result = await ingestRecording(ctx, p, { jobId: 'j-xo' });
-      // The other origin got no token, so it refused (401) and the meeting failed.
+      // The other origin got no token, so it refused (401) and the meeting failed, with no token refresh
+      // (a new token would not be sent there either).
       expect(result.status).toBe('failed');
+      expect(fake.grants.refresh_token).toBe(refreshes);
       const hit = other.requests.find((r) => r.path.startsWith('/rec/download/xo'));
       expect(hit).toBeDefined();
       expect(hit?.authorization).toBeUndefined();

@@ -58,7 +58,8 @@ async function readCapped(res: Response, max: number): Promise<Buffer> {
  * CONF_DOWNLOAD_HOSTS. Redirects are followed by hand (at most 5): to another allowed host the request
  * goes without the header; to a host not allowed, not at all. The whole download is bounded by
  * CONF_DOWNLOAD_TIMEOUT_MS and CONF_DOWNLOAD_MAX_BYTES. An HTML body (a login page answered with 200)
- * or one that is not WebVTT is a failure. A 401 is reported with status 401 so the caller can refresh.
+ * or one that is not WebVTT is a failure. A 401 from the original origin is reported with status 401 so
+ * the caller can refresh (from another origin, which got no token, it is a plain failure).
  */
 export async function downloadTranscript(config: Config, rawUrl: string, token: string): Promise<string> {
   let url = downloadUrl(config, rawUrl);
@@ -84,7 +85,10 @@ export async function downloadTranscript(config: Config, rawUrl: string, token: 
       }
       if (!res.ok) {
         await res.body?.cancel();
-        throw new ConfProviderError(`download answered ${res.status}`, res.status >= 500 || res.status === 429, res.status);
+        // A 401 asks the caller to refresh the token only where the token was sent: another origin never
+        // gets it, so a refresh could not help there (it spent one).
+        const status = res.status === 401 && url.origin !== origin ? undefined : res.status;
+        throw new ConfProviderError(`download answered ${res.status}`, res.status >= 500 || res.status === 429, status);
       }
       const type = (res.headers.get('content-type') ?? '').toLowerCase();
       if (type.includes('html')) {
