@@ -127,14 +127,19 @@ export async function extractInsights(
   const out: ExtractedInsight[] = [];
   // A raw-text upload has no cue times (every segment 0-0): its insights get none either.
   const timed = transcript.segments.some((s) => s.end > 0);
+  const asked = new Set<string>();
   for (const item of (r.value as InsightsOutput).insights) {
     if (out.length === MAX_INSIGHTS) break;
     // Only a line the prompt showed is provenance: one past the prompt's cut (or not in the transcript)
     // would credit a line the model never read.
     const seg = item.segment < lines.length ? transcript.segments[item.segment] : undefined;
     if (!seg) continue;
-    // Blank or invisible text is no insight (it was stored empty, and could not become a FAQ).
+    // Blank or invisible text is no insight (it was stored empty, and could not become a FAQ); the same
+    // question twice in one reply is one insight, as it is against the meeting's decided ones.
     if (!hasVisibleText(item.question) || !hasVisibleText(item.answer)) continue;
+    const key = questionKey(item.question);
+    if (asked.has(key)) continue;
+    asked.add(key);
     const excerpt = seg.text.length > 500 ? `${seg.text.slice(0, 500)}...` : seg.text;
     out.push({
       question: item.question.trim(),
