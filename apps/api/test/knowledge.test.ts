@@ -698,7 +698,7 @@ describe('an Ollama embedder of the wrong size', () => {
 });
 
 describe("path A keeps only insights the model's prompt supports", () => {
-  it('drops a line past the prompt, blank or invisible text, a question asked twice, and keeps the first 20 of more', async () => {
+  it('drops a line past the prompt, blank or invisible text, an insight given twice, and keeps the first 20 of more', async () => {
     // About 100 characters a line: the prompt's 50,000 characters stop short of the last lines.
     const segments = Array.from({ length: 800 }, (_, i) => ({
       start: i * 5,
@@ -712,8 +712,9 @@ describe("path A keeps only insights the model's prompt supports", () => {
         { question: 'What did the late speaker say?', answer: 'Something unseen.', segment: 799 },
         { question: '\u200b\u200b\u200b', answer: 'Yes.', segment: 1 },
         { question: 'Can I book a slot?', answer: '\u200b \u2060', segment: 2 },
-        { question: 'Can members borrow tools 3?', answer: 'Said twice.', segment: 4 },
-        ...Array.from({ length: 25 }, (_, n) => valid(n + 3)),
+        valid(3),
+        { question: 'can members borrow TOOLS 3', answer: 'Yes, aprons and tools!', segment: 4 },
+        ...Array.from({ length: 24 }, (_, n) => valid(n + 4)),
       ],
     });
     const program = (await t.ctx.db.select({ id: documentInsights.batchId }).from(documentInsights).limit(1))[0]?.id ?? null;

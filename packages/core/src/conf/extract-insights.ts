@@ -135,9 +135,10 @@ export async function extractInsights(
     const seg = item.segment < lines.length ? transcript.segments[item.segment] : undefined;
     if (!seg) continue;
     // Blank or invisible text is no insight (it was stored empty, and could not become a FAQ); the same
-    // question twice in one reply is one insight, as it is against the meeting's decided ones.
+    // question with the same answer twice in one reply is one insight (two answers to one question
+    // stay two, for the reviewer to choose).
     if (!hasVisibleText(item.question) || !hasVisibleText(item.answer)) continue;
-    const key = questionKey(item.question);
+    const key = `${questionKey(item.question)}\u0000${questionKey(item.answer)}`;
     if (asked.has(key)) continue;
     asked.add(key);
     const excerpt = seg.text.length > 500 ? `${seg.text.slice(0, 500)}...` : seg.text;
