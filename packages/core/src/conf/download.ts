@@ -54,15 +54,15 @@ async function readCapped(res: Response, max: number): Promise<Buffer> {
 }
 
 /**
- * Downloads a transcript with `Authorization: Bearer <token>` (never in the query string), only from
- * CONF_DOWNLOAD_HOSTS. Redirects are followed by hand (at most 5): to another allowed host the request
+ * Downloads a transcript from a URL `downloadUrl` has checked, with `Authorization: Bearer <token>`
+ * (never in the query string), only from CONF_DOWNLOAD_HOSTS. Redirects are followed by hand (at most 5): to another allowed host the request
  * goes without the header; to a host not allowed, not at all. The whole download is bounded by
  * CONF_DOWNLOAD_TIMEOUT_MS and CONF_DOWNLOAD_MAX_BYTES. An HTML body (a login page answered with 200)
  * or one that is not WebVTT is a failure. A 401 from the original origin is reported with status 401 so
  * the caller can refresh (from another origin, which got no token, it is a plain failure).
  */
-export async function downloadTranscript(config: Config, rawUrl: string, token: string): Promise<string> {
-  let url = downloadUrl(config, rawUrl);
+export async function downloadTranscript(config: Config, checked: URL, token: string): Promise<string> {
+  let url = checked;
   const origin = url.origin;
   const signal = AbortSignal.timeout(config.CONF_DOWNLOAD_TIMEOUT_MS);
   try {

@@ -199,8 +199,9 @@ export async function fetchAndStore(
 ): Promise<IngestResult> {
   let raw: string;
   try {
-    downloadUrl(ctx.config, url);
-    raw = await withConfToken(ctx, ownerId, (token) => downloadTranscript(ctx.config, url, token));
+    // Checked before the token is fetched: a refused URL spends no refresh.
+    const checked = downloadUrl(ctx.config, url);
+    raw = await withConfToken(ctx, ownerId, (token) => downloadTranscript(ctx.config, checked, token));
   } catch (err) {
     const reason = `download: ${(err as Error).message}`;
     const transient = err instanceof ConfProviderError && err.transient;

@@ -177,15 +177,16 @@ export const searchRoutes: RoutePlugin = async (app) => {
         response: { 201: LoggedUnresolvedSearch, ...problemResponses(404) },
       },
     },
-    async (request, reply) =>
-      reply.status(201).send(
-        await logUnresolvedSearch(app.ctx, {
-          ...request.body,
-          userId: callerId(request),
-          clientIp: request.ip,
-          viewerIsAdmin: actorOf(request)?.role === 'admin',
-        }),
-      ),
+    async (request, reply) => {
+      const caller = actorOf(request);
+      const logged = await logUnresolvedSearch(app.ctx, {
+        ...request.body,
+        userId: caller?.id ?? null,
+        clientIp: request.ip,
+        viewerIsAdmin: caller?.role === 'admin',
+      });
+      return reply.status(201).send(logged);
+    },
   );
 
   app.get(
