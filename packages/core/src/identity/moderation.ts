@@ -3,6 +3,7 @@ import { and, eq } from 'drizzle-orm';
 import { writeModerationLog } from '../audit/index.js';
 import type { CoreContext } from '../context.js';
 import { Code, invalidField, notFound, unprocessable } from '../errors/index.js';
+import { dateTimeInput } from '../shared/time-bounds.js';
 import type { UserJson } from './shape.js';
 import {
   type AdminActor,
@@ -23,11 +24,12 @@ import {
 export async function suspendUser(
   ctx: Pick<CoreContext, 'db' | 'clock' | 'secrets'>,
   actor: AdminActor,
-  params: { userId: string; reason: string; until?: Date },
+  params: { userId: string; reason: string; until?: string | Date | undefined },
 ): Promise<UserJson> {
   const now = ctx.clock.now();
   if (params.userId === actor.id) throw unprocessable(Code.CANNOT_SUSPEND_SELF, 'You cannot suspend yourself');
-  if (params.until && params.until <= now) throw invalidField('body.until', 'must be in the future');
+  const until = typeof params.until === 'string' ? dateTimeInput('body.until', params.until) : params.until;
+  if (until && until <= now) throw invalidField('body.until', 'must be in the future');
   const row = await ctx.db.transaction(async (tx) => {
     await lockAdminSet(tx);
     const [current] = await tx.select({ role: users.role }).from(users).where(eq(users.id, params.userId)).for('update');
@@ -38,7 +40,7 @@ export async function suspendUser(
       .set({
         status: 'suspended',
         suspendedAt: now,
-        suspendedUntil: params.until ?? null,
+        suspendedUntil: until ?? null,
         suspendedReason: params.reason,
         updatedAt: now,
       })
@@ -50,7 +52,7 @@ export async function suspendUser(
       targetUserId: params.userId,
       action: 'suspend',
       reason: params.reason,
-      until: params.until ?? null,
+      until: until ?? null,
     });
     return updated as UserRow;
   });

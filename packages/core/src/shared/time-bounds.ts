@@ -27,6 +27,20 @@ export function timeBound(field: string, value: string, edge: 'from' | 'to'): Da
 }
 
 /**
+ * A date-time a client sends for a column (a suspension's `until`), as a Date, or a 400 naming the field.
+ * The schema's `date-time` format admits what Date cannot hold (second 60, a leap second: an Invalid
+ * Date the column's writer throws on, a 500) and checks the year on the text before its offset
+ * (2999-12-31T23:00-14:00 is the year 3000): the instant itself must exist and fall in 1900 to 2999.
+ */
+export function dateTimeInput(field: string, value: string): Date {
+  const at = new Date(value);
+  if (Number.isNaN(at.getTime())) throw invalidField(field, 'must be an ISO 8601 date-time that exists (second 60 is not accepted)');
+  const year = at.getUTCFullYear();
+  if (year < 1900 || year > 2999) throw invalidField(field, 'must fall in the years 1900 to 2999 (UTC)');
+  return at;
+}
+
+/**
  * `from` after `to` answers 400 naming query.from: the dashboards' check (analytics/range.ts), and the
  * time-stamped lists'. `toText` is `to` as the answer names it.
  */

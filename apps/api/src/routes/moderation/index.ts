@@ -25,8 +25,7 @@ export const moderationRoutes: RoutePlugin = async (app) => {
       },
     },
     async (request) => {
-      const { userId, reason, until } = request.body;
-      return suspendUser(ctx, signedIn(request), { userId, reason, ...(until ? { until: new Date(until) } : {}) });
+      return suspendUser(ctx, signedIn(request), request.body);
     },
   );
 
