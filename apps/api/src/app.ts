@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { badRequest, Code, type Config, ConfigError, type CoreContext, createLoggerOptions, invalidField } from '@cfaq/core';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { codingRefusal, jsonBodyText } from './lib/body-encoding.js';
 import { answerClientError } from './lib/client-error.js';
 import { AJV_OPTIONS, memoizedCompilers } from './lib/schema-compilers.js';
 import { authPlugin } from './plugins/auth.js';
@@ -72,8 +73,13 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   // Fastify's own parser, with its prototype-poisoning checks.
   const jsonParser = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = body.toString();
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    let text: string;
+    try {
+      text = jsonBodyText(request.headers['content-type'], body as Buffer);
+    } catch (err) {
+      return done(err as FastifyError, undefined);
+    }
     if (text.trim() === '') return done(null, undefined);
     return jsonParser(request, text, (err, value) => {
       // Refused though it parses: a `__proto__` or `constructor.prototype` key (prototype poisoning).
@@ -95,6 +101,12 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     reply.header('connection', 'close');
     const detail = missing ? 'An HTTP/1.1 request needs a Host header' : 'A request may have only one Host header';
     done(badRequest(Code.BAD_REQUEST, detail) as unknown as FastifyError);
+  });
+  // A body in a content coding (gzip, br) is refused before any parser reads it (lib/body-encoding.ts).
+  app.addHook('preParsing', (request, _reply, payload, done) => {
+    const refusal = codingRefusal(request.headers);
+    if (refusal) return done(refusal as unknown as FastifyError);
+    done(null, payload);
   });
   await app.register(contextPlugin, { ctx: opts.ctx });
   await app.register(problemPlugin);

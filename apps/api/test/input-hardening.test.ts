@@ -96,6 +96,48 @@ describe('lone surrogate halves in a JSON body', () => {
   });
 });
 
+describe("a body's bytes: UTF-8, with no content coding", () => {
+  const faqCount = async () => (await t.app.inject({ method: 'GET', url: '/api/faq?limit=1', headers: admin.headers })).json().total;
+  const postFaq = (headers: Record<string, string>, payload: Buffer) =>
+    t.app.inject({ method: 'POST', url: '/api/faq', headers: { ...admin.headers, ...headers }, payload });
+  const json = (question: string) => Buffer.from(`{"question":"${question}","answer":"An answer in its own words."}`, 'latin1');
+
+  it('refuses bytes that are not UTF-8 (400) and a charset other than UTF-8 (415), storing nothing', async () => {
+    const before = await faqCount();
+    // "Café" in ISO-8859-1: it was stored as "Caf\uFFFD" with a 201.
+    const latin1 = json('Caf\xe9 opening hours in winter?');
+    expectProblem(await postFaq({ 'content-type': 'application/json' }, latin1), 400, 'INVALID_JSON');
+    expectProblem(await postFaq({ 'content-type': 'application/json; charset=iso-8859-1' }, latin1), 415, 'UNSUPPORTED_MEDIA_TYPE');
+    expect(await faqCount()).toBe(before);
+    // UTF-8, labelled or not, with or without a byte order mark, is read as sent.
+    const cafe = Buffer.from('{"question":"Café opening hours in summer?","answer":"From nine to five."}', 'utf8');
+    const labelled = await postFaq({ 'content-type': 'application/json; charset=UTF-8' }, cafe);
+    expect(labelled.statusCode).toBe(201);
+    expect(labelled.json().question).toBe('Café opening hours in summer?');
+    const bom = await postFaq(
+      { 'content-type': 'application/json' },
+      Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"question":"Café hours with a BOM?","answer":"The same."}')]),
+    );
+    expect(bom.statusCode).toBe(201);
+  });
+
+  it('refuses a body in a content coding (415) rather than reading it as plain or calling it malformed', async () => {
+    const before = await faqCount();
+    const plain = json('Is a body labelled gzip read?');
+    for (const coding of ['gzip', 'br', 'deflate']) {
+      expectProblem(await postFaq({ 'content-type': 'application/json', 'content-encoding': coding }, plain), 415, 'UNSUPPORTED_MEDIA_TYPE');
+    }
+    const { gzipSync } = await import('node:zlib');
+    const gz = await postFaq({ 'content-type': 'application/json', 'content-encoding': 'gzip' }, gzipSync(plain));
+    expect(expectProblem(gz, 415, 'UNSUPPORTED_MEDIA_TYPE').detail).toMatch(/Content-Encoding gzip/);
+    expect(await faqCount()).toBe(before);
+    // identity is no coding; a request without a body is not refused for the header.
+    expect((await postFaq({ 'content-type': 'application/json', 'content-encoding': 'identity' }, plain)).statusCode).toBe(201);
+    const get = await t.app.inject({ method: 'GET', url: '/api/faq', headers: { ...admin.headers, 'content-encoding': 'gzip' } });
+    expect(get.statusCode).toBe(200);
+  });
+});
+
 describe('a JSON body keeps its types (coercion is for query strings and paths only)', () => {
   it('refuses a wrong type naming the field, and keeps null as null', async () => {
     const cases: [InjectOptions, string][] = [
