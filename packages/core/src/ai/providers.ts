@@ -73,6 +73,15 @@ export interface ModelSpec {
 }
 
 /**
+ * The fetch of every provider client: a redirect is answered, not followed. Anthropic's and Gemini's
+ * clients send the key in headers of their own (`x-api-key`, `x-goog-api-key`), which fetch carries to
+ * whatever origin a Location names (it drops only `authorization` across origins), so a 3xx from the
+ * configured host delivered the key elsewhere. The 3xx is the call's answer: an HTTP error that fails
+ * at once, as a 4xx does.
+ */
+export const providerFetch: typeof fetch = (input, init) => fetch(input, { ...init, redirect: 'manual' });
+
+/**
  * The Vercel AI SDK model for a provider. Every client gets its base URL from settings, so tests point
  * them at the fake servers in packages/testkit; retries are ours (generate.ts), so the SDK's are off.
  * The client libraries load on first use, so processes that never call a provider start faster.
@@ -82,20 +91,20 @@ export async function languageModel(spec: ModelSpec): Promise<LanguageModel> {
   switch (spec.provider) {
     case 'openai': {
       const { createOpenAI } = await import('@ai-sdk/openai');
-      const openai = createOpenAI({ apiKey: spec.apiKey ?? '', baseURL });
+      const openai = createOpenAI({ apiKey: spec.apiKey ?? '', baseURL, fetch: providerFetch });
       return spec.openaiApi === 'chat' ? openai.chat(spec.model) : openai.responses(spec.model);
     }
     case 'anthropic': {
       const { createAnthropic } = await import('@ai-sdk/anthropic');
-      return createAnthropic({ apiKey: spec.apiKey ?? '', baseURL })(spec.model);
+      return createAnthropic({ apiKey: spec.apiKey ?? '', baseURL, fetch: providerFetch })(spec.model);
     }
     case 'gemini': {
       const { createGoogleGenerativeAI } = await import('@ai-sdk/google');
-      return createGoogleGenerativeAI({ apiKey: spec.apiKey ?? '', baseURL })(spec.model);
+      return createGoogleGenerativeAI({ apiKey: spec.apiKey ?? '', baseURL, fetch: providerFetch })(spec.model);
     }
     case 'ollama': {
       const { createOllama } = await import('ollama-ai-provider-v2');
-      return createOllama({ baseURL, ...(spec.apiKey ? { headers: { authorization: `Bearer ${spec.apiKey}` } } : {}) })(spec.model);
+      return createOllama({ baseURL, fetch: providerFetch, ...(spec.apiKey ? { headers: { authorization: `Bearer ${spec.apiKey}` } } : {}) })(spec.model);
     }
   }
 }
