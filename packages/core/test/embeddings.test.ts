@@ -181,6 +181,36 @@ describe('Ollama embedder', () => {
     }
   });
 
+  it('refuses a vector of zeros (503) and stores any other at length 1, so float4 holds it and a cosine exists', async () => {
+    let value = 0;
+    const odd = await startFakeOllama({ vectorFor: () => Array.from({ length: 768 }, (_, i) => (i < 2 ? value : 0)) });
+    try {
+      const e = new OllamaEmbedder({ host: odd.url, model: 'nomic-embed-text' });
+      // A zero vector's cosine is NaN: the search ranked anything first and its score failed the serializer (500).
+      await expect(e.embed(['x'])).rejects.toMatchObject({ status: 503, code: 'EMBEDDER_UNAVAILABLE' });
+      // 1e39 is finite in JavaScript but past float4 (the ::vector cast failed as a client's 400); 1e300 squared overflows.
+      for (value of [1e39, 1e300, 3e-5]) {
+        const [v] = await e.embed(['x']);
+        expect(v?.slice(0, 3)).toEqual([Math.SQRT1_2, Math.SQRT1_2, 0].map((x) => expect.closeTo(x, 12)));
+        const [hit] = (
+          await t.ctx.pool.query<{ cos: number }>(`SELECT 1 - ($1::vector <=> $1::vector) AS cos`, [`[${(v ?? []).join(',')}]`])
+        ).rows;
+        expect(hit?.cos).toBeCloseTo(1, 5);
+      }
+    } finally {
+      await odd.close();
+    }
+  });
+
+  it('sends OLLAMA_API_KEY as a bearer token to its host (an Ollama behind an authenticating proxy), and none without it', async () => {
+    const log = createLogger({ level: 'silent' });
+    const keyed = createEmbedder(testConfig({ EMBEDDER: 'auto', OLLAMA_HOST: ollama.url, OLLAMA_API_KEY: 'ollama-proxy-key-123' }), log);
+    await keyed.embed(['reset my password']);
+    expect(ollama.requests.at(-1)?.authorization).toBe('Bearer ollama-proxy-key-123');
+    await createEmbedder(testConfig({ EMBEDDER: 'auto', OLLAMA_HOST: ollama.url }), log).embed(['reset my password']);
+    expect(ollama.requests.at(-1)?.authorization).toBeUndefined();
+  });
+
   it('is chosen by the factory when OLLAMA_HOST is set (EMBEDDER=auto), the sentence embedder otherwise; local on request', () => {
     const log = createLogger({ level: 'silent' });
     const base = { DATABASE_URL: t.url, EMBEDDER: 'auto' };

@@ -30,7 +30,11 @@ export function envProvider(config: Config, p: AiProviderName): { apiKey?: strin
         model: config.GEMINI_MODEL,
       };
     case 'ollama':
-      return { baseUrl: config.OLLAMA_HOST ?? '', model: config.OLLAMA_MODEL };
+      return {
+        ...(config.OLLAMA_API_KEY ? { apiKey: config.OLLAMA_API_KEY } : {}),
+        baseUrl: config.OLLAMA_HOST ?? '',
+        model: config.OLLAMA_MODEL,
+      };
   }
 }
 

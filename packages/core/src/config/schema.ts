@@ -177,6 +177,9 @@ export const ConfigSchema = T.Object({
   OLLAMA_HOST: Str(
     'Ollama URL, e.g. http://127.0.0.1:11434 (embeddings and generation); host:port alone means http://, a host alone port 11434, as the Ollama client reads it',
   ),
+  OLLAMA_API_KEY: Str(
+    "Ollama key, for an Ollama behind an authenticating proxy: sent as a bearer token to OLLAMA_HOST's origin only, by the embedder and by generation (the admin config's Ollama key applies to generation)",
+  ),
   AI_TIMEOUT_MS: Int(30_000, 100, 600_000, 'timeout of one AI provider attempt (each retry gets its own)'),
   AI_MAX_RETRIES: Int(
     2,

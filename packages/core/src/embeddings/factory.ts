@@ -14,7 +14,11 @@ export function createEmbedder(config: Config, log: Logger): Embedder {
   if (useOllama) {
     if (!config.OLLAMA_HOST) throw new Error('EMBEDDER=ollama needs OLLAMA_HOST');
     log.info({ host: config.OLLAMA_HOST, model: config.OLLAMA_EMBED_MODEL }, 'embeddings from Ollama');
-    return new OllamaEmbedder({ host: config.OLLAMA_HOST, model: config.OLLAMA_EMBED_MODEL });
+    return new OllamaEmbedder({
+      host: config.OLLAMA_HOST,
+      model: config.OLLAMA_EMBED_MODEL,
+      ...(config.OLLAMA_API_KEY ? { apiKey: config.OLLAMA_API_KEY } : {}),
+    });
   }
   if (config.EMBEDDER === 'local') return new LocalEmbedder();
   return new SentenceEmbedder(SENTENCE_LAYOUTS[config.EMBEDDER_LAYOUT]);

@@ -9,12 +9,31 @@ export interface OllamaEmbedderOptions {
   keepAlive?: string;
   /** Per-request timeout; a hung model server must not hang a search (it degrades to text-only). */
   timeoutMs?: number;
+  /** OLLAMA_API_KEY: a bearer token for an Ollama behind an authenticating proxy. */
+  apiKey?: string;
+}
+
+/**
+ * `v` scaled to length 1, or null for a vector of zeros. Every comparison is a cosine, which the scale
+ * does not change, but a stored vector must fit pgvector's float4 (a value past 3.4e38 failed the
+ * statement as a client's 400) and have a direction (a zero vector's cosine is NaN: the search ranked
+ * anything first and the serializer failed on the score, a 500). Scaled by the largest value first, so
+ * squaring cannot overflow.
+ */
+export function unitVector(v: readonly number[]): number[] | null {
+  let max = 0;
+  for (const x of v) max = Math.max(max, Math.abs(x));
+  if (max === 0) return null;
+  let sum = 0;
+  for (const x of v) sum += (x / max) ** 2;
+  const norm = Math.sqrt(sum);
+  return v.map((x) => x / max / norm);
 }
 
 /**
  * Semantic embeddings from an Ollama server (POST /api/embed, `{ model, input: [...] }` ->
  * `{ embeddings: [[...]] }`). The model must produce 768 dimensions (nomic-embed-text does); any other
- * width is an error rather than a silently broken index.
+ * width is an error rather than a silently broken index. Vectors are stored at length 1 (unitVector).
  */
 export class OllamaEmbedder implements Embedder {
   readonly model: string;
@@ -27,7 +46,9 @@ export class OllamaEmbedder implements Embedder {
     const timeoutMs = opts.timeoutMs ?? 10_000;
     this.client = new Ollama({
       host: opts.host,
-      fetch: (input, init) => fetch(input, { ...init, signal: AbortSignal.timeout(timeoutMs) }),
+      // No redirect is followed, as for every provider call (ai/providers.ts): the key stays with the host.
+      fetch: (input, init) => fetch(input, { ...init, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) }),
+      ...(opts.apiKey ? { headers: { authorization: `Bearer ${opts.apiKey}` } } : {}),
     });
   }
 
@@ -49,13 +70,15 @@ export class OllamaEmbedder implements Embedder {
     if (!Array.isArray(res?.embeddings) || res.embeddings.length !== texts.length) {
       throw fail(`it returned ${Array.isArray(res?.embeddings) ? res.embeddings.length : 0} embeddings for ${texts.length} inputs`);
     }
-    for (const v of res.embeddings as unknown[]) {
+    return (res.embeddings as unknown[]).map((v) => {
       if (!Array.isArray(v) || v.length !== EMBEDDING_DIMENSIONS || !v.every(Number.isFinite)) {
         const size = Array.isArray(v) ? `${v.length} dimensions` : 'no vector';
         throw fail(`it returned ${size} where ${EMBEDDING_DIMENSIONS} finite numbers were expected`);
       }
-    }
-    return res.embeddings;
+      const unit = unitVector(v as number[]);
+      if (!unit) throw fail('it returned a vector of zeros, which has no direction');
+      return unit;
+    });
   }
 
   /** Loads the model; an unreachable server or missing model is a 503 for GET /warm, not a 500. */

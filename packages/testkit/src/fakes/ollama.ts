@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 
 export interface FakeOllamaRequest {
   path: string;
+  /** The Authorization header sent, if any (OLLAMA_API_KEY). */
+  authorization?: string;
   body: { model?: string; input?: string | string[]; truncate?: boolean; keep_alive?: string | number };
 }
 
@@ -48,7 +50,7 @@ export async function startFakeOllama(opts: { models?: string[]; vectorFor?: (te
     };
     if (req.method !== 'POST' || req.url !== '/api/embed') return send(404, { error: '404 page not found' });
     const body = (await readJson(req)) as FakeOllamaRequest['body'];
-    requests.push({ path: req.url, body });
+    requests.push({ path: req.url, body, ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}) });
     const fail = failures.shift();
     if (fail) return send(fail.status, { error: fail.error });
     if (!body.model || !models.includes(body.model)) return send(404, { error: `model "${body.model}" not found, try pulling it first` });
