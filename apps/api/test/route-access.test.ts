@@ -219,6 +219,33 @@ describe('route access table', () => {
     for (const url of [`/api/faq/${UUID}/history?batchId=${UUID}&page=1`, `/api/community/posts/${UUID}/comments?batchId=${UUID}`]) {
       expectProblem(await t.app.inject({ method: 'GET', url }), 404);
     }
+    // Every read, with or without a query of its own, names an unknown parameter (item reads and
+    // /auth/me ignored it), and a read without one takes a batchId and ignores it.
+    const loose: string[] = [];
+    for (const { method, url } of t.app.accessTable) {
+      if (method !== 'GET' || url.startsWith('/api/docs') || /\/callback$/.test(url)) continue;
+      const res = await t.app.inject({
+        method: 'GET',
+        url: `${concrete(url.replace(':provider', 'openai'))}?zzUnknown=1`,
+        headers: admin.headers,
+      });
+      const errors = (res.json() as { errors?: { path: string }[] }).errors ?? [];
+      if (res.statusCode !== 400 || !errors.some((e) => e.path === 'query.zzUnknown')) loose.push(`${url}: ${res.statusCode}`);
+    }
+    expect(loose).toEqual([]);
+    const me = await t.app.inject({ method: 'GET', url: `/api/auth/me?batchId=${UUID}`, headers: admin.headers });
+    expect(me.statusCode).toBe(200);
+    // A write without a query of its own refuses one: the program goes in the body, and ?batchId= put
+    // the FAQ in the default program with a 201.
+    const before = (await t.app.inject({ method: 'GET', url: '/api/faq?limit=1', headers: admin.headers })).json().total;
+    const write = await t.app.inject({
+      method: 'POST',
+      url: `/api/faq?batchId=${UUID}`,
+      headers: admin.headers,
+      payload: { question: 'Which program does this land in?', answer: 'The one named in the body.' },
+    });
+    expect(write.json()).toMatchObject({ status: 400, errors: [{ path: 'query.batchId', message: 'is not a field this route takes' }] });
+    expect((await t.app.inject({ method: 'GET', url: '/api/faq?limit=1', headers: admin.headers })).json().total).toBe(before);
     // The OAuth callback keeps ignoring what the provider adds (RFC 6749 §4.1.2): no validation error.
     const callback = await t.app.inject({ method: 'GET', url: '/api/conf/callback?state=abc&code=x&provider_extra=1' });
     expect((callback.json() as { code?: string }).code).not.toBe('VALIDATION_FAILED');

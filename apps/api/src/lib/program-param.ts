@@ -3,8 +3,9 @@ import type { FastifyInstance, preHandlerAsyncHookHandler, RouteOptions } from '
 
 /** Whether the route's query takes a `batchId` (a program filter or target). */
 export function takesProgramQuery(route: RouteOptions): boolean {
-  const query = route.schema?.querystring as { properties?: Record<string, unknown> } | undefined;
-  return query?.properties !== undefined && 'batchId' in query.properties;
+  const query = route.schema?.querystring as { properties?: Record<string, { format?: unknown }> } | undefined;
+  // A uuid names a program; an item's page takes any batchId and ignores it (ItemPageQuery, READ_QUERY).
+  return query?.properties?.batchId?.format === 'uuid';
 }
 
 /**

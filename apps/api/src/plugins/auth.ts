@@ -106,7 +106,7 @@ export const authPlugin = fp(
       if (!access || !ACCESS_LEVELS.includes(access)) {
         throw new Error(`route ${route.method} ${url} declares no access level (config.access)`);
       }
-      refuseLooseQuery(route, url);
+      refuseLooseQuery(route, url, access);
       for (const method of Array.isArray(route.method) ? route.method : [route.method]) {
         if (!preflight) app.accessTable.push({ method, url, access });
       }
