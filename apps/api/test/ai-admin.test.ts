@@ -392,6 +392,9 @@ describe('AI configuration', () => {
     expectProblem(await inject('GET', '/api/admin/ai/config/api-key/nope', admin), 400);
     expectProblem(await inject('PATCH', '/api/admin/ai/config', admin, { autoAnswerProvider: 'mistral' }), 400);
     expectProblem(await inject('PATCH', '/api/admin/ai/config', admin, { apiKeys: { openai: 'a b' } }), 400);
+    // A key no HTTP header can carry is refused here, not stored to fail every call as a "malformed reply".
+    const cyrillic = await inject('PATCH', '/api/admin/ai/config', admin, { apiKeys: { ollama: 'ключ-ключ-ключ' } });
+    expect(expectProblem(cyrillic, 400).errors?.[0]?.path).toBe('body.apiKeys.ollama');
 
     const providers = await inject('GET', '/api/admin/ai/providers', admin);
     expect(providers.json()).toMatchObject({ detectionOrder: ['openai', 'anthropic', 'gemini', 'ollama'], detected: 'openai' });

@@ -97,7 +97,14 @@ export const AiConfigPatch = T.Object(
     apiKeys: T.Optional(
       perProvider(
         T.Union([
-          T.String({ minLength: 8, maxLength: 500, pattern: '^\\S+$', description: 'the key; null removes the stored one' }),
+          T.String({
+            minLength: 8,
+            maxLength: 500,
+            // What an HTTP header can carry: printable ASCII without spaces. A key of other characters was
+            // stored, could never be sent, and every call failed as a retried "malformed reply".
+            pattern: '^[!-~]+$',
+            description: 'the key (printable ASCII, no spaces); null removes the stored one',
+          }),
           T.Null(),
         ]),
       ),
