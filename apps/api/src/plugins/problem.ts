@@ -2,6 +2,7 @@ import { AppError, Code, databaseUnavailable, type ErrorCode, isErrorCode, pgErr
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { Problem, type ProblemBody, problem } from '../lib/problem.js';
+import { EMAIL_PATTERN } from '../lib/schemas.js';
 
 interface AjvError {
   instancePath?: string;
@@ -40,6 +41,8 @@ function fieldMessage(e: AjvError): string {
   if (e.keyword === 'enum' && Array.isArray(e.params?.allowedValues)) {
     return `must be one of: ${(e.params.allowedValues as unknown[]).map((v) => (v === null ? 'null' : String(v))).join(', ')}`;
   }
+  if (e.keyword === 'pattern' && e.params?.pattern === EMAIL_PATTERN)
+    return 'must be an e-mail address (name@domain.tld) without spaces, control or invisible characters';
   // The visible-text rule (lib/schemas.ts) in words, not as its regular expression.
   const visible = e.keyword === 'pattern' && typeof e.params?.pattern === 'string' ? /\]\*\)\{(\d+)\}$/.exec(e.params.pattern) : null;
   if (visible)

@@ -206,9 +206,13 @@ function classify(ai: AiSdk, err: unknown, timedOut: boolean, callerAborted: boo
  */
 function knownKeys(ctx: Pick<CoreContext, 'config'>, resolved: ResolvedAi): string[] {
   const { OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, OLLAMA_API_KEY } = ctx.config;
-  return [OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, OLLAMA_API_KEY, ...AI_PROVIDERS.map((p) => resolved.providers[p].apiKey)].filter(
-    (k): k is string => typeof k === 'string' && k.length > 0,
-  );
+  return [
+    OPENAI_API_KEY,
+    ANTHROPIC_API_KEY,
+    GEMINI_API_KEY,
+    OLLAMA_API_KEY,
+    ...AI_PROVIDERS.map((p) => resolved.providers[p].apiKey),
+  ].filter((k): k is string => typeof k === 'string' && k.length > 0);
 }
 
 export async function generateStructured<S extends TSchema>(

@@ -108,7 +108,11 @@ export async function languageModel(spec: ModelSpec): Promise<LanguageModel> {
     }
     case 'ollama': {
       const { createOllama } = await import('ollama-ai-provider-v2');
-      return createOllama({ baseURL, fetch: providerFetch, ...(spec.apiKey ? { headers: { authorization: `Bearer ${spec.apiKey}` } } : {}) })(spec.model);
+      return createOllama({
+        baseURL,
+        fetch: providerFetch,
+        ...(spec.apiKey ? { headers: { authorization: `Bearer ${spec.apiKey}` } } : {}),
+      })(spec.model);
     }
   }
 }

@@ -1,6 +1,6 @@
 import { HTTP_URL_PATTERN, PASSWORD_MAX, PASSWORD_MIN, UserShape as User } from '@cfaq/core';
 import { Type as T } from '@sinclair/typebox';
-import { Nullable, VisibleText } from '../../lib/schemas.js';
+import { EMAIL_PATTERN, Nullable, VisibleText } from '../../lib/schemas.js';
 
 export {
   RoleShape as RoleSchema,
@@ -9,8 +9,7 @@ export {
   UserStatusShape as UserStatus,
 } from '@cfaq/core';
 
-/** Surrounding spaces are allowed (trimmed before storing, with the address lower-cased). */
-const Email = T.String({ maxLength: 254, pattern: '^\\s*[^\\s@]+@[^\\s@]+\\.[^\\s@]+\\s*$', description: 'email address' });
+const Email = T.String({ maxLength: 254, pattern: EMAIL_PATTERN, description: 'email address' });
 const Password = T.String({ minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX, description: `${PASSWORD_MIN}-${PASSWORD_MAX} characters` });
 const Name = VisibleText(1, 100);
 
