@@ -1,78 +1,85 @@
-import { HTTP_URL_PATTERN, PASSWORD_MAX, PASSWORD_MIN, UserShape as User } from '@cfaq/core';
-import { Type as T } from '@sinclair/typebox';
-import { EMAIL_PATTERN, Nullable, VisibleText } from '../../lib/schemas.js';
+import { BLANK_CLASS, MAX_PAGE, Uuid } from '@cfaq/core';
+import { Type as T, type TSchema } from '@sinclair/typebox';
 
-export {
-  RoleShape as RoleSchema,
-  UserExportShape as UserExport,
-  UserShape as User,
-  UserStatusShape as UserStatus,
-} from '@cfaq/core';
+/** Shared request and response pieces, so every route spells them the same way. */
+/** Response pieces come from core (`DateTime` is a Date that the serializer writes as an ISO string). */
+export { DateTime, Nullable, Uuid } from '@cfaq/core';
+export const IdParams = T.Object({ id: Uuid });
 
-const Email = T.String({ maxLength: 254, pattern: EMAIL_PATTERN, description: 'email address' });
-const Password = T.String({ minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX, description: `${PASSWORD_MIN}-${PASSWORD_MAX} characters` });
-const Name = VisibleText(1, 100);
+/**
+ * What counts as blank in text: white space and the invisible format characters (zero-width space,
+ * joiners, marks, BOM). One definition, core's (hasVisibleText checks the same class there).
+ */
+const BLANK = BLANK_CLASS;
+/** The pattern of text holding at least `min` visible characters (linear: the two classes are disjoint). */
+export const visiblePattern = (min: number) => `^[${BLANK}]*(?:[^${BLANK}][${BLANK}]*){${min}}`;
+/**
+ * Text people read (a FAQ's question and answer, a post's title and body, a search, a staff reason):
+ * `min` to `max` characters, of which `visible` (by default all `min`) are neither white space nor
+ * invisible format characters, so padding or zero-width characters cannot stand in for a question.
+ */
+export const VisibleText = (min: number, max: number, opts: { visible?: number; description?: string } = {}) => {
+  const visible = opts.visible ?? min;
+  const rule = `${min} to ${max} characters, at least ${visible} visible`;
+  return T.String({
+    minLength: min,
+    maxLength: max,
+    pattern: visiblePattern(visible),
+    description: opts.description ? `${opts.description}; ${rule}` : rule,
+  });
+};
 
-export const RegisterBody = T.Object({ email: Email, password: Password, name: Name }, { additionalProperties: false });
-export const LoginBody = T.Object(
-  { email: T.String({ minLength: 1, maxLength: 254 }), password: T.String({ minLength: 1, maxLength: PASSWORD_MAX }) },
-  { additionalProperties: false },
-);
-const RefreshToken = T.String({ minLength: 16, maxLength: 256 });
-export const RefreshBody = T.Object({ refreshToken: RefreshToken }, { additionalProperties: false });
-export const LogoutBody = T.Object(
+/**
+ * name@domain.tld; surrounding spaces are allowed (trimmed before storing, with the address lower-cased).
+ * No white space, control or invisible character inside: `admin@example.com\u200b` showed as another
+ * account's address. The domain's labels exclude the dot, so the pattern cannot backtrack: the earlier
+ * `[^\s@]+\.[^\s@]+` took a minute over `a@a.a.a...` of 160 KB (Ajv runs it beside a failed maxLength).
+ */
+const ADDRESS_CHAR = `[^@${BLANK}]`;
+const LABEL = `[^@.${BLANK}]+`;
+export const EMAIL_PATTERN = `^\\s*${ADDRESS_CHAR}+@${LABEL}(?:\\.${LABEL})+\\s*$`;
+
+/**
+ * Dates a client sends: years 1900 to 2999. Wider years (0000, negative, five digits) pass the
+ * format check but no program, suspension or log needs them, and PostgreSQL has no year 0.
+ */
+const SANE_YEAR = '^(19|2[0-9])[0-9]{2}-';
+export const DayInput = T.String({ format: 'date', pattern: SANE_YEAR, description: 'YYYY-MM-DD, year 1900 to 2999' });
+export const DateTimeInput = T.String({ format: 'date-time', pattern: SANE_YEAR, description: 'ISO 8601 date-time, year 1900 to 2999' });
+/**
+ * A `from`/`to` filter of a time-stamped list: a day (YYYY-MM-DD: from its start, or to its end) or an
+ * ISO 8601 date-time; core's timeBound reads it (and refuses days that do not exist).
+ */
+export const TimeBoundInput = T.String({
+  pattern: '^(19|2[0-9])[0-9]{2}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2}([.][0-9]{1,9})?)?([Zz]|[+-][0-9]{2}:?[0-9]{2}))?$',
+  description: 'YYYY-MM-DD (a whole day, UTC) or an ISO 8601 date-time with its offset; year 1900 to 2999',
+});
+
+export const PageQuery = T.Object(
   {
-    refreshToken: RefreshToken,
-    allSessions: T.Optional(T.Boolean({ description: "true: revoke every refresh token of the token's owner (sign out everywhere)" })),
+    page: T.Optional(T.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1, description: `from 1 to ${MAX_PAGE}` })),
+    limit: T.Optional(T.Integer({ minimum: 1, maximum: 100, default: 20 })),
   },
   { additionalProperties: false },
 );
-export const PasswordBody = T.Object(
-  { currentPassword: T.String({ minLength: 1, maxLength: PASSWORD_MAX }), newPassword: Password },
-  { additionalProperties: false },
-);
-export const ProfileBody = T.Object(
+
+/**
+ * The page of something one item owns (a FAQ's revisions, a post's comments). `batchId` is accepted
+ * and ignored, as every item route ignores it: the item's own program applies, and a client that
+ * sends its program on every read is not refused here alone.
+ */
+export const ItemPageQuery = T.Object(
   {
-    name: T.Optional(Name),
-    bio: T.Optional(Nullable(T.String({ maxLength: 2000 }))),
-    avatarUrl: T.Optional(
-      Nullable(
-        T.String({
-          format: 'uri',
-          maxLength: 2048,
-          pattern: HTTP_URL_PATTERN,
-          description: 'an http(s) URL with a host',
-        }),
-      ),
-    ),
+    ...PageQuery.properties,
+    batchId: T.Optional(T.String({ maxLength: 100, description: "ignored: the item's own program applies" })),
   },
-  { additionalProperties: false, description: 'Only name, bio and avatarUrl; role, reputation and status are not settable.' },
-);
-
-export const Session = T.Object({
-  accessToken: T.String({ description: 'JWT (HS256), Authorization: Bearer; lifetime JWT_ACCESS_TTL_SECONDS (default 900 s)' }),
-  refreshToken: T.String({
-    description: 'opaque, single use: POST /auth/refresh rotates it; lifetime JWT_REFRESH_TTL_DAYS (default 30 days)',
-  }),
-  expiresIn: T.Integer({ description: 'access token lifetime in seconds' }),
-  user: User,
-});
-export const TwoFactorChallenge = T.Object({
-  twoFactorRequired: T.Literal(true),
-  challengeToken: T.String({ description: 'complete at POST /auth/2fa/verify within 5 minutes' }),
-});
-export const LoginResponse = T.Union([Session, TwoFactorChallenge]);
-
-export const TwoFactorSetup = T.Object({
-  secret: T.String({ description: 'base32 TOTP secret (SHA-1, 6 digits, 30 s)' }),
-  otpauthUrl: T.String({ description: 'otpauth:// URI for a QR code' }),
-});
-const Code = T.String({ minLength: 6, maxLength: 32, description: '6-digit TOTP code (or, where accepted, a recovery code)' });
-export const CodeBody = T.Object({ code: Code }, { additionalProperties: false });
-export const TwoFactorVerifyBody = T.Object(
-  { challengeToken: T.String({ minLength: 1, maxLength: 2048 }), code: Code },
   { additionalProperties: false },
 );
-export const RecoveryCodes = T.Object({
-  recoveryCodes: T.Array(T.String(), { description: 'shown once; each works once in place of a code' }),
-});
+
+/** `?batchId=`: the program to read or write; the default program when absent. */
+export const BatchQuery = T.Object({ batchId: T.Optional(Uuid) }, { additionalProperties: false });
+
+export const listOf = <S extends TSchema>(item: S) =>
+  T.Object({ items: T.Array(item), total: T.Integer(), page: T.Integer(), limit: T.Integer() });
+
+export const Ok = T.Object({ ok: T.Literal(true) });
