@@ -267,6 +267,17 @@ describe('numbers and dates out of range', () => {
     }
   });
 
+  it('takes a uuid as its 36 characters alone: a urn:uuid: prefix is a 400 naming the field, not a database refusal', async () => {
+    const id = '00000000-0000-4000-8000-000000000000';
+    const cases: [InjectOptions, string][] = [
+      [{ method: 'GET', url: `/api/faq/urn:uuid:${id}` }, 'params.id'],
+      [{ method: 'GET', url: `/api/community/posts?authorId=URN:UUID:${id}` }, 'query.authorId'],
+      [{ method: 'POST', url: '/api/search', payload: { query: 'library card', batchId: `urn:uuid:${id}` } }, 'body.batchId'],
+    ];
+    for (const [req, field] of cases)
+      expect(fieldOf(await t.app.inject({ ...req, headers: admin.headers })), req.url as string).toBe(field);
+  });
+
   it('treats a token whose sub is not a uuid as no caller (401 on protected routes, anonymous on public ones)', async () => {
     const now = Math.floor(Date.now() / 1000);
     for (const sub of ['------------------------------------', 'admin', '1']) {

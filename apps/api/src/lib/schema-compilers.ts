@@ -38,6 +38,11 @@ type AjvOptions = { customOptions?: Record<string, unknown> } & Record<string, u
 export const AJV_OPTIONS = {
   // verbose: an error carries its keyword's schema, so a `not` can say what it refuses (problem.ts).
   customOptions: { allErrors: true, coerceTypes: 'array' as const, removeAdditional: false, useDefaults: true, verbose: true },
+  // ajv-formats' uuid admits a `urn:uuid:` prefix, which PostgreSQL's uuid refuses: such an id passed
+  // every schema and came back as a 400 naming no field. A uuid here is the 36 characters alone.
+  onCreate: (ajv: { addFormat(name: string, format: RegExp): unknown }) => {
+    ajv.addFormat('uuid', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);
+  },
 };
 
 /**
