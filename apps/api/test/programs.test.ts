@@ -207,6 +207,16 @@ describe('programs', () => {
       expect(byName.statusCode, asked).toBe(200);
       expect(byName.json()).toMatchObject({ id: a.id });
     }
+    // A name without Latin letters or digits gets the slug `program` (then -2, ...): its own name finds
+    // it, and a parameter that names nothing (`!!!`) finds nothing, not whichever program is `program`.
+    const emoji = await create('😀😀😀');
+    const japanese = await create('日本語プログラム');
+    expect(emoji.slug).toMatch(/^program(-\d+)?$/);
+    const byJapanese = await t.app.inject({ method: 'GET', url: `/api/batches/by-slug/${encodeURIComponent('日本語プログラム')}` });
+    expect(byJapanese.json()).toMatchObject({ id: japanese.id });
+    for (const asked of ['!!!', '%20', '---', encodeURIComponent('☃')]) {
+      expectProblem(await t.app.inject({ method: 'GET', url: `/api/batches/by-slug/${asked}` }), 404);
+    }
   });
 });
 

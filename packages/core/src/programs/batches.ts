@@ -38,7 +38,12 @@ const LATIN_LETTERS: Record<string, string> = Object.fromEntries(
 
 /** Lower-case ASCII words joined by hyphens ("Spring Cohort 2026!" -> "spring-cohort-2026", "Straße" -> "strasse"). */
 export function slugify(name: string): string {
-  const s = name
+  return slugPart(name) || 'program';
+}
+
+/** What slugify makes of a name's Latin letters and digits; empty when it has none. */
+function slugPart(name: string): string {
+  return name
     .replace(/[^ -~]/g, (c) => LATIN_LETTERS[c] ?? c)
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
@@ -47,7 +52,6 @@ export function slugify(name: string): string {
     .replace(/^-+|-+$/g, '')
     .slice(0, 80)
     .replace(/-+$/g, '');
-  return s || 'program';
 }
 
 /** The first free slug among live programs: base, base-2, base-3, ... */
@@ -270,10 +274,14 @@ export async function listPrograms(ctx: Ctx, q: ListProgramsQuery): Promise<Page
 /**
  * A live program by slug; archived ones only when asked (admins). The spec's "program by slugified
  * name": the parameter is slugified first, so a name or a differently cased slug finds the program
- * too (a slug, `-2` suffix included, is its own slug).
+ * too (a slug, `-2` suffix included, is its own slug). A parameter without a Latin letter or digit
+ * (`日本語プログラム`, `!!!`) names the program of that name, if any: slugified it was the fallback
+ * `program`, which found whichever program had that slug.
  */
 export function getProgramBySlug(ctx: Ctx, slug: string, opts: { includeArchived?: boolean } = {}): Promise<ProgramView> {
-  return oneProgram(ctx, eq(batches.slug, slugify(slug)), opts);
+  const part = slugPart(slug);
+  const which = part ? eq(batches.slug, part) : sql`lower(${batches.name}) = lower(${slug.trim()})`;
+  return oneProgram(ctx, which, opts);
 }
 
 /** A live program by id; archived ones only when asked (admins). */
