@@ -735,4 +735,39 @@ describe("path A keeps only insights the model's prompt supports", () => {
     expect(result.insights.map((i) => i.question)).toEqual(Array.from({ length: 20 }, (_, n) => `Can members borrow tools ${n + 3}?`));
     expect(result.insights.some((i) => i.speaker === 'Late Speaker')).toBe(false);
   });
+
+  it('drops a bad item alone (it failed the whole reply), and tells C++ from C# and -5 from 5', async () => {
+    const segments = Array.from({ length: 6 }, (_, i) => ({
+      start: i * 5,
+      end: i * 5 + 4,
+      speaker: 'Bob',
+      text: `Line ${i} of the exam briefing.`,
+    }));
+    ai.reply = () => ({
+      insights: [
+        { question: '', answer: 'Blank question.', segment: 1 },
+        { question: '  ', answer: 'Spaces.', segment: 1 },
+        { question: 'Is there an empty answer?', answer: '', segment: 1 },
+        { question: 'Which line is minus one?', answer: 'None.', segment: -1 },
+        { question: 'Which line is one and a half?', answer: 'None.', segment: 1.5 },
+        { question: `Why ${'so '.repeat(200)}long?`, answer: 'Too long a question.', segment: 1 },
+        { question: 'Is the exam on C++?', answer: 'Yes.', segment: 3 },
+        { question: 'Is the exam on C#?', answer: 'Yes.', segment: 3 },
+        { question: 'What freezer temperature?', answer: '-5 °C', segment: 5 },
+        { question: 'What freezer temperature?', answer: '5 °C', segment: 5 },
+      ],
+    });
+    const result = await extractInsights(
+      t.ctx,
+      { id: 'm-bad-items', batchId: null, topic: 'Exam' },
+      { segments, text: segments.map((s) => s.text).join('\n') },
+    );
+    expect(result.outcome).toBe('extracted');
+    expect(result.insights.map((i) => `${i.question} ${i.answer}`)).toEqual([
+      'Is the exam on C++? Yes.',
+      'Is the exam on C#? Yes.',
+      'What freezer temperature? -5 °C',
+      'What freezer temperature? 5 °C',
+    ]);
+  });
 });

@@ -4,7 +4,6 @@ import { and, eq, isNull, sql } from 'drizzle-orm';
 import { generateStructured } from '../ai/generate.js';
 import type { CoreContext } from '../context.js';
 import { type FaqProposal, proposalColumns, proposeFaqUpdates } from '../knowledge/faq-match.js';
-import { questionKey } from '../search/duplicate-rule.js';
 import type { Tx } from '../shared/db.js';
 import { logPipelineStep } from '../shared/pipeline-log.js';
 import { hasVisibleText } from '../shared/text.js';
@@ -18,19 +17,35 @@ export const MAX_INSIGHTS = 20;
 /** The prompt carries at most this much transcript (the parsed text is already capped at 50,000). */
 const PROMPT_CHARS = 50_000;
 
+const QUESTION_MAX = 500;
+const ANSWER_MAX = 4000;
+
 // No maxItems: a provider that takes it only as a hint (Anthropic's structured output) may send more,
-// and a reply of 21 good insights failed whole; the first MAX_INSIGHTS are kept instead.
+// and a reply of 21 good insights failed whole; the first MAX_INSIGHTS are kept instead. Nor bounds on
+// an item: one blank question, empty answer or line -1 failed the whole reply (and its retries got the
+// same one); each item is checked below and a bad one is dropped alone.
 const InsightsOutput = T.Object({
   insights: T.Array(
     T.Object({
-      question: T.String({ minLength: 3, maxLength: 500 }),
-      answer: T.String({ minLength: 1, maxLength: 4000 }),
-      segment: T.Integer({ minimum: 0, description: 'number of the transcript line the answer comes from' }),
+      question: T.String({ description: `3 to ${QUESTION_MAX} characters` }),
+      answer: T.String({ description: `1 to ${ANSWER_MAX} characters` }),
+      segment: T.Number({ description: 'number (a whole number from 0) of the transcript line the answer comes from' }),
     }),
     { description: `at most ${MAX_INSIGHTS}, the clearest first` },
   ),
 });
 type InsightsOutput = Static<typeof InsightsOutput>;
+
+/**
+ * Case and spacing aside, and the closing punctuation: "When is the exam?" repeats "when is the exam".
+ * Symbols count (the duplicate check's questionKey drops them, which made "C++" and "C#", "-5 °C" and
+ * "5 °C" one insight).
+ */
+const repeatKey = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .replace(/[\s.?!]+$/, '');
 
 export interface ExtractedInsight {
   question: string;
@@ -132,19 +147,23 @@ export async function extractInsights(
     if (out.length === MAX_INSIGHTS) break;
     // Only a line the prompt showed is provenance: one past the prompt's cut (or not in the transcript)
     // would credit a line the model never read.
-    const seg = item.segment < lines.length ? transcript.segments[item.segment] : undefined;
+    const seg =
+      Number.isInteger(item.segment) && item.segment >= 0 && item.segment < lines.length ? transcript.segments[item.segment] : undefined;
     if (!seg) continue;
-    // Blank or invisible text is no insight (it was stored empty, and could not become a FAQ); the same
-    // question with the same answer twice in one reply is one insight (two answers to one question
-    // stay two, for the reviewer to choose).
-    if (!hasVisibleText(item.question) || !hasVisibleText(item.answer)) continue;
-    const key = `${questionKey(item.question)}\u0000${questionKey(item.answer)}`;
+    // Blank or invisible text is no insight (it was stored empty, and could not become a FAQ), nor text
+    // past what an insight holds; the same question with the same answer twice in one reply is one
+    // insight (two answers to one question stay two, for the reviewer to choose).
+    const question = item.question.trim();
+    const answer = item.answer.trim();
+    if (!hasVisibleText(question) || question.length < 3 || question.length > QUESTION_MAX) continue;
+    if (!hasVisibleText(answer) || answer.length > ANSWER_MAX) continue;
+    const key = `${repeatKey(question)}\u0000${repeatKey(answer)}`;
     if (asked.has(key)) continue;
     asked.add(key);
     const excerpt = seg.text.length > 500 ? `${seg.text.slice(0, 500)}...` : seg.text;
     out.push({
-      question: item.question.trim(),
-      answer: item.answer.trim(),
+      question,
+      answer,
       speaker: seg.speaker,
       context: `${seg.speaker ? `${seg.speaker}: ` : ''}${excerpt}`,
       cueStartMs: timed ? Math.round(seg.start * 1000) : null,
@@ -172,8 +191,8 @@ export async function writeInsights(
   // What an admin already decided (approved, rejected, converted) stays; the same question found again
   // by a re-process is not offered for review a second time.
   const kept = await tx.select({ question: confInsights.question }).from(confInsights).where(eq(confInsights.meetingId, meeting.id));
-  const decided = new Set(kept.map((r) => questionKey(r.question)));
-  const fresh = insights.map((i, n) => ({ i, n })).filter(({ i }) => !decided.has(questionKey(i.question)));
+  const decided = new Set(kept.map((r) => repeatKey(r.question)));
+  const fresh = insights.map((i, n) => ({ i, n })).filter(({ i }) => !decided.has(repeatKey(i.question)));
   // The meeting's insight count: the ones kept from earlier runs and the new ones.
   if (fresh.length === 0) return kept.length;
   await tx.insert(confInsights).values(
