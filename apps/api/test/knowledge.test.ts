@@ -9,7 +9,15 @@ import {
   processUpvotes,
 } from '@cfaq/core';
 import { documentInsights } from '@cfaq/db/schema/index';
-import { createKnowledge, type FakeAiServer, startFakeOllama, startFakeOpenAI, unitVector } from '@cfaq/testkit';
+import {
+  createKnowledge,
+  type FakeAiServer,
+  openaiAdapter,
+  startFakeAiServer,
+  startFakeOllama,
+  startFakeOpenAI,
+  unitVector,
+} from '@cfaq/testkit';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectProblem, GENEROUS_LIMITS, type TestApp } from './helpers.js';
@@ -226,6 +234,32 @@ describe('knowledge routes', () => {
     });
     expect(down.json()).toMatchObject({ answered: false, sources: [], reason: expect.any(String) });
     expect((down.json() as { answer: string }).answer).toMatch(/AI provider is not available.*found [1-9]/);
+    // A provider that answered with a refusal was available: the text says what happened.
+    const refusing = await startFakeAiServer({
+      ...openaiAdapter,
+      success: (call, text, value, usage) => {
+        const body = openaiAdapter.success(call, text, value, usage) as { output: { content: unknown[] }[] };
+        (body.output[0] as { content: unknown[] }).content = [{ type: 'refusal', refusal: "I can't help with that." }];
+        return body;
+      },
+    });
+    try {
+      const config = (payload: Record<string, unknown>) =>
+        t.app.inject({ method: 'PATCH', url: '/api/admin/ai/config', headers: admin.headers, payload });
+      await config({ apiKeys: { openai: refusing.apiKey }, baseUrls: { openai: refusing.baseUrl } });
+      const refused = await t.app.inject({
+        method: 'GET',
+        url: `/api/knowledge/chat?q=${encodeURIComponent('can I borrow a laptop for the term')}`,
+        headers: admin.headers,
+      });
+      expect(refused.json()).toMatchObject({ answered: false, reason: expect.stringMatching(/refused/) });
+      expect((refused.json() as { answer: string }).answer).toMatch(
+        /^No answer was written: the AI provider refused to answer\. .*found [1-9]/,
+      );
+      await config({ apiKeys: { openai: null }, baseUrls: { openai: null } });
+    } finally {
+      await refusing.close();
+    }
     expectProblem(await t.app.inject({ method: 'GET', url: '/api/knowledge/chat', headers: admin.headers }), 400);
   });
 

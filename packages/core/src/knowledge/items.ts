@@ -458,9 +458,16 @@ const ChatOutput = T.Object({
 
 export const I_DONT_KNOW = "I don't know: the knowledge base has nothing on this.";
 const NOT_ANSWERED_BY_ITEMS = "I don't know: the knowledge base does not answer this.";
-/** The provider failed: the knowledge base may well hold the answer, so the text must not say it does not. */
-const noAnswerWritten = (found: number) =>
-  `No answer was written: the AI provider is not available. The knowledge search found ${found} related item${found === 1 ? '' : 's'} (GET /knowledge/search).`;
+/**
+ * The call failed: the knowledge base may well hold the answer, so the text must not say it does not;
+ * nor that the provider is not available when it answered with a refusal or a reply cut off.
+ */
+const noAnswerWritten = (found: number, why: string) =>
+  `No answer was written: ${why}. The knowledge search found ${found} related item${found === 1 ? '' : 's'} (GET /knowledge/search).`;
+const WHY_NO_ANSWER: Partial<Record<string, string>> = {
+  refused: 'the AI provider refused to answer',
+  truncated: 'the AI provider’s reply was cut off at the output token cap',
+};
 /**
  * Hits below this similarity (a plain cosine's, moved onto a calibrated embedder's scale by
  * relevanceCutoff: 0.73 for the default embedder, whose unrelated questions score about 0.6) are not
@@ -492,7 +499,10 @@ export async function knowledgeChat(
       'Answer the question only from the knowledge items given, citing the ids of the items you used in sourceIds. If they do not answer it, set answerable to false.',
     prompt: `Question: ${q.q}\n\nKnowledge items:\n${context}`,
   });
-  if (!r.ok) return { answered: false, answer: noAnswerWritten(hits.length), sources: [], reason: r.reason };
+  if (!r.ok) {
+    const why = (r.outcome === 'failed' && WHY_NO_ANSWER[r.failure]) || 'the AI provider is not available';
+    return { answered: false, answer: noAnswerWritten(hits.length, why), sources: [], reason: r.reason };
+  }
   const out = r.value as Static<typeof ChatOutput>;
   const cited = hits.filter((h) => out.sourceIds.includes(h.id));
   // An answer of only invisible characters is no answer (it was published as answered).
