@@ -15,10 +15,12 @@ import {
   spellingCorrections,
   withSpelling,
 } from '@cfaq/core';
-import { communityPosts, documentInsights, faqs, transcriptKnowledge } from '@cfaq/db/schema/index';
+import { communityPosts, confMeetings, documentInsights, faqs, transcriptKnowledge } from '@cfaq/db/schema/index';
 import { createTestContext, createUser, type FakeOllama, startFakeOllama, type TestContext, testConfig } from '@cfaq/testkit';
 import { eq, isNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reprocessMeeting } from '../src/conf/meetings.js';
+import { processMeeting } from '../src/conf/process.js';
 import { uploadTranscript } from '../src/conf/upload.js';
 import { ingestDocument } from '../src/knowledge/items.js';
 
@@ -306,6 +308,26 @@ describe('embed-row job and backfill', () => {
     for (const r of rows) expect(r.model).toBe(t.ctx.embedder.model);
     const again = await backfillEmbeddings(t.ctx, { tables: ['transcript_knowledge', 'document_insights'] });
     expect(again.every((r) => r.embedded === 0)).toBe(true);
+  });
+
+  it('an upload refused by a failing embedder (503) keeps its transcript: the failed meeting re-processes once it is back', async () => {
+    const admin = { id: (await createUser(t.ctx, { role: 'admin' })).id, role: 'admin' as const };
+    const down = { ...t.ctx, embedder: new OllamaEmbedder({ host: 'http://127.0.0.1:9', model: 'nomic-embed-text' }) };
+    const upload = uploadTranscript(down, admin, {
+      source: 'manual_raw',
+      content: 'Alice: Where do I park my bike?\nBob: In the cage behind building B.',
+      topic: 'Embedder down',
+    });
+    await expect(upload).rejects.toMatchObject({ status: 503, code: 'EMBEDDER_UNAVAILABLE' });
+    const [failed] = await t.ctx.db.select().from(confMeetings).where(eq(confMeetings.topic, 'Embedder down'));
+    expect(failed?.status).toBe('failed');
+    await reprocessMeeting(t.ctx, failed?.id as string);
+    expect(await processMeeting(t.ctx, failed?.id as string)).toMatchObject({ status: 'completed' });
+    const knowledge = await t.ctx.db
+      .select()
+      .from(transcriptKnowledge)
+      .where(eq(transcriptKnowledge.meetingId, failed?.id as string));
+    expect(knowledge.length).toBeGreaterThan(0);
   });
 
   it('re-embeds the rows of another embedder after a change, resuming where a failed run stopped', async () => {

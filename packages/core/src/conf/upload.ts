@@ -50,7 +50,10 @@ export async function uploadTranscript(ctx: Ctx, actor: Actor, input: UploadInpu
         topic,
         status: 'pending',
         sourcing: input.source,
-        payload: { uploadedBy: actor.id },
+        // The parsed transcript is kept from the start: an upload whose store fails (the embedder down:
+        // 503) leaves a failed meeting that a re-process (POST /conf/meetings/:id/transcript) stores
+        // from it; without it the offered re-process could only fail ("nothing to download").
+        payload: { uploadedBy: actor.id, segments: parsed.segments },
       })
       .returning({ id: confMeetings.id, batchId: confMeetings.batchId, topic: confMeetings.topic });
   });
