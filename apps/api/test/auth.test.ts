@@ -323,6 +323,27 @@ describe('POST /auth/refresh', () => {
     expectProblem(await post('/auth/refresh', { refreshToken: next.refreshToken }), 401, 'REFRESH_TOKEN_REUSED');
   });
 
+  it('a token just rotated, after a logout or a password change ended its sign-in, is invalid, not a theft', async () => {
+    for (const end of ['logout', 'password'] as const) {
+      const u = await registerUser();
+      const next = (await post('/auth/refresh', { refreshToken: u.refreshToken })).json();
+      if (end === 'logout') expect((await post('/auth/logout', { refreshToken: next.refreshToken })).statusCode).toBe(204);
+      else {
+        const changed = await t.app.inject({
+          method: 'PUT',
+          url: '/api/auth/password',
+          headers: { authorization: `Bearer ${next.accessToken}` },
+          payload: { currentPassword: 'a-good-password', newPassword: 'another-good-password' },
+        });
+        expect(changed.statusCode, changed.body).toBe(200);
+      }
+      // The second tab's retry with the token it held, inside the grace window.
+      expectProblem(await post('/auth/refresh', { refreshToken: u.refreshToken }), 401, 'INVALID_REFRESH_TOKEN');
+      const rows = await t.ctx.db.select().from(refreshTokens).where(eq(refreshTokens.userId, u.user.id));
+      expect(rows.some((r) => r.revokedForReuse)).toBe(false);
+    }
+  });
+
   it('unknown and expired tokens are 401; a bad body is 400', async () => {
     expectProblem(await post('/auth/refresh', { refreshToken: 'x'.repeat(43) }), 401, 'INVALID_REFRESH_TOKEN');
     const u = await registerUser();

@@ -174,22 +174,26 @@ export async function refreshSession(
 
   // Not usable: unknown, expired, revoked, or already used. Replaying a used (rotated) token revokes its
   // family, and every token of a family revoked so says why; a token revoked by a logout, a password
-  // change or a suspension is merely invalid (nothing was replayed).
+  // change or a suspension is merely invalid (nothing was replayed), rotated or not: a second tab's
+  // retry with the token just rotated, after a logout in the first, was answered as a theft.
   const [row] = await ctx.db
     .select({
       userId: refreshTokens.userId,
       familyId: refreshTokens.familyId,
       rotatedAt: refreshTokens.rotatedAt,
+      revokedAt: refreshTokens.revokedAt,
       revokedForReuse: refreshTokens.revokedForReuse,
     })
     .from(refreshTokens)
     .where(eq(refreshTokens.tokenHash, hash))
     .limit(1);
-  if (row?.rotatedAt) {
+  const endedWithoutReplay = row?.revokedAt != null && !row.revokedForReuse;
+  const replayed = row?.rotatedAt != null && !endedWithoutReplay;
+  if (replayed) {
     const revoked = await revokeUserTokens(ctx.db, row.userId, now, row.familyId, { forReuse: true });
     ctx.log.warn({ familyId: row.familyId, revoked }, 'refresh token reused: family revoked');
   }
-  if (row?.rotatedAt || row?.revokedForReuse) {
+  if (replayed || row?.revokedForReuse) {
     throw unauthorized('This refresh token was already used; every session of its sign-in was revoked', Code.REFRESH_TOKEN_REUSED);
   }
   throw invalidRefresh();
