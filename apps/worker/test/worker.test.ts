@@ -87,6 +87,8 @@ describe('worker', () => {
       if (schedule) expect([job.name, byName.get(job.name)]).toEqual([job.name, toScheduleExpression(schedule)]);
     }
     expect(byName.get(promotionCycleJob.name)).toBe('RRULE:FREQ=MINUTELY;INTERVAL=15');
+    // A row whose embed-row job ran out of retries while the embedder was down is not left out until a restart.
+    expect(byName.get('search.embeddings-backfill')).toBe('RRULE:FREQ=MINUTELY;INTERVAL=15');
   });
 
   it('refreshes the search word statistics once at start, then on their schedule', async () => {

@@ -13,6 +13,10 @@ export const embeddingsBackfillJob = defineJob({
   policy: { ...DEFAULT_POLICY, retryLimit: 3, retryDelaySeconds: 30, expireInSeconds: 4 * 60 * 60 },
   singletonKey: () => 'all',
   runOnStart: true,
+  // And every 15 minutes: a row whose embed-row job used up its retries while the embedder was down
+  // stayed out of the vector search until the next worker start. The count of stale rows is one scan
+  // of each embedded table; a run with none to embed does nothing else.
+  schedule: () => ({ everyMinutes: 15 }),
   // The job's signal stops it between batches when the worker stops (it ran on past the stop and was
   // failed by pg-boss after its connection had closed, an error in the log).
   handler: async (ctx, _p, meta) => {
