@@ -6,8 +6,9 @@
 /**
  * The blank characters, as the body of a regular-expression character class (no brackets): white
  * space and the characters that show nothing on their own, Unicode's default-ignorable ones of the
- * Basic Multilingual Plane, and the control characters (C0 and C1 but NUL, refused everywhere: a
- * question of five controls was published, readable by nobody): soft hyphen U+00AD, combining grapheme joiner U+034F, Arabic letter mark
+ * Basic Multilingual Plane, and the control characters (C0 and C1 but NUL, refused everywhere, and
+ * tab, line feed, vertical tab, form feed and carriage return, which are white space: a question of
+ * five controls was published, readable by nobody): soft hyphen U+00AD, combining grapheme joiner U+034F, Arabic letter mark
  * U+061C, the Hangul fillers U+115F-U+1160, U+3164 and U+FFA0, Khmer inherent vowels U+17B4-U+17B5,
  * Mongolian selectors and vowel separator U+180B-U+180F, zero-width space, non-joiner, joiner and the
  * direction marks U+200B-U+200F, the embeddings and overrides U+202A-U+202E, word joiner, invisible
@@ -18,7 +19,7 @@
  * Escapes only (\uXXXX), so JavaScript (with or without `u`), Ajv and PostgreSQL read the same class.
  */
 export const INVISIBLE_CLASS =
-  '\\u0001-\\u001f\\u007f-\\u009f\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u206f\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0\\ufff0-\\ufff8';
+  '\\u0001-\\u0008\\u000e-\\u001f\\u007f-\\u009f\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u206f\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0\\ufff0-\\ufff8';
 export const BLANK_CLASS = `\\s${INVISIBLE_CLASS}`;
 
 const VISIBLE = new RegExp(`[^${BLANK_CLASS}]`);
