@@ -261,6 +261,12 @@ describe('numbers and dates out of range', () => {
     expect((await t.app.inject({ method: 'GET', url: `/api/admin/users/${user.id}`, headers: admin.headers })).json()).toMatchObject({
       status: 'active',
     });
+    const backfill = await t.app.inject({
+      method: 'POST',
+      url: '/api/conf/auth/backfill?fromDate=0000-01-01&toDate=0000-02-01',
+      headers: admin.headers,
+    });
+    expect(fieldOf(backfill)).toBe('query.fromDate');
     for (const url of ['/api/admin/escalation-history', '/api/admin/community/escalation-history', '/api/admin/audit/results']) {
       const res = await t.app.inject({ method: 'GET', url: `${url}?from=0000-01-01T00:00:00Z`, headers: admin.headers });
       expect(fieldOf(res), url).toBe('query.from');

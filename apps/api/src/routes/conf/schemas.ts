@@ -1,6 +1,6 @@
 import { InsightStatusShape as InsightStatus, MeetingStatusShape as MeetingStatus, MeetingSourcingShape as Sourcing } from '@cfaq/core';
 import { Type as T } from '@sinclair/typebox';
-import { PageQuery, Uuid, VisibleText } from '../../lib/schemas.js';
+import { DayInput, PageQuery, Uuid, VisibleText } from '../../lib/schemas.js';
 import { Answer, Question } from '../faq/schemas.js';
 
 export {
@@ -43,8 +43,8 @@ export const CallbackQuery = T.Object(
   { additionalProperties: true },
 );
 
-const DateOnly = T.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'YYYY-MM-DD' });
-export const BackfillQuery = T.Object({ fromDate: DateOnly, toDate: DateOnly }, { additionalProperties: false });
+// Days as every date a client sends: YYYY-MM-DD, years 1900 to 2999 (0000-01-01 passed to the provider).
+export const BackfillQuery = T.Object({ fromDate: DayInput, toDate: DayInput }, { additionalProperties: false });
 export const ListMeetingsQuery = T.Composite(
   [PageQuery, T.Object({ status: T.Optional(MeetingStatus), sourcing: T.Optional(Sourcing), batchId: T.Optional(Uuid) })],
   { additionalProperties: false },
