@@ -27,7 +27,8 @@ describe('API process', () => {
     } finally {
       if (p.child.exitCode === null) p.child.kill('SIGKILL');
     }
-  });
+    // Starting a process (migrations, the encoder) took over 30 s on a 2-core machine under load; the stop is what is timed.
+  }, 60_000);
 
   it('exits non-zero naming a bad setting', async () => {
     const p = spawnEntry('apps/api/src/main.ts', { ...TEST_ENV, DATABASE_URL: db.url, PORT: 'eighty' });
