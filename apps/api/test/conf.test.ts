@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   Code,
   type Config,
@@ -827,6 +828,14 @@ describe('upload-transcript', () => {
     });
     expect(res.statusCode).toBe(201);
     expect(res.json()).toMatchObject({ topic: 'Stipends', status: 'completed' });
+    // The program goes in the body or the form: `?batchId=` filed the meeting in the default program with a 201.
+    const queried = await t.app.inject({
+      method: 'POST',
+      url: `/api/conf/upload-transcript?batchId=${randomUUID()}`,
+      headers: admin.headers,
+      payload: { rawText: 'Dana: The stipend is paid on the first business day of each month.', source: 'manual_raw', topic: 'Queried' },
+    });
+    expect(expectProblem(queried, 400, 'VALIDATION_FAILED').errors?.[0]?.path).toBe('query.batchId');
   });
 
   it('rejects bad input with 4xx naming the problem', async () => {

@@ -72,6 +72,11 @@ export type BodyValidator = ((value: unknown) => boolean) & { errors?: unknown[]
  * (one that may be multipart or JSON): the same rules (lengths in characters), the same Ajv errors.
  */
 export function compileBodyValidator(schema: unknown): BodyValidator {
+  return compilePartValidator(schema, 'body');
+}
+
+/** A validator for one part of a request (`querystring`, `params`, `body`), compiled as the app compiles routes. */
+export function compilePartValidator(schema: unknown, httpPart: string): BodyValidator {
   const build = memoizedCompilers.buildValidator as unknown as Builder;
-  return build({}, AJV_OPTIONS)({ schema, httpPart: 'body' } as { schema: unknown }) as BodyValidator;
+  return build({}, AJV_OPTIONS)({ schema, httpPart } as { schema: unknown }) as BodyValidator;
 }

@@ -20,9 +20,10 @@ import {
 } from '@cfaq/core';
 import multipart from '@fastify/multipart';
 import { Type as T } from '@sinclair/typebox';
+import type { FastifySchemaCompiler } from 'fastify';
 import { actorOf, signedIn } from '../../lib/actor.js';
 import { problemResponses } from '../../lib/problem.js';
-import { type BodyValidator, compileBodyValidator } from '../../lib/schema-compilers.js';
+import { type BodyValidator, compileBodyValidator, compilePartValidator } from '../../lib/schema-compilers.js';
 import { BatchQuery, IdParams, listOf } from '../../lib/schemas.js';
 import type { RoutePlugin } from '../../lib/types.js';
 import { reprocessMeetingRoute } from './reprocess.js';
@@ -289,8 +290,12 @@ export const confRoutes: RoutePlugin = async (app) => {
     {
       config: { access: 'admin' },
       // The body is multipart or JSON and is checked by hand below; the schema documents each media type
-      // with its own shape (a union under both would offer rawText as multipart and a file as JSON).
-      validatorCompiler: () => () => true,
+      // with its own shape (a union under both would offer rawText as multipart and a file as JSON). The
+      // query is checked as on every route (no parameter: `?batchId=` filed the meeting in the default program).
+      validatorCompiler: ({ schema, httpPart }) =>
+        (httpPart === 'body' ? () => true : compilePartValidator(schema, httpPart ?? '')) as unknown as ReturnType<
+          FastifySchemaCompiler<unknown>
+        >,
       schema: {
         tags,
         summary: 'Uploads a transcript: multipart (file + source=manual_vtt) or JSON {rawText, source: "manual_raw"}',
