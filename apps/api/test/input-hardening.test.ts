@@ -153,6 +153,11 @@ describe('an e-mail address to register, and control characters in text people r
       'admin\u202e@example.com',
       'ad\u0007min@example.com',
       'a@b..c',
+      // Other planes' characters that render as nothing, and the blank Braille pattern.
+      'admin@example.com\u{E0061}',
+      'admin@example.com\u{E0100}',
+      'admin@example.com\u{1D173}',
+      'admin@example.com\u2800',
     ]) {
       const res = await register(email);
       expect(fieldOf(res), JSON.stringify(email)).toBe('body.email');

@@ -13,6 +13,11 @@ describe('normalizeQuery (step 1: trim, lower-case, collapse whitespace)', () =>
     expect(normalizeQuery('\u200b\u200c\u200d')).toBe('');
   });
 
+  it('reads a control character between two words as a space (dropped, it joined them into one word)', () => {
+    expect(normalizeQuery('yak\u0001shaving\u0085rules')).toBe('yak shaving rules');
+    expect(normalizeQuery('\u0007reset\u0007')).toBe('reset');
+  });
+
   it('returns a query that is already clean unchanged', () => {
     const clean = 'how do i reset my password';
     expect(normalizeQuery(clean)).toBe(clean);

@@ -35,8 +35,12 @@ export const VisibleText = (min: number, max: number, opts: { visible?: number; 
  * account's address. The domain's labels exclude the dot, so the pattern cannot backtrack: the earlier
  * `[^\s@]+\.[^\s@]+` took a minute over `a@a.a.a...` of 160 KB (Ajv runs it beside a failed maxLength).
  */
-const ADDRESS_CHAR = `[^@${BLANK}]`;
-const LABEL = `[^@.${BLANK}]+`;
+// Beyond the shared class (Basic Multilingual Plane only, for PostgreSQL and clients without the `u` flag):
+// characters of the other planes that render as nothing (tags, variation selectors supplement, musical
+// format characters) and the blank Braille pattern. Ajv compiles patterns with the `u` flag.
+const ADDRESS_BLANK = `${BLANK}\\u2800\\u{1D173}-\\u{1D17A}\\u{E0000}-\\u{E0FFF}`;
+const ADDRESS_CHAR = `[^@${ADDRESS_BLANK}]`;
+const LABEL = `[^@.${ADDRESS_BLANK}]+`;
 export const EMAIL_PATTERN = `^\\s*${ADDRESS_CHAR}+@${LABEL}(?:\\.${LABEL})+\\s*$`;
 
 /**
