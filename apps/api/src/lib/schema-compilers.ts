@@ -39,9 +39,11 @@ export const AJV_OPTIONS = {
   // verbose: an error carries its keyword's schema, so a `not` can say what it refuses (problem.ts).
   customOptions: { allErrors: true, coerceTypes: 'array' as const, removeAdditional: false, useDefaults: true, verbose: true },
   // ajv-formats' uuid admits a `urn:uuid:` prefix, which PostgreSQL's uuid refuses: such an id passed
-  // every schema and came back as a 400 naming no field. A uuid here is the 36 characters alone.
+  // every schema and came back as a 400 naming no field. A uuid here is the 36 characters alone, in
+  // lower case as this API writes every id: an upper-case spelling of one's own id passed the string
+  // comparisons of the self checks (an admin could suspend themself).
   onCreate: (ajv: { addFormat(name: string, format: RegExp): unknown }) => {
-    ajv.addFormat('uuid', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);
+    ajv.addFormat('uuid', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
   },
 };
 
