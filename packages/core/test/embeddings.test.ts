@@ -1,6 +1,7 @@
 import {
   backfillEmbeddings,
   CALIBRATION,
+  Code,
   cosineSimilarity,
   createEmbedder,
   createLogger,
@@ -13,6 +14,7 @@ import {
   SentenceEmbedder,
   sentenceEncoder,
   spellingCorrections,
+  unavailable,
   withSpelling,
 } from '@cfaq/core';
 import { communityPosts, confMeetings, documentInsights, faqs, transcriptKnowledge } from '@cfaq/db/schema/index';
@@ -330,6 +332,31 @@ describe('embed-row job and backfill', () => {
     expect(knowledge.length).toBeGreaterThan(0);
   });
 
+  it('a row the embedder refuses alone is left stale and logged: the rest of its batch and the later tables are embedded', async () => {
+    const local = new LocalEmbedder();
+    const poisoned = {
+      model: 'poison-test',
+      warm: () => local.warm(),
+      embed: async (texts: string[]) => {
+        if (texts.some((x) => x.includes('POISON'))) throw unavailable(Code.EMBEDDER_UNAVAILABLE, 'a vector of zeros');
+        return local.embed(texts);
+      },
+    };
+    const admin = { id: (await createUser(t.ctx, { role: 'admin' })).id, role: 'admin' as const };
+    await ingestDocument(t.ctx, admin, { title: 'Poison row neighbour', content: 'Lockers are handed out on Mondays.' });
+    const [poison] = await t.ctx.db
+      .insert(faqs)
+      .values({ batchId: programId, question: 'What is the POISON control number?', answer: 'Call the regional centre.' })
+      .returning({ id: faqs.id });
+    await backfillEmbeddings(t.ctx, { batchSize: 64, embedder: poisoned });
+    const { rows } = await t.ctx.pool.query<{ id: string }>(
+      `SELECT id FROM faqs WHERE embedding_model IS DISTINCT FROM 'poison-test'
+       UNION ALL SELECT id FROM document_insights WHERE embedding_model IS DISTINCT FROM 'poison-test'`,
+    );
+    expect(rows.map((r) => r.id)).toEqual([poison?.id]);
+    await t.ctx.db.delete(faqs).where(eq(faqs.id, poison?.id as string));
+  });
+
   it('re-embeds the rows of another embedder after a change, resuming where a failed run stopped', async () => {
     const total = async () => {
       const { rows } = await t.ctx.pool.query<{ n: number }>(
@@ -343,8 +370,9 @@ describe('embed-row job and backfill', () => {
     const flaky = {
       model: local.model,
       warm: () => local.warm(),
+      // Down from its third call on: the batch fails, and so does each of its rows tried alone.
       embed: async (texts: string[]) => {
-        if (++calls === 3) throw new Error('embedder crashed');
+        if (++calls >= 3) throw new Error('embedder crashed');
         return local.embed(texts);
       },
     };

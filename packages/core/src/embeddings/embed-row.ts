@@ -62,6 +62,32 @@ export async function embedRow(
   return written === 1 ? { status: 'embedded' } : { status: 'changed' };
 }
 
+/**
+ * A batch's vectors. When the embedder refuses the batch, its rows are embedded one by one and a row it
+ * refuses alone (Ollama's vector of zeros for one text) is left stale and logged: it stopped every
+ * batch after it, and every table after its own, at each run. When it refuses every row, it is down,
+ * and the error goes on (the job retries).
+ */
+async function embedBatch(ctx: Pick<CoreContext, 'log'>, table: EmbeddedTable, rows: TextRow[], embedder: Embedder) {
+  const texts = rows.map((r) => embeddingText(table, r.title, r.body));
+  try {
+    return { rows, vectors: await embedder.embed(texts) };
+  } catch (batchError) {
+    const kept: { rows: TextRow[]; vectors: number[][] } = { rows: [], vectors: [] };
+    for (const [i, row] of rows.entries()) {
+      try {
+        const [vector] = await embedder.embed([texts[i] as string]);
+        kept.rows.push(row);
+        kept.vectors.push(vector as number[]);
+      } catch (err) {
+        ctx.log.warn({ table, id: row.id, err }, 'embeddings backfill: the embedder refused this row; it stays without a vector');
+      }
+    }
+    if (kept.rows.length === 0) throw batchError;
+    return kept;
+  }
+}
+
 export interface BackfillResult {
   table: EmbeddedTable;
   embedded: number;
@@ -97,8 +123,8 @@ export async function backfillEmbeddings(
         [embedder.model, after, batchSize],
       );
       if (rows.length === 0) break;
-      const vectors = await embedder.embed(rows.map((r) => embeddingText(table, r.title, r.body)));
-      embedded += await storeEmbeddings(ctx, table, rows, vectors, embedder.model);
+      const done = await embedBatch(ctx, table, rows, embedder);
+      embedded += await storeEmbeddings(ctx, table, done.rows, done.vectors, embedder.model);
       after = (rows[rows.length - 1] as TextRow).id;
       ctx.log.info({ table, embedded, remaining: Math.max(total - embedded, 0), model: embedder.model }, 'embeddings backfill progress');
     }
