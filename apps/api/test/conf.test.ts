@@ -851,6 +851,12 @@ describe('upload-transcript', () => {
     expectProblem(await up({ rawText: 'too short', source: 'manual_raw' }), 422, 'TRANSCRIPT_TOO_SHORT');
     const notVtt = multipart({ source: 'manual_vtt' }, { name: 'a.vtt', content: 'this is not a vtt file at all, really not' });
     expectProblem(await up(notVtt.payload, notVtt.headers), 400, 'INVALID_VTT');
+    // A file in ISO-8859-1 ("café"): its bytes were stored as U+FFFD with a 201.
+    const latin1 = multipart(
+      { source: 'manual_vtt' },
+      { name: 'l1.vtt', content: Buffer.from(VTT.replace('the', 'the caf\xe9'), 'latin1') },
+    );
+    expect(expectProblem(await up(latin1.payload, latin1.headers), 400).errors?.[0]?.path).toBe('body.file');
     const noFile = multipart({ source: 'manual_vtt' });
     expect(expectProblem(await up(noFile.payload, noFile.headers), 400).errors?.[0]?.path).toBe('body.file');
     const wrongSource = multipart({ source: 'manual_raw' }, { name: 'a.vtt', content: VTT });

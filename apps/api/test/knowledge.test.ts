@@ -234,6 +234,14 @@ describe('knowledge routes', () => {
     });
     expect(down.json()).toMatchObject({ answered: false, sources: [], reason: expect.any(String) });
     expect((down.json() as { answer: string }).answer).toMatch(/AI provider is not available.*found [1-9]/);
+    // A reply that does not parse came from an available provider: the text says so.
+    ai.malformedNext();
+    const unreadable = await t.app.inject({
+      method: 'GET',
+      url: `/api/knowledge/chat?q=${encodeURIComponent('can I borrow a laptop for the term')}`,
+      headers: admin.headers,
+    });
+    expect((unreadable.json() as { answer: string }).answer).toMatch(/^No answer was written: the AI provider’s reply could not be read/);
     // A provider that answered with a refusal was available: the text says what happened.
     const refusing = await startFakeAiServer({
       ...openaiAdapter,

@@ -1,4 +1,4 @@
-import { type AppError, appError, badRequest, Code } from '@cfaq/core';
+import { type AppError, appError, badRequest, Code, invalidField } from '@cfaq/core';
 
 /**
  * What a request body's bytes must be before any parser reads them. JSON is UTF-8 (RFC 8259 §8.1):
@@ -28,6 +28,15 @@ export function codingRefusal(headers: Record<string, string | string[] | undefi
 
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** An uploaded text file's content: 400 naming `body.file` when its bytes are not UTF-8 (a BOM is dropped). */
+export function utf8File(bytes: Buffer): string {
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    throw invalidField('body.file', 'must be UTF-8 text (WebVTT is UTF-8): save the file as UTF-8 and upload it again');
+  }
+}
 
 /**
  * A JSON body's text: 415 when its content-type names a charset other than UTF-8, 400 INVALID_JSON when

@@ -1,7 +1,7 @@
 import { comments, communityPosts, documentInsights, transcriptKnowledge } from '@cfaq/db/schema/index';
 import { type Static, Type as T } from '@sinclair/typebox';
 import { and, eq, gte, inArray, isNull, sql } from 'drizzle-orm';
-import { generateStructured } from '../ai/generate.js';
+import { type FailureKind, generateStructured } from '../ai/generate.js';
 import { adminLogBy, writeAdminLog } from '../audit/index.js';
 import { chunkTranscript } from '../conf/knowledge-store.js';
 import type { CoreContext } from '../context.js';
@@ -464,9 +464,16 @@ const NOT_ANSWERED_BY_ITEMS = "I don't know: the knowledge base does not answer 
  */
 const noAnswerWritten = (found: number, why: string) =>
   `No answer was written: ${why}. The knowledge search found ${found} related item${found === 1 ? '' : 's'} (GET /knowledge/search).`;
-const WHY_NO_ANSWER: Partial<Record<string, string>> = {
+const WHY_NO_ANSWER: Record<FailureKind, string> = {
   refused: 'the AI provider refused to answer',
   truncated: 'the AI provider’s reply was cut off at the output token cap',
+  malformed: 'the AI provider’s reply could not be read as an answer',
+  http_error: 'the AI provider refused the request',
+  aborted: 'the call was stopped',
+  timeout: 'the AI provider is not available',
+  rate_limited: 'the AI provider is not available',
+  server_error: 'the AI provider is not available',
+  network: 'the AI provider is not available',
 };
 /**
  * Hits below this similarity (a plain cosine's, moved onto a calibrated embedder's scale by
@@ -500,7 +507,7 @@ export async function knowledgeChat(
     prompt: `Question: ${q.q}\n\nKnowledge items:\n${context}`,
   });
   if (!r.ok) {
-    const why = (r.outcome === 'failed' && WHY_NO_ANSWER[r.failure]) || 'the AI provider is not available';
+    const why = r.outcome === 'failed' ? WHY_NO_ANSWER[r.failure] : 'no AI provider is configured';
     return { answered: false, answer: noAnswerWritten(hits.length, why), sources: [], reason: r.reason };
   }
   const out = r.value as Static<typeof ChatOutput>;

@@ -22,6 +22,7 @@ import multipart from '@fastify/multipart';
 import { Type as T } from '@sinclair/typebox';
 import type { FastifySchemaCompiler } from 'fastify';
 import { actorOf, signedIn } from '../../lib/actor.js';
+import { utf8File } from '../../lib/body-encoding.js';
 import { problemResponses } from '../../lib/problem.js';
 import { type BodyValidator, compileBodyValidator, compilePartValidator } from '../../lib/schema-compilers.js';
 import { BatchQuery, IdParams, listOf } from '../../lib/schemas.js';
@@ -321,7 +322,8 @@ export const confRoutes: RoutePlugin = async (app) => {
               const buf = await part.toBuffer();
               if (part.fieldname !== 'file') throw invalidField(`body.${part.fieldname}`, 'unexpected file field (use "file")');
               if (content !== undefined) throw invalidField('body.file', 'one file only, in the field file');
-              content = buf.toString('utf8');
+              // WebVTT is UTF-8 (and so is every text this API takes): other bytes were stored as U+FFFD.
+              content = utf8File(buf);
               fileName = part.filename;
             } else {
               // A field sent twice is refused, not resolved silently (the last one would win).
