@@ -344,6 +344,16 @@ describe('POST /auth/refresh', () => {
     }
   });
 
+  it('a spent token sent to logout is a replay too: the family is revoked for reuse, not ended as a plain logout', async () => {
+    const u = await registerUser();
+    const r1 = (await post('/auth/refresh', { refreshToken: u.refreshToken })).json();
+    const r2 = (await post('/auth/refresh', { refreshToken: r1.refreshToken })).json();
+    // The first token's successor was used: any use of it now is a replay, logout included.
+    expect((await post('/auth/logout', { refreshToken: u.refreshToken })).statusCode).toBe(204);
+    expectProblem(await post('/auth/refresh', { refreshToken: r2.refreshToken }), 401, 'REFRESH_TOKEN_REUSED');
+    expectProblem(await post('/auth/refresh', { refreshToken: u.refreshToken }), 401, 'REFRESH_TOKEN_REUSED');
+  });
+
   it('unknown and expired tokens are 401; a bad body is 400', async () => {
     expectProblem(await post('/auth/refresh', { refreshToken: 'x'.repeat(43) }), 401, 'INVALID_REFRESH_TOKEN');
     const u = await registerUser();

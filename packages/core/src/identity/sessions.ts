@@ -240,7 +240,11 @@ async function withinGrace(ctx: Pick<CoreContext, 'db' | 'config' | 'clock'>, to
  * refresh token of the owner and needs a token that is still current (not rotated, revoked or
  * expired): an old token taken from a device must not sign its owner out everywhere.
  */
-export async function logout(ctx: Pick<CoreContext, 'db' | 'clock'>, token: string, opts: { allSessions?: boolean } = {}): Promise<void> {
+export async function logout(
+  ctx: Pick<CoreContext, 'db' | 'clock' | 'config' | 'log'>,
+  token: string,
+  opts: { allSessions?: boolean } = {},
+): Promise<void> {
   const now = ctx.clock.now();
   const [row] = await ctx.db
     .select({
@@ -260,5 +264,10 @@ export async function logout(ctx: Pick<CoreContext, 'db' | 'clock'>, token: stri
     return;
   }
   if (!row) return;
-  await revokeUserTokens(ctx.db, row.userId, now, row.familyId);
+  // A token already used is a replay here too, unless the refresh grace would still hand out its unused
+  // successor (a second tab's retry): ended as a plain logout, its family answered every later replay
+  // as merely invalid, and no theft was ever reported.
+  const replayed = row.rotatedAt !== null && !row.revokedAt && (await withinGrace(ctx, token, now)).kind === 'rejected';
+  const revoked = await revokeUserTokens(ctx.db, row.userId, now, row.familyId, { forReuse: replayed });
+  if (replayed) ctx.log.warn({ familyId: row.familyId, revoked }, 'refresh token reused (logout): family revoked');
 }
