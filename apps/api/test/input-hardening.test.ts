@@ -164,6 +164,9 @@ describe('an e-mail address to register, and control characters in text people r
       expect(res.json().errors[0].message).toMatch(/^must be an e-mail address/);
     }
     expect((await register('  Someone.Else+tag@Example.co.uk ')).statusCode).toBe(201);
+    // The same address in decomposed form (e + combining acute) is the same address, not a second account.
+    expect((await register('ren\u00e9@example.com')).statusCode).toBe(201);
+    expectProblem(await register('rene\u0301@example.com'), 409, 'EMAIL_TAKEN');
   });
 
   it('checks an oversize address in linear time: a 160 KB a@a.a.a... held the process for a minute', async () => {

@@ -31,5 +31,8 @@ export async function verifyPassword(hash: string, password: string): Promise<bo
   }
 }
 
-/** Emails are compared and stored trimmed and lower-cased. */
-export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+/**
+ * The address as stored and looked up: trimmed, lower-cased and in Unicode's composed form (NFC), so
+ * `é` typed as e + a combining accent is the same address as `é`, not a second account that looks alike.
+ */
+export const normalizeEmail = (email: string) => email.trim().normalize('NFC').toLowerCase();
