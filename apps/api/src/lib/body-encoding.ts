@@ -11,7 +11,7 @@ import { type AppError, appError, badRequest, Code, invalidField } from '@cfaq/c
 const unsupported = (detail: string) => appError(415, Code.UNSUPPORTED_MEDIA_TYPE, detail);
 
 /** The coding a request body carries, lower-cased, when it is not the identity (none). */
-export function bodyCoding(headers: Record<string, string | string[] | undefined>): string | null {
+function bodyCoding(headers: Record<string, string | string[] | undefined>): string | null {
   const value = headers['content-encoding'];
   const text = (Array.isArray(value) ? value.join(',') : (value ?? '')).trim().toLowerCase();
   return text === '' || text === 'identity' ? null : text;

@@ -32,12 +32,12 @@ export const VisibleText = (min: number, max: number, opts: { visible?: number; 
 /**
  * name@domain.tld; surrounding spaces are allowed (trimmed before storing, with the address lower-cased).
  * No white space, control or invisible character inside: `admin@example.com\u200b` showed as another
- * account's address. The domain's labels exclude the dot, so the pattern cannot backtrack: the earlier
+ * account's address. Beyond the shared class (Basic Multilingual Plane only, for PostgreSQL and clients
+ * without the `u` flag) that means the other planes' characters that render as nothing (tags, variation
+ * selectors supplement, musical format characters) and the blank Braille pattern: Ajv compiles patterns
+ * with the `u` flag. The domain's labels exclude the dot, so the pattern cannot backtrack: the earlier
  * `[^\s@]+\.[^\s@]+` took a minute over `a@a.a.a...` of 160 KB (Ajv runs it beside a failed maxLength).
  */
-// Beyond the shared class (Basic Multilingual Plane only, for PostgreSQL and clients without the `u` flag):
-// characters of the other planes that render as nothing (tags, variation selectors supplement, musical
-// format characters) and the blank Braille pattern. Ajv compiles patterns with the `u` flag.
 const ADDRESS_BLANK = `${BLANK}\\u2800\\u{1D173}-\\u{1D17A}\\u{E0000}-\\u{E0FFF}`;
 const ADDRESS_CHAR = `[^@${ADDRESS_BLANK}]`;
 const LABEL = `[^@.${ADDRESS_BLANK}]+`;
@@ -67,18 +67,15 @@ export const PageQuery = T.Object(
   { additionalProperties: false },
 );
 
+/** A `batchId` a read accepts and ignores: the item, or the caller, decides the program. */
+export const IgnoredBatchId = T.Optional(T.String({ maxLength: 100, description: 'ignored: the item or the caller decides the program' }));
+
 /**
  * The page of something one item owns (a FAQ's revisions, a post's comments). `batchId` is accepted
  * and ignored, as every item route ignores it: the item's own program applies, and a client that
  * sends its program on every read is not refused here alone.
  */
-export const ItemPageQuery = T.Object(
-  {
-    ...PageQuery.properties,
-    batchId: T.Optional(T.String({ maxLength: 100, description: "ignored: the item's own program applies" })),
-  },
-  { additionalProperties: false },
-);
+export const ItemPageQuery = T.Object({ ...PageQuery.properties, batchId: IgnoredBatchId }, { additionalProperties: false });
 
 /** `?batchId=`: the program to read or write; the default program when absent. */
 export const BatchQuery = T.Object({ batchId: T.Optional(Uuid) }, { additionalProperties: false });

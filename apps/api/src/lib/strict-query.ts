@@ -1,5 +1,6 @@
 import { Type as T } from '@sinclair/typebox';
 import type { RouteOptions } from 'fastify';
+import { IgnoredBatchId } from './schemas.js';
 
 /**
  * What a route without a query schema takes in its query string. A read takes `batchId` and ignores it
@@ -7,10 +8,7 @@ import type { RouteOptions } from 'fastify';
  * not refused; a write takes nothing: `POST /faq?batchId=...` created the FAQ in the default program
  * with a 201 (writes name their program in the body, or in a query schema of their own).
  */
-const READ_QUERY = T.Object(
-  { batchId: T.Optional(T.String({ maxLength: 100, description: 'ignored: the item or the caller decides the program' })) },
-  { additionalProperties: false },
-);
+const READ_QUERY = T.Object({ batchId: IgnoredBatchId }, { additionalProperties: false });
 const WRITE_QUERY = T.Object({}, { additionalProperties: false });
 
 const isRead = (method: RouteOptions['method']) => (Array.isArray(method) ? method : [method]).every((m) => m === 'GET' || m === 'HEAD');

@@ -1,6 +1,7 @@
 import { Ollama } from 'ollama';
 import { Code, unavailable } from '../errors/index.js';
 import { EMBEDDING_DIMENSIONS, type Embedder } from './embedder.js';
+import { scale } from './local-embedder.js';
 
 export interface OllamaEmbedderOptions {
   host: string;
@@ -17,17 +18,15 @@ export interface OllamaEmbedderOptions {
  * `v` scaled to length 1, or null for a vector of zeros. Every comparison is a cosine, which the scale
  * does not change, but a stored vector must fit pgvector's float4 (a value past 3.4e38 failed the
  * statement as a client's 400) and have a direction (a zero vector's cosine is NaN: the search ranked
- * anything first and the serializer failed on the score, a 500). Scaled by the largest value first, so
- * squaring cannot overflow.
+ * anything first and the serializer failed on the score, a 500). Divided by its largest value before
+ * `scale` squares it, so 1e300 cannot overflow.
  */
 export function unitVector(v: readonly number[]): number[] | null {
-  let max = 0;
-  for (const x of v) max = Math.max(max, Math.abs(x));
+  const max = v.reduce((m, x) => Math.max(m, Math.abs(x)), 0);
   if (max === 0) return null;
-  let sum = 0;
-  for (const x of v) sum += (x / max) ** 2;
-  const norm = Math.sqrt(sum);
-  return v.map((x) => x / max / norm);
+  const vec = Float64Array.from(v, (x) => x / max);
+  scale(vec, 0, vec.length, 1);
+  return Array.from(vec);
 }
 
 /**

@@ -4,7 +4,7 @@ import { embeddingText } from '../embeddings/embed-row.js';
 import { cosineSimilarity, embedOne } from '../embeddings/embedder.js';
 import { badRequest, Code, unavailable } from '../errors/index.js';
 import { resolveProgramId } from '../programs/resolve.js';
-import { CONTROL_CLASS, INVISIBLE_CLASS } from '../shared/text.js';
+import { INVISIBLE_CLASS } from '../shared/text.js';
 import { CacheGeneration } from './cache-generation.js';
 import { createSearchClientKeyer } from './client-key.js';
 import { DUPLICATE_MIN_CHARS, type DuplicateCandidate, pickDuplicate } from './duplicate-rule.js';
@@ -32,11 +32,11 @@ export interface SearchParams {
  */
 const MESSY_WHITESPACE = /\s\s+|[^\S ]/g;
 const INVISIBLE = new RegExp(`[${INVISIBLE_CLASS}]`, 'g');
-// A control character between two words separates them, as PostgreSQL's parser reads it; dropped, it
-// joined "yak\u0001shaving" into one word that matched nothing.
-const CONTROL = new RegExp(`[${CONTROL_CLASS}]`, 'g');
-export const normalizeQuery = (q: string) =>
-  q.replace(CONTROL, ' ').replace(INVISIBLE, '').trim().toLowerCase().replace(MESSY_WHITESPACE, ' ');
+// One pass over the invisible class: a control character (U+009F and below) becomes a space, since between
+// two words it separates them as PostgreSQL's parser reads it (dropped, it joined "yak\u0001shaving" into
+// one word that matched nothing); a format character is dropped.
+const invisibleAs = (c: string) => (c <= '\u009f' ? ' ' : '');
+export const normalizeQuery = (q: string) => q.replace(INVISIBLE, invisibleAs).trim().toLowerCase().replace(MESSY_WHITESPACE, ' ');
 
 interface CachedEntry {
   programId: string;

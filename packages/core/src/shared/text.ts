@@ -18,8 +18,8 @@
  * PostgreSQL's regular expressions and a client's copy of the OpenAPI pattern may not have.)
  * Escapes only (\uXXXX), so JavaScript (with or without `u`), Ajv and PostgreSQL read the same class.
  */
-/** The control characters of INVISIBLE_CLASS: between two words they separate them (search reads them as a space). */
-export const CONTROL_CLASS = '\\u0001-\\u0008\\u000e-\\u001f\\u007f-\\u009f';
+/** The control characters of INVISIBLE_CLASS (search's normalizeQuery reads them as a space). */
+const CONTROL_CLASS = '\\u0001-\\u0008\\u000e-\\u001f\\u007f-\\u009f';
 export const INVISIBLE_CLASS =
   CONTROL_CLASS +
   '\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u206f\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0\\ufff0-\\ufff8';
