@@ -354,6 +354,12 @@ describe('embed-row job and backfill', () => {
        UNION ALL SELECT id FROM document_insights WHERE embedding_model IS DISTINCT FROM 'poison-test'`,
     );
     expect(rows.map((r) => r.id)).toEqual([poison?.id]);
+    // An embedder that refuses everything is down: the batch and two rows alone, not every row (a hung
+    // server would cost its timeout each time).
+    let tries = 0;
+    const down = { ...poisoned, model: 'down-test', embed: async () => Promise.reject(new Error(`down ${++tries}`)) };
+    await expect(backfillEmbeddings(t.ctx, { batchSize: 64, embedder: down })).rejects.toThrow(/down 1/);
+    expect(tries).toBe(3);
     await t.ctx.db.delete(faqs).where(eq(faqs.id, poison?.id as string));
   });
 

@@ -65,8 +65,9 @@ export async function embedRow(
 /**
  * A batch's vectors. When the embedder refuses the batch, its rows are embedded one by one and a row it
  * refuses alone (Ollama's vector of zeros for one text) is left stale and logged: it stopped every
- * batch after it, and every table after its own, at each run. When it refuses every row, it is down,
- * and the error goes on (the job retries).
+ * batch after it, and every table after its own, at each run. When it refuses the first two rows tried
+ * alone, it is taken as down and the batch's error goes on (the job retries): a hung server would
+ * otherwise cost its timeout once per row of the batch.
  */
 async function embedBatch(ctx: Pick<CoreContext, 'log'>, table: EmbeddedTable, rows: TextRow[], embedder: Embedder) {
   const texts = rows.map((r) => embeddingText(table, r.title, r.body));
@@ -80,6 +81,7 @@ async function embedBatch(ctx: Pick<CoreContext, 'log'>, table: EmbeddedTable, r
         kept.rows.push(row);
         kept.vectors.push(vector as number[]);
       } catch (err) {
+        if (kept.rows.length === 0 && i >= 1) throw batchError;
         ctx.log.warn({ table, id: row.id, err }, 'embeddings backfill: the embedder refused this row; it stays without a vector');
       }
     }
